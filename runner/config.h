@@ -1,0 +1,106 @@
+// The project file `.maxcode.json`: how to build, test and benchmark a repository, what
+// may be changed, and how to search. Parsed strictly: a wrong type, an unknown field or
+// a missing command is an error naming the file and the field, never a silent default.
+// docs/configuration.md documents every field; keep the two in step.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace maxcode {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BuildConfig {
+  std::string configure;  // optional; run once before `command`
+  std::string command;    // required
+  double timeout_s = 1800;
+};
+
+struct TestConfig {
+  std::string command;  // required
+  double timeout_s = 600;
+};
+
+struct BenchmarkConfig {
+  std::string name;     // required, unique
+  std::string command;  // required
+  std::string metric = "wall";  // only "wall" for now: wall time of the whole command
+  bool compare_output = true;   // compare stdout with the baseline's, per seed
+  double rtol = 1e-6;
+  double atol = 0;
+  double timeout_s = 300;
+};
+
+struct ScopeConfig {
+  std::vector<std::string> include{"**"};  // globs relative to the repository root
+  std::vector<std::string> exclude;
+};
+
+struct TargetsConfig {
+  std::vector<std::string> functions;  // names (qualified allowed)
+  std::string signature;               // optional: picks one overload
+};
+
+struct KnobConfig {
+  std::string name;                 // a #define or constexpr in `file`
+  std::vector<std::string> values;  // at least one
+  std::string file;                 // optional: default is the target's file
+};
+
+struct SearchConfig {
+  std::string policy = "tune";  // "tune" | "replay"
+  int max_evaluations = 32;     // candidates evaluated (duplicates not counted)
+  int batch = 4;                // candidates built and checked in parallel per step
+  std::string replay_dir;       // for "replay"; relative to the repository root
+  std::vector<KnobConfig> knobs;
+  std::uint64_t seed = 1;       // random choices of the search
+  double max_wall_s = 3600;     // whole search
+};
+
+struct AcceptanceConfig {
+  double min_speedup = 1.05;
+  std::vector<std::uint64_t> seeds{1234567, 2718281, 3141592};  // MAXCODE_SEED values, >= 3
+  int warmup_rounds = 1;
+  int min_rounds = 10;
+  int max_rounds = 40;
+  double max_timing_s = 120;          // per A/B session, after min_rounds
+  double target_relative_width = 0.03;  // stop adding rounds once (high-low)/median is below
+};
+
+struct WorkspaceConfig {
+  // Top-level paths not copied into candidate workspaces (build outputs, caches).
+  std::vector<std::string> exclude{"build", ".maxcode"};
+  std::size_t output_cap_bytes = 16u << 20;
+  bool isolate = true;  // run candidate steps in a sandbox (bubblewrap / unshare)
+};
+
+struct Config {
+  std::filesystem::path file;  // where it was read from (for messages)
+  BuildConfig build;
+  TestConfig test;
+  std::vector<BenchmarkConfig> benchmarks;  // at least one
+  ScopeConfig scope;
+  TargetsConfig targets;
+  SearchConfig search;
+  AcceptanceConfig acceptance;
+  WorkspaceConfig workspace;
+  nlohmann::json llm;  // kept as given; read by the LLM providers
+};
+
+// Reads and validates `file`. Errors read "<file>: <field path>: <problem>", e.g.
+// ".maxcode.json: build.comand: unknown field (did you mean 'command'?)".
+Config load_config(const std::filesystem::path& file);
+Config parse_config(const nlohmann::json& document, const std::string& file_label);
+
+nlohmann::json to_json(const Config& config);
+
+}  // namespace maxcode

@@ -1,0 +1,71 @@
+// Running child processes with limits: the one place maxcode starts a program.
+//
+// Every command runs through /bin/sh -c in its own process group, with a wall-clock
+// limit, a cap on the output kept, and (when asked) inside a sandbox that cuts the
+// network and leaves only named paths writable. On timeout or output overflow the whole
+// process tree is killed, not just the shell.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace maxcode {
+
+// How a command was isolated. Reported in results, because a user must know when
+// untrusted code ran with the network reachable.
+enum class Isolation {
+  kBubblewrap,  // bwrap: read-only root, writable paths bound, no network, own pid ns
+  kUnshare,     // unshare -n -p: no network, own pid namespace, filesystem as is
+  kNone,        // neither available: plain child process
+};
+const char* isolation_name(Isolation isolation);
+
+// Probes once per process which isolation works on this machine (bwrap, then unshare).
+// MAXCODE_ISOLATION=bubblewrap|unshare|none forces a choice (tests, debugging).
+Isolation available_isolation();
+
+struct Command {
+  std::string shell;  // run as /bin/sh -c <shell>
+  std::string cwd;    // working directory; empty = inherit
+  // Added to (or overriding) the parent's environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  double timeout_s = 600;
+  // Bytes kept per stream. A child that writes more than this (stdout + stderr
+  // together) is killed and reported as output_exceeded.
+  std::size_t output_cap = 16u << 20;
+  // Largest file the child may write (RLIMIT_FSIZE); 0 = no limit.
+  std::size_t max_file_bytes = 4ull << 30;
+  bool isolate = false;
+  // With isolation: paths the child may write (the workspace, caches). /tmp is a
+  // private tmpfs. Everything else is read-only under bubblewrap.
+  std::vector<std::string> writable_paths;
+};
+
+struct Outcome {
+  int exit_code = -1;    // valid when the child exited normally
+  int term_signal = 0;   // non-zero when killed by a signal (and not by us)
+  bool timed_out = false;
+  bool output_exceeded = false;
+  bool spawn_failed = false;  // fork/exec failed; spawn_error says why
+  std::string spawn_error;
+  std::string out;  // captured stdout (at most output_cap bytes)
+  std::string err;  // captured stderr (at most output_cap bytes)
+  double wall_s = 0;
+  Isolation isolation = Isolation::kNone;
+
+  bool ok() const {
+    return !spawn_failed && !timed_out && !output_exceeded && term_signal == 0 &&
+           exit_code == 0;
+  }
+  // One line for people: "exit code 2", "killed by signal 11 (Segmentation fault)",
+  // "timed out after 5.0 s", "output exceeded 16777216 bytes".
+  std::string describe() const;
+  // The last `max_bytes` of stderr then stdout, for error messages and critiques.
+  std::string tail(std::size_t max_bytes = 4000) const;
+};
+
+Outcome run(const Command& command);
+
+}  // namespace maxcode

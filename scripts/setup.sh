@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs everything maxcode needs to build and test on Debian 12, from Debian's packages.
+# Safe to run again: apt-get skips what is already installed.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config git ccache bubblewrap util-linux
+  libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup: dependencies present (${#missing[@]} installed now)"
