@@ -4,6 +4,8 @@
 // docs/configuration.md documents every field; keep the two in step.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -23,11 +25,15 @@ struct BuildConfig {
   std::string configure;  // optional; run once before `command`
   std::string command;    // required
   double timeout_s = 1800;
+
+  bool operator==(const BuildConfig&) const = default;
 };
 
 struct TestConfig {
   std::string command;  // required
   double timeout_s = 600;
+
+  bool operator==(const TestConfig&) const = default;
 };
 
 struct BenchmarkConfig {
@@ -38,22 +44,30 @@ struct BenchmarkConfig {
   double rtol = 1e-6;
   double atol = 0;
   double timeout_s = 300;
+
+  bool operator==(const BenchmarkConfig&) const = default;
 };
 
 struct ScopeConfig {
   std::vector<std::string> include{"**"};  // globs relative to the repository root
   std::vector<std::string> exclude;
+
+  bool operator==(const ScopeConfig&) const = default;
 };
 
 struct TargetsConfig {
   std::vector<std::string> functions;  // names (qualified allowed)
   std::string signature;               // optional: picks one overload
+
+  bool operator==(const TargetsConfig&) const = default;
 };
 
 struct KnobConfig {
   std::string name;                 // a #define or constexpr in `file`
   std::vector<std::string> values;  // at least one
   std::string file;                 // optional: default is the target's file
+
+  bool operator==(const KnobConfig&) const = default;
 };
 
 struct SearchConfig {
@@ -64,6 +78,8 @@ struct SearchConfig {
   std::vector<KnobConfig> knobs;
   std::uint64_t seed = 1;       // random choices of the search
   double max_wall_s = 3600;     // whole search
+
+  bool operator==(const SearchConfig&) const = default;
 };
 
 struct AcceptanceConfig {
@@ -74,6 +90,8 @@ struct AcceptanceConfig {
   int max_rounds = 40;
   double max_timing_s = 120;          // per A/B session, after min_rounds
   double target_relative_width = 0.03;  // stop adding rounds once (high-low)/median is below
+
+  bool operator==(const AcceptanceConfig&) const = default;
 };
 
 struct WorkspaceConfig {
@@ -81,6 +99,8 @@ struct WorkspaceConfig {
   std::vector<std::string> exclude{"build", ".maxcode"};
   std::size_t output_cap_bytes = 16u << 20;
   bool isolate = true;  // run candidate steps in a sandbox (bubblewrap / unshare)
+
+  bool operator==(const WorkspaceConfig&) const = default;
 };
 
 struct Config {
@@ -94,6 +114,8 @@ struct Config {
   AcceptanceConfig acceptance;
   WorkspaceConfig workspace;
   nlohmann::json llm;  // kept as given; read by the LLM providers
+
+  bool operator==(const Config&) const = default;
 };
 
 // Reads and validates `file`. Errors read "<file>: <field path>: <problem>", e.g.

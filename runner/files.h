@@ -1,0 +1,30 @@
+// Small file-system utilities used across the engine.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace maxcode {
+
+// Whole-file reads and writes; both throw std::runtime_error naming the path.
+std::string read_text(const std::filesystem::path& path);
+void write_text(const std::filesystem::path& path, const std::string& content);
+
+// Copies the tree at `from` into `to` (created), skipping top-level entries named in
+// `skip_top_level`. Symlinks are copied as links, never followed.
+void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to,
+               const std::vector<std::string>& skip_top_level = {});
+
+// Every regular file under `root`, as paths relative to it with '/' separators,
+// sorted. Skips `.git`.
+std::vector<std::string> list_files(const std::filesystem::path& root);
+
+// A new empty directory `<parent>/<prefix>XXXXXX`.
+std::filesystem::path make_unique_dir(const std::filesystem::path& parent,
+                                      const std::string& prefix);
+
+// Lowercase hex SHA-256 (OpenSSL).
+std::string sha256_hex(const std::string& data);
+
+}  // namespace maxcode

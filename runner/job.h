@@ -1,0 +1,30 @@
+// One run of `maxcode optimize` or `maxcode eval`: config, snapshot, target, baseline,
+// noise, then a search or a single evaluation, and the output files.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace maxcode {
+
+struct JobOptions {
+  std::filesystem::path repo = ".";
+  std::filesystem::path config;          // default: <repo>/.maxcode.json
+  std::filesystem::path out = "maxcode-out";
+  std::string function;                  // default: the config's first target
+  std::string signature;                 // picks an overload
+  std::string policy;                    // overrides search.policy
+  std::filesystem::path replay_dir;      // overrides search.replay_dir
+  int max_evaluations = 0;               // overrides search.max_evaluations when > 0
+  std::filesystem::path candidate_file;  // eval: the candidate
+  bool keep_workspaces = false;
+  bool quiet = false;
+};
+
+// Exit codes: 0 the run completed (winner or not); 1 setup error (config, target,
+// original failing its own checks); the message is printed on stderr.
+int run_optimize(const JobOptions& options);
+int run_eval(const JobOptions& options);
+
+}  // namespace maxcode

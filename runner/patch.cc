@@ -1,0 +1,115 @@
+#include "runner/patch.h"
+
+#include <git2.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "runner/files.h"
+#include "runner/process.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void init_libgit2() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+std::string git_error_text() {
+  const git_error* e = git_error_last();
+  return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+// libgit2 reports /dev/null sides as the other side's path with a zero oid; the status
+// says what happened.
+DiffFile to_diff_file(const git_diff_delta* delta) {
+  DiffFile file;
+  if (delta->status != GIT_DELTA_ADDED) file.old_path = delta->old_file.path;
+  if (delta->status != GIT_DELTA_DELETED) file.new_path = delta->new_file.path;
+  return file;
+}
+
+bool safe_relative(const std::string& path) {
+  if (path.empty() || path[0] == '/') return false;
+  for (const auto& part : fs::path(path))
+    if (part == "..") return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<DiffFile> files_in_diff(const std::string& diff) {
+  init_libgit2();
+  git_diff* parsed = nullptr;
+  if (git_diff_from_buffer(&parsed, diff.data(), diff.size()) != 0)
+    throw PatchError("not a unified diff: " + git_error_text());
+  std::vector<DiffFile> files;
+  for (size_t i = 0, n = git_diff_num_deltas(parsed); i < n; ++i)
+    files.push_back(to_diff_file(git_diff_get_delta(parsed, i)));
+  git_diff_free(parsed);
+  if (files.empty()) throw PatchError("the diff touches no file");
+  return files;
+}
+
+std::map<std::string, std::string> apply_diff(const std::string& diff,
+                                              const std::map<std::string, std::string>& files) {
+  const auto touched = files_in_diff(diff);
+  const fs::path scratch = make_unique_dir(fs::temp_directory_path(), "maxcode-apply-");
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{scratch};
+
+  for (const auto& file : touched)
+    for (const std::string& path : {file.old_path, file.new_path}) {
+      if (path.empty()) continue;
+      if (!safe_relative(path)) throw PatchError("the diff names a path outside the repository: " + path);
+      auto it = files.find(path);
+      if (it != files.end()) write_text(scratch / path, it->second);
+    }
+  write_text(scratch / ".maxcode.patch", diff);
+
+  Command apply;
+  apply.shell = "git apply --whitespace=nowarn --recount .maxcode.patch";
+  apply.cwd = scratch.string();
+  apply.timeout_s = 30;
+  // Outside a repository `git apply` behaves like patch(1) on plain files; make sure no
+  // enclosing repository is discovered.
+  apply.env = {{"GIT_CEILING_DIRECTORIES", scratch.parent_path().string()}};
+  const Outcome outcome = run(apply);
+  if (!outcome.ok()) throw PatchError("the diff does not apply: " + outcome.tail(1000));
+
+  std::map<std::string, std::string> result;
+  for (const auto& file : touched) {
+    if (file.new_path.empty()) continue;
+    result[file.new_path] = read_text(scratch / file.new_path);
+  }
+  return result;
+}
+
+std::string unified_diff(const std::string& path, const std::string& before,
+                         const std::string& after) {
+  init_libgit2();
+  git_patch* patch = nullptr;
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  options.context_lines = 3;
+  if (git_patch_from_buffers(&patch, before.data(), before.size(), path.c_str(), after.data(),
+                             after.size(), path.c_str(), &options) != 0)
+    throw PatchError("cannot make a diff of " + path + ": " + git_error_text());
+  git_buf text = GIT_BUF_INIT;
+  const int rc = git_patch_to_buf(&text, patch);
+  std::string out = rc == 0 && text.ptr ? std::string(text.ptr, text.size) : "";
+  git_buf_dispose(&text);
+  git_patch_free(patch);
+  if (rc != 0) throw PatchError("cannot print the diff of " + path + ": " + git_error_text());
+  return out;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,176 @@
+#include "runner/report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "runner/files.h"
+
+namespace maxcode {
+
+namespace {
+
+std::string fixed(double value, int digits = 3) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string interval_text(const RatioInterval& s) {
+  return fixed(s.median) + "x [" + fixed(s.low) + ", " + fixed(s.high) + "]";
+}
+
+// Table cells must not break the Markdown table.
+std::string cell(std::string text, std::size_t limit = 160) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  if (out.size() > limit) out = out.substr(0, limit) + "…";
+  return out;
+}
+
+std::string fence(const std::string& text, const std::string& language = "") {
+  std::string marker = "```";
+  while (text.find(marker) != std::string::npos) marker += '`';
+  return marker + language + "\n" + text + (text.empty() || text.back() == '\n' ? "" : "\n") + marker + "\n";
+}
+
+}  // namespace
+
+nlohmann::json trajectory_line(const TrajectoryEntry& entry) {
+  nlohmann::json j = to_json(entry.evaluation);
+  j["step"] = entry.step;
+  j["candidate"] = to_json(entry.candidate);
+  return j;
+}
+
+nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
+  nlohmann::json candidates = nlohmann::json::array();
+  double wall = 0, child = 0;
+  for (const auto& entry : result.trajectory) {
+    nlohmann::json j = to_json(entry.evaluation);
+    j["step"] = entry.step;
+    j["origin"] = entry.candidate.origin;
+    if (!entry.candidate.knobs.empty()) j["knobs"] = entry.candidate.knobs;
+    if (!entry.candidate.note.empty()) j["note"] = entry.candidate.note;
+    candidates.push_back(std::move(j));
+    if (!entry.evaluation.duplicate_of) {
+      wall += entry.evaluation.wall_s;
+      child += entry.evaluation.child_s;
+    }
+  }
+  nlohmann::json winner = nullptr;
+  if (result.winner) {
+    const Timing& t = result.winner->confirmed;
+    winner = {{"id", result.winner->id},
+              {"speedup", to_json(t.speedup)},
+              {"baseline_median_s", t.baseline_median_s},
+              {"candidate_median_s", t.candidate_median_s},
+              {"confirmation", to_json(t)},
+              {"search_speedup", result.winner->evaluation.timing
+                                     ? to_json(result.winner->evaluation.timing->speedup)
+                                     : nlohmann::json(nullptr)}};
+  }
+  nlohmann::json j{
+      {"schema", "maxcode.result/1"},
+      {"command", info.command},
+      {"repository", {{"path", info.repository}, {"commit", info.commit}, {"local_changes", info.local_changes}}},
+      {"target", to_json(info.target)},
+      {"policy", info.policy},
+      {"environment", info.environment},
+      {"settings", info.settings},
+      {"noise", info.noise ? to_json(*info.noise) : nlohmann::json(nullptr)},
+      {"candidates", candidates},
+      {"winner", winner},
+      {"stop_reason", result.stop_reason},
+      {"evaluations", result.evaluations},
+      {"warnings", info.warnings},
+      {"started_at", info.started_at},
+      {"wall_s", info.wall_s},
+      {"evaluator_cost", {{"wall_s", wall}, {"child_s", child}, {"ratio", child > 0 ? wall / child : 0}}}};
+  if (result.unconfirmed) j["unconfirmed"] = *result.unconfirmed;
+  return j;
+}
+
+std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+  std::ostringstream md;
+  md << "# maxcode " << info.command << ": `" << info.target.function << "`\n\n";
+  md << "Target: `" << info.target.file << ":" << info.target.line_begin << "` — `"
+     << cell(info.target.signature, 200) << "`  \n";
+  md << "Repository: `" << info.repository << "`"
+     << (info.commit.empty() ? "" : " at `" + info.commit.substr(0, 12) + "`")
+     << (info.local_changes.empty() ? "" : " with " + std::to_string(info.local_changes.size()) + " local change(s)")
+     << "  \nPolicy: `" << info.policy << "`, " << result.evaluations << " candidate(s) evaluated in "
+     << fixed(result.wall_s, 1) << " s; stopped: " << result.stop_reason << "\n\n";
+
+  md << "## Result\n\n";
+  if (result.winner) {
+    const Timing& t = result.winner->confirmed;
+    md << "**Winner: `" << result.winner->id << "` — " << fixed(t.speedup.median, 2) << "x faster** (confirmed in a fresh A/B session: 95% interval "
+       << fixed(t.speedup.low) << "–" << fixed(t.speedup.high) << ", " << t.speedup.rounds << " rounds).\n\n";
+    md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
+       << fixed(t.candidate_median_s, 4) << " s |\n\n";
+    md << "The speedup counts because its lower bound " << fixed(t.speedup.low) << " exceeds both the minimum ("
+       << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor) << ").\n\n";
+    if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
+  } else {
+    md << "**No winner.** No candidate was significantly faster than the original";
+    if (result.unconfirmed) md << " (" << *result.unconfirmed << ")";
+    md << ".\n\n";
+  }
+
+  md << "## Candidates\n\n| # | candidate | verdict | speedup [95% CI] | reason |\n|---|---|---|---|---|\n";
+  int n = 0;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    md << "| " << ++n << " | `" << cell(e.candidate_id, 60) << "` | " << verdict_name(e.verdict) << " | "
+       << (e.timing ? interval_text(e.timing->speedup) : "—") << " | " << cell(e.reason) << " |\n";
+  }
+  md << "\n";
+
+  bool details = false;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    std::string evidence = !e.compiler_output.empty() ? e.compiler_output
+                           : !e.test_output.empty()   ? e.test_output
+                           : !e.mismatch.empty()      ? e.mismatch
+                                                      : "";
+    if (evidence.empty() && e.verdict != Verdict::kFaster && e.verdict != Verdict::kNotFaster)
+      for (const auto& step : e.steps)
+        if (!step.output_tail.empty()) evidence = step.output_tail;
+    if (evidence.empty()) continue;
+    if (!details) md << "## Failures in detail\n\n";
+    details = true;
+    md << "<details><summary><code>" << cell(e.candidate_id, 80) << "</code>: " << verdict_name(e.verdict)
+       << "</summary>\n\n" << fence(evidence) << "\n</details>\n\n";
+  }
+
+  if (info.noise) {
+    md << "## Measurement\n\n";
+    md << "Each candidate's benchmarks ran in interleaved A/B rounds against the original, in random order per round, "
+          "after warm-up. Speedup = median(original) / median(candidate); the interval is a paired bootstrap 95% "
+          "percentile interval. A/A run (original against itself): "
+       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor) << ".\n\n";
+  }
+  if (!info.warnings.empty()) {
+    md << "## Warnings\n\n";
+    for (const auto& w : info.warnings) md << "- " << w << "\n";
+    md << "\n";
+  }
+  md << "## Environment\n\n";
+  for (const auto& [key, value] : info.environment.items())
+    md << "- " << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+  return md.str();
+}
+
+void write_outputs(const std::filesystem::path& out, const RunInfo& info, const SearchResult& result,
+                   const std::string& patch) {
+  std::filesystem::create_directories(out);
+  write_text(out / "result.json", result_to_json(info, result).dump(2) + "\n");
+  write_text(out / "report.md", render_report(info, result, patch));
+  std::error_code ignored;
+  std::filesystem::remove(out / "patch.diff", ignored);
+  if (!patch.empty()) write_text(out / "patch.diff", patch);
+}
+
+}  // namespace maxcode

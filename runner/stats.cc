@@ -1,0 +1,137 @@
+// What the interval is, and why.
+//
+// Each A/B round gives one pair (b_i, c_i): the baseline's and the candidate's time,
+// measured back to back. The quantity reported is the speedup
+//
+//     R = median(b) / median(c)
+//
+// and its uncertainty is a 95% *paired percentile bootstrap* interval: draw n round
+// indices with replacement, compute R on the rounds drawn (each drawn index brings both
+// of its samples), repeat `resamples` times, and take the 2.5th and 97.5th percentiles
+// of the resampled R values.
+//
+// Why a bootstrap: the sampling distribution of a ratio of medians has no convenient
+// closed form, and timing noise is skewed (long right tails from interrupts, clock
+// changes, cache misses), so normal-theory intervals are wrong in the tails that
+// matter. Why the percentile method: it needs no variance estimate, it respects the
+// ratio's range (the interval never crosses zero) and it is invariant under monotone
+// transforms, so the interval of 1/R is the reciprocal of this one (up to interpolation
+// between neighbouring resamples) -- an A/A run gives the same noise floor whichever
+// side is called "baseline". Why paired: drift (thermal state, other tenants,
+// frequency changes) hits both samples of a round alike; resampling rounds rather than
+// samples keeps that shared part together, so it cancels in the ratio instead of
+// widening the interval.
+//
+// Resampling uses std::mt19937_64 with a fixed seed, so the same timings always give
+// the same interval (reproducible reports, stable tests).
+#include "runner/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace maxcode {
+namespace {
+
+// Median of `values`, reordering them. nth_element is linear, which matters inside the
+// bootstrap loop (2 medians per resample).
+double median_in_place(std::span<double> values) {
+  const std::size_t n = values.size();
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  const double upper = *mid;
+  if (n % 2 == 1) return upper;
+  // nth_element leaves the smaller half before `mid`: its largest is the other middle.
+  const double lower = *std::max_element(values.begin(), mid);
+  return lower + (upper - lower) / 2;
+}
+
+// The p-quantile (0 <= p <= 1) by linear interpolation between order statistics (the
+// usual "type 7" definition), reordering `values`.
+double quantile_in_place(std::span<double> values, double p) {
+  const double h = p * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(h));
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(below);
+  std::nth_element(values.begin(), at, values.end());
+  const double low = *at;
+  if (below + 1 >= values.size()) return low;
+  const double high = *std::min_element(at + 1, values.end());
+  return low + (h - static_cast<double>(below)) * (high - low);
+}
+
+// Times are durations: a zero, negative or non-finite one is a measuring bug, and
+// letting it through would give an infinite or meaningless ratio.
+void check_times(const std::vector<double>& times, const char* side) {
+  for (double t : times) {
+    if (!(std::isfinite(t) && t > 0)) {
+      throw std::invalid_argument(std::string("paired_ratio_interval: ") + side +
+                                  " time " + std::to_string(t) + " is not a positive number");
+    }
+  }
+}
+
+void check_inputs(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                  int resamples) {
+  if (baseline.empty()) throw std::invalid_argument("paired_ratio_interval: no rounds");
+  if (baseline.size() != candidate.size()) {
+    throw std::invalid_argument("paired_ratio_interval: " + std::to_string(baseline.size()) +
+                                " baseline times but " + std::to_string(candidate.size()) +
+                                " candidate times (they must be paired)");
+  }
+  if (resamples < 1) throw std::invalid_argument("paired_ratio_interval: resamples < 1");
+  check_times(baseline, "baseline");
+  check_times(candidate, "candidate");
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of no values");
+  return median_in_place(values);
+}
+
+RatioInterval paired_ratio_interval(const std::vector<double>& baseline,
+                                    const std::vector<double>& candidate, int resamples,
+                                    std::uint64_t seed) {
+  check_inputs(baseline, candidate, resamples);
+  const std::size_t n = baseline.size();
+
+  RatioInterval result;
+  result.rounds = static_cast<int>(n);
+  result.median = median(baseline) / median(candidate);
+
+  // Buffers allocated once; each resample only overwrites them.
+  std::vector<double> b(n), c(n), ratios(static_cast<std::size_t>(resamples));
+  std::mt19937_64 rng(seed);
+  for (double& ratio : ratios) {
+    for (std::size_t i = 0; i < n; ++i) {
+      // Modulo rather than uniform_int_distribution: the latter's algorithm differs
+      // between standard libraries, and the bias of `% n` is about n / 2^64.
+      const std::size_t round = static_cast<std::size_t>(rng() % n);
+      b[i] = baseline[round];  // the pair stays together
+      c[i] = candidate[round];
+    }
+    ratio = median_in_place(b) / median_in_place(c);
+  }
+  result.low = quantile_in_place(ratios, 0.025);
+  result.high = quantile_in_place(ratios, 0.975);
+  return result;
+}
+
+double noise_floor(const RatioInterval& aa) {
+  // In an A/A run the true ratio is 1; the interval's reach away from 1 in either
+  // direction is what noise alone can pass off as a speedup.
+  double floor = 1.0;
+  if (aa.high > floor) floor = aa.high;
+  if (aa.low > 0 && 1.0 / aa.low > floor) floor = 1.0 / aa.low;
+  return floor;
+}
+
+bool significant(const RatioInterval& ab, double min_speedup, double floor) {
+  return ab.low > min_speedup && ab.low > floor;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,186 @@
+#include "runner/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace maxcode {
+namespace {
+
+struct Timings {
+  std::vector<double> baseline;
+  std::vector<double> candidate;
+};
+
+// Synthetic A/B rounds shaped like real ones: every round has a drift factor shared by
+// both of its samples (machine state changes between rounds), and each sample adds its
+// own lognormal jitter. The candidate is the baseline's time divided by `speedup`, with
+// further independent jitter on top.
+//
+// All factors are lognormal, i.e. symmetric in log space, so the log of each side is
+// symmetric about its median; hence median(candidate) = median(baseline) / speedup
+// exactly, and the true ratio of the generating distributions' medians is `speedup`.
+Timings synthetic_rounds(std::mt19937_64& rng, int rounds, double speedup,
+                         double jitter = 0.05, double drift = 0.10) {
+  std::normal_distribution<double> jitter_log(0.0, jitter);
+  std::normal_distribution<double> drift_log(0.0, drift);
+  Timings t;
+  for (int i = 0; i < rounds; ++i) {
+    const double shared = std::exp(drift_log(rng));
+    const double base = shared * std::exp(jitter_log(rng));
+    t.baseline.push_back(base);
+    t.candidate.push_back(base / speedup * std::exp(jitter_log(rng)));
+  }
+  return t;
+}
+
+// A/A: both sides drawn independently from the same distribution (same drift).
+Timings same_distribution(std::mt19937_64& rng, int rounds) {
+  std::normal_distribution<double> jitter_log(0.0, 0.05);
+  std::normal_distribution<double> drift_log(0.0, 0.10);
+  Timings t;
+  for (int i = 0; i < rounds; ++i) {
+    const double shared = std::exp(drift_log(rng));
+    t.baseline.push_back(shared * std::exp(jitter_log(rng)));
+    t.candidate.push_back(shared * std::exp(jitter_log(rng)));
+  }
+  return t;
+}
+
+TEST(Median, OddCountIsTheMiddleValue) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({5}), 5);
+}
+
+TEST(Median, EvenCountIsTheMeanOfTheTwoMiddleValues) {
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({1, 2}), 1.5);
+  EXPECT_DOUBLE_EQ(median({7, 7, 1, 100}), 7);
+}
+
+TEST(Median, EmptyThrows) { EXPECT_THROW(median({}), std::invalid_argument); }
+
+TEST(PairedRatioInterval, MedianIsTheRatioOfMedians) {
+  const RatioInterval r = paired_ratio_interval({2, 4, 6}, {1, 2, 3});
+  EXPECT_DOUBLE_EQ(r.median, 2.0);
+  EXPECT_EQ(r.rounds, 3);
+  // Every pair has ratio exactly 2, yet the interval is over medians, and medians of
+  // paired resamples keep that ratio: the interval collapses onto 2.
+  EXPECT_DOUBLE_EQ(r.low, 2.0);
+  EXPECT_DOUBLE_EQ(r.high, 2.0);
+}
+
+TEST(PairedRatioInterval, IsDeterministicForASeed) {
+  std::mt19937_64 rng(7);
+  const Timings t = synthetic_rounds(rng, 20, 1.2);
+  const RatioInterval a = paired_ratio_interval(t.baseline, t.candidate);
+  const RatioInterval b = paired_ratio_interval(t.baseline, t.candidate);
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  const RatioInterval other = paired_ratio_interval(t.baseline, t.candidate, 2000, 12345);
+  EXPECT_TRUE(other.low != a.low || other.high != a.high);
+}
+
+TEST(PairedRatioInterval, PairingRemovesSharedDrift) {
+  // Strong drift shared within rounds, little jitter: a paired interval is narrow,
+  // while shuffling the candidate's rounds (breaking the pairs) would widen it.
+  std::mt19937_64 rng(11);
+  Timings t = synthetic_rounds(rng, 30, 1.5, /*jitter=*/0.01, /*drift=*/0.3);
+  const RatioInterval paired = paired_ratio_interval(t.baseline, t.candidate);
+  std::shuffle(t.candidate.begin(), t.candidate.end(), rng);
+  const RatioInterval unpaired = paired_ratio_interval(t.baseline, t.candidate);
+  EXPECT_LT(paired.relative_width() * 3, unpaired.relative_width());
+}
+
+TEST(PairedRatioInterval, CoverageOfTheTrueRatioIsNearNominal) {
+  constexpr int kTrials = 400;
+  constexpr int kRounds = 15;
+  constexpr double kTrueRatio = 1.3;
+  std::mt19937_64 rng(20240601);
+  int covered = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const Timings t = synthetic_rounds(rng, kRounds, kTrueRatio);
+    if (paired_ratio_interval(t.baseline, t.candidate).contains(kTrueRatio)) ++covered;
+  }
+  const double coverage = static_cast<double>(covered) / kTrials;
+  std::printf("95%% interval coverage over %d trials of %d rounds: %.3f\n", kTrials, kRounds,
+              coverage);
+  EXPECT_GE(coverage, 0.88);
+  EXPECT_LE(coverage, 0.99);
+}
+
+TEST(PairedRatioInterval, AaRunContainsOneAndIsNotSignificant) {
+  std::mt19937_64 rng(3);
+  const Timings t = same_distribution(rng, 20);
+  const RatioInterval aa = paired_ratio_interval(t.baseline, t.candidate);
+  EXPECT_TRUE(aa.contains(1.0)) << aa.low << " .. " << aa.high;
+  EXPECT_FALSE(significant(aa, 1.05, 1.0));
+  EXPECT_FALSE(significant(aa, 1.05, noise_floor(aa)));
+}
+
+TEST(PairedRatioInterval, ClearTwofoldSpeedupIsSignificant) {
+  std::mt19937_64 rng(5);
+  const Timings aa_t = same_distribution(rng, 15);
+  const double floor = noise_floor(paired_ratio_interval(aa_t.baseline, aa_t.candidate));
+  const Timings t = synthetic_rounds(rng, 15, 2.0);
+  const RatioInterval ab = paired_ratio_interval(t.baseline, t.candidate);
+  EXPECT_NEAR(ab.median, 2.0, 0.1);
+  EXPECT_TRUE(ab.contains(ab.median));
+  EXPECT_TRUE(significant(ab, 1.05, floor)) << ab.low << " vs floor " << floor;
+}
+
+TEST(PairedRatioInterval, RejectsBadInput) {
+  EXPECT_THROW(paired_ratio_interval({}, {}), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval({1, 2}, {1}), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval({1, 2}, {1, 0}), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval({1, NAN}, {1, 2}), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval({1}, {1}, 0), std::invalid_argument);
+}
+
+TEST(PairedRatioInterval, IsFast) {
+  // 2000 resamples of 40 pairs runs once per evaluation step; it must stay cheap.
+  std::mt19937_64 rng(9);
+  const Timings t = synthetic_rounds(rng, 40, 1.1);
+  const auto start = std::chrono::steady_clock::now();
+  paired_ratio_interval(t.baseline, t.candidate, 2000);
+  const auto ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start).count();
+  std::printf("2000 resamples of 40 pairs: %.2f ms\n", ms);
+  // Loose bound: unoptimised or sanitised builds are several times slower than -O2.
+  EXPECT_LT(ms, 100.0);
+}
+
+TEST(NoiseFloor, IsTheLargestApparentSpeedupAndAtLeastOne) {
+  RatioInterval aa;
+  aa.low = 0.95;
+  aa.high = 1.03;
+  EXPECT_DOUBLE_EQ(noise_floor(aa), 1.0 / 0.95);
+  aa.low = 0.99;
+  aa.high = 1.04;
+  EXPECT_DOUBLE_EQ(noise_floor(aa), 1.04);
+  aa.low = 1.01;  // an interval that misses 1 on either side still floors at 1
+  aa.high = 1.02;
+  EXPECT_DOUBLE_EQ(noise_floor(aa), 1.02);
+  aa.low = 0.97;
+  aa.high = 0.99;
+  EXPECT_DOUBLE_EQ(noise_floor(aa), 1.0 / 0.97);
+  EXPECT_DOUBLE_EQ(noise_floor(RatioInterval{1.0, 1.0, 1.0, 10}), 1.0);
+}
+
+TEST(Significant, NeedsLowerBoundAboveBothMinimumAndFloor) {
+  RatioInterval ab;
+  ab.median = 1.3;
+  ab.low = 1.2;
+  ab.high = 1.4;
+  EXPECT_TRUE(significant(ab, 1.05, 1.1));
+  EXPECT_FALSE(significant(ab, 1.25, 1.1));  // below the configured minimum
+  EXPECT_FALSE(significant(ab, 1.05, 1.2));  // not strictly above the noise floor
+}
+
+}  // namespace
+}  // namespace maxcode
