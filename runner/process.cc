@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -453,8 +454,10 @@ int poll_timeout_ms(Clock::time_point until, bool tick) {
 // Collects output until the command is over, enforcing the time and output limits.
 // Returns true if we killed the command (timeout, output cap).
 bool supervise(Child& child, const Command& command, Clock::time_point start, Outcome& outcome) {
+  // Clamped so the conversion to clock ticks cannot overflow (a 30-year limit is none).
+  double limit_s = std::isnan(command.timeout_s) ? 0 : std::clamp(command.timeout_s, 0.0, 1e9);
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(std::max(command.timeout_s, 0.0)));
+                              std::chrono::duration<double>(limit_s));
   int* fds[2] = {&child.out, &child.err};
   std::string* buffers[2] = {&outcome.out, &outcome.err};
   bool exited = false;

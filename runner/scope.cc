@@ -1,6 +1,7 @@
 #include "runner/scope.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <regex>
 
@@ -104,14 +105,14 @@ class LineMatcher {
     return knob != nullptr && is_knob_value(*knob, b->value);
   }
 
-  // Why a changed knob line is refused, when that is the story; empty otherwise.
+  // Why a changed knob line is refused, when a knob's value is the story; else empty.
   std::string knob_complaint(std::string_view original, std::string_view candidate) const {
     const auto a = parse_knob(original);
     const auto b = parse_knob(candidate);
-    if (!a || !b || a->name != b->name) return "";
+    if (!a || !b || a->name != b->name || a->before != b->before || a->after != b->after)
+      return "";
     const KnobLine* knob = find_knob(knobs_, a->name);
-    if (knob == nullptr) return "knob-like line `" + a->name + "` is not a tuning knob";
-    if (is_knob_value(*knob, b->value)) return "";
+    if (knob == nullptr || is_knob_value(*knob, b->value)) return "";
     std::string values;
     for (const std::string& v : knob->values) values += (values.empty() ? "" : ", ") + v;
     return "knob " + a->name + " set to `" + std::string(b->value) +
@@ -168,9 +169,16 @@ struct Region {
   std::size_t end;
 };
 
-// The definition widened over the blank lines around it, so that spacing next to the
-// target may change; it starts and ends at line boundaries unless the definition shares
-// a line with other code.
+// A line that can go without changing the code: blank, or a `//` comment (not spliced
+// onto the next line by a trailing backslash).
+bool is_idle_line(std::string_view line) {
+  const std::string s = shown(line);
+  return s.empty() || (s.rfind("//", 0) == 0 && s.back() != '\\');
+}
+
+// The definition widened over the blank lines around it and the comments right above it,
+// so that spacing and the doc comment may change and helpers may go above the comment.
+// It starts and ends at line boundaries unless the definition shares a line with code.
 Region replaceable_region(std::string_view text, const Extent& extent) {
   std::size_t b = std::min(extent.begin, text.size());
   while (b > 0 && is_blank(text[b - 1])) --b;
@@ -178,6 +186,14 @@ Region replaceable_region(std::string_view text, const Extent& extent) {
   if (b > 0) {
     const std::size_t nl = text.find('\n', b);
     if (nl < extent.begin) begin = nl + 1;
+  }
+  // Each line above ends with the newline at begin - 1.
+  while (begin > 0 && text[begin - 1] == '\n') {
+    const std::size_t newline = begin - 1;
+    const std::size_t previous = newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
+    const std::size_t start = previous == std::string_view::npos ? 0 : previous + 1;
+    if (!is_idle_line(text.substr(start, newline - start))) break;
+    begin = start;
   }
   std::size_t e = std::min(extent.end, text.size());
   while (e < text.size() && is_blank(text[e])) ++e;
@@ -223,19 +239,24 @@ struct TailMatch {
 TailMatch match_tail(std::string_view original, std::size_t begin, const std::vector<Line>& cand,
                      const LineMatcher& match) {
   const std::vector<Line> tail = split_lines(original.substr(begin));
-  const std::size_t k = tail.size() - 1;  // tail[0] may be a partial line
-  for (std::size_t t = 0; t < k; ++t) {
-    const std::size_t q = k - t;
+  // A tail that starts a line must start one in the candidate too: text glued to the
+  // front of the next line (`static ` before another function) is no helper.
+  const bool starts_line =
+      begin < original.size() && (begin == 0 || original[begin - 1] == '\n');
+  const std::size_t whole = starts_line ? tail.size() : tail.size() - 1;
+  for (std::size_t t = 0; t < whole; ++t) {
+    const std::size_t q = tail.size() - 1 - t;
     if (t >= cand.size()) return {0, false, q, 0};
     const std::size_t c = cand.size() - 1 - t;
     if (!match(tail[q].text, cand[c].text)) return {0, false, q, c};
   }
-  if (k >= cand.size()) return {0, false, 0, 0};
-  const Line& line = cand[cand.size() - 1 - k];
+  if (starts_line) return {cand[cand.size() - tail.size()].offset, true, 0, 0};
+  if (whole >= cand.size()) return {0, false, 0, 0};
+  const Line& line = cand[cand.size() - 1 - whole];
   const std::string_view partial = tail[0].text;
   if (line.text.size() < partial.size() ||
       line.text.substr(line.text.size() - partial.size()) != partial)
-    return {0, false, 0, cand.size() - 1 - k};
+    return {0, false, 0, cand.size() - 1 - whole};
   return {line.offset + line.text.size() - partial.size(), true, 0, 0};
 }
 
@@ -282,7 +303,8 @@ class TailDiff {
         }
         ++j;
       } else {
-        if (previous == Op::kInsert)
+        // A non-blank line inserted just before most likely replaced this one.
+        if (previous == Op::kInsert && !shown(c_[j - 1].text).empty())
           return Problem{Problem::kChanged, c_[j - 1].line, c_[j - 1].text, o_[i].text};
         return Problem{Problem::kRemoved, o_[i].line, {}, o_[i].text};
       }
@@ -374,8 +396,7 @@ ScopeVerdict check_target_file(std::string_view original, std::string_view candi
   for (const Extent& e : find_definitions(candidate, function)) {
     if (e.begin >= head.end && e.end <= tail.begin) return {};
   }
-  return {false, std::string(file_label) + ":" +
-                     std::to_string(line_number(candidate, head.end)) +
+  return {false, std::string(file_label) + ":" + std::to_string(original_extent.line_begin) +
                      ": candidate no longer defines '" + std::string(function) + "'"};
 }
 

@@ -12,6 +12,19 @@ double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A duplicate takes the verdict of the candidate it repeats (earlier, or in its own
+// batch), without the timing: it was not measured again.
+void resolve_duplicate(Evaluation& e, const std::vector<TrajectoryEntry>& earlier,
+                       const std::vector<TrajectoryEntry>& batch) {
+  for (const auto* list : {&earlier, &batch})
+    for (const TrajectoryEntry& other : *list)
+      if (other.candidate.id == *e.duplicate_of && !other.evaluation.duplicate_of) {
+        e.verdict = other.evaluation.verdict;
+        e.reason = "same code as " + other.candidate.id + ": " + other.evaluation.reason;
+        return;
+      }
+}
+
 }  // namespace
 
 SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& target,
@@ -47,31 +60,27 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
     ++step;
 
     // Duplicates (same resulting source) reuse the earlier verdict and cost nothing.
-    std::vector<Materialized> fresh;
+    // Entries keep the order of the proposals; `slot` says which were evaluated.
     std::vector<TrajectoryEntry> entries;
+    std::vector<Materialized> fresh;
+    std::vector<std::size_t> slot;
     for (const Candidate& candidate : proposals) {
       Materialized m = evaluator.materialize(candidate);
       auto dup = m.rejection.empty() ? seen.find(m.source_hash) : seen.end();
+      Evaluation e;
+      e.candidate_id = candidate.id;
+      e.source_hash = m.source_hash;
+      e.code = m.code;
       if (dup != seen.end()) {
-        Evaluation e;
-        e.candidate_id = candidate.id;
         e.verdict = Verdict::kNotFaster;
-        e.source_hash = m.source_hash;
         e.duplicate_of = dup->second;
-        e.code = m.code;
         e.reason = "same code as " + dup->second + "; not evaluated again";
-        for (const auto& earlier : state.trajectory)
-          if (earlier.candidate.id == dup->second) {
-            e = earlier.evaluation;
-            e.candidate_id = candidate.id;
-            e.duplicate_of = dup->second;
-            e.reason = "same code as " + dup->second + ": " + earlier.evaluation.reason;
-          }
-        entries.push_back({step, candidate, e});
-        continue;
+      } else {
+        if (m.rejection.empty()) seen[m.source_hash] = candidate.id;
+        slot.push_back(entries.size());
+        fresh.push_back(std::move(m));
       }
-      if (m.rejection.empty()) seen[m.source_hash] = candidate.id;
-      fresh.push_back(std::move(m));
+      entries.push_back({step, candidate, e});
     }
     idle_batches = fresh.empty() ? idle_batches + 1 : 0;
     if (idle_batches >= 20) {
@@ -88,7 +97,8 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
     std::vector<Checked> checked;
     for (auto& f : futures) checked.push_back(f.get());
 
-    for (Checked& c : checked) {
+    for (std::size_t i = 0; i < checked.size(); ++i) {
+      Checked& c = checked[i];
       ++state.evaluations;
       progress.status("[" + std::to_string(state.evaluations) + "/" +
                       std::to_string(limits.max_evaluations) + "] " + c.evaluation.candidate_id);
@@ -97,7 +107,7 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       const bool new_best = reward > 0 && (!best || reward > best->evaluation.reward());
       progress.note("  " + c.evaluation.candidate_id + ": " + verdict_name(c.evaluation.verdict) +
                     " — " + c.evaluation.reason + (new_best ? "  (best so far)" : ""));
-      entries.push_back({step, c.materialized.candidate, c.evaluation});
+      entries[slot[i]].evaluation = c.evaluation;
       if (new_best) {
         if (best) evaluator.release(*best);
         best = std::move(c);
@@ -106,9 +116,9 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       }
     }
     for (TrajectoryEntry& entry : entries) {
-      state.trajectory.push_back(std::move(entry));
-      if (best && state.trajectory.back().candidate.id == best->evaluation.candidate_id &&
-          !state.trajectory.back().evaluation.duplicate_of)
+      if (entry.evaluation.duplicate_of) resolve_duplicate(entry.evaluation, state.trajectory, entries);
+      state.trajectory.push_back(entry);
+      if (best && entry.candidate.id == best->evaluation.candidate_id && !entry.evaluation.duplicate_of)
         state.best = state.trajectory.size() - 1;
       on_entry(state.trajectory.back());
     }

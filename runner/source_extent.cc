@@ -410,7 +410,7 @@ class Scanner {
       return fn->close + 1;
     }
     const std::size_t end = after_group(brace);
-    if (end == kNone) return tokens_.size();
+    if (end == kNone) return brace + 1;  // unclosed (#if branches): look past it
     std::vector<std::string> inner = scope;
     if (auto names = namespace_names(start, brace)) {
       inner.insert(inner.end(), names->begin(), names->end());

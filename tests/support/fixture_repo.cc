@@ -1,0 +1,38 @@
+#include "support/fixture_repo.h"
+
+#include "runner/files.h"
+
+namespace maxcode::testing {
+
+FixtureRepo::FixtureRepo(const std::string& name) {
+  repo_ = dir_ / "repo";
+  copy_tree(source_path("tests/fixtures/" + name), repo_);
+  config_ = load_config(repo_ / ".maxcode.json");
+}
+
+Evaluator& FixtureRepo::evaluator() {
+  if (evaluator_) return *evaluator_;
+  source_ = capture_source(repo_, dir_ / "work" / "source", config_.workspace.exclude);
+  located_ = locate_target(source_.root, config_.scope, config_.targets.functions.at(0));
+  auto knobs = find_declared_knobs(read_text(source_.root / located_.target.file), located_.target.file);
+  evaluator_ = std::make_unique<Evaluator>(config_, source_, located_.target, located_.extent, knobs,
+                                           EvaluatorOptions{dir_ / "work", "", false}, progress_);
+  evaluator_->prepare_baseline();
+  return *evaluator_;
+}
+
+std::map<std::string, std::string> FixtureRepo::fingerprint() const {
+  std::map<std::string, std::string> hashes;
+  for (const auto& path : list_files(repo_)) hashes[path] = sha256_hex(read_text(repo_ / path));
+  return hashes;
+}
+
+Candidate definition_candidate(const std::string& id, const std::string& code) {
+  Candidate c;
+  c.id = id;
+  c.origin = "test";
+  c.definition = code;
+  return c;
+}
+
+}  // namespace maxcode::testing

@@ -1,0 +1,70 @@
+// The search loop end to end on the fixture: a knob that removes 7 of 8 redundant
+// passes must be found, confirmed, and kept as the best; the trajectory records every
+// candidate once.
+#include "runner/search.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fixture_repo.h"
+
+namespace maxcode {
+namespace {
+
+using testing::FixtureRepo;
+
+TEST(Search, TuneFindsAndConfirmsTheKnobThatRemovesWork) {
+  FixtureRepo repo("sum");
+  Evaluator& evaluator = repo.evaluator();
+  evaluator.measure_noise();
+  Knob passes{"PASSES", "src/sum.cpp", 9, "8", {"8", "2", "1"}};
+  auto policy = make_tune_policy({passes}, 6, 1);
+  Progress progress(stderr, true);
+  std::vector<std::string> streamed;
+  SearchResult result = run_search(evaluator, *policy, Target{"src/sum.cpp", "sum_squares"}, {6, 2, 600},
+                                   progress, [&](const TrajectoryEntry& e) { streamed.push_back(e.candidate.id); });
+  ASSERT_EQ(result.trajectory.size(), 2u);  // 3 values minus the original
+  EXPECT_EQ(streamed, (std::vector<std::string>{"PASSES=2", "PASSES=1"}));
+  EXPECT_EQ(result.evaluations, 2);
+  EXPECT_NE(result.stop_reason.find("nothing more"), std::string::npos) << result.stop_reason;
+  ASSERT_TRUE(result.winner) << (result.unconfirmed ? *result.unconfirmed : "no best");
+  EXPECT_EQ(result.winner->id, "PASSES=1");
+  // Doing an eighth of the work: the confirmed interval is far from the threshold.
+  EXPECT_GT(result.winner->confirmed.speedup.low, 1.5);
+  EXPECT_GE(result.winner->confirmed.speedup.rounds, 5);
+  EXPECT_NE(result.winner->files.at("src/sum.cpp").find("#define PASSES 1 "), std::string::npos);
+}
+
+TEST(Search, DuplicatesCostNothingAndReuseTheVerdict) {
+  FixtureRepo repo("sum");
+  Evaluator& evaluator = repo.evaluator();
+  class Twice : public Policy {
+   public:
+    std::string name() const override { return "twice"; }
+    std::vector<Candidate> propose(const SearchState&, int) override {
+      if (calls_++) return {};
+      Candidate a{"a", "test", "long long sum_squares(const int* v, int n) { return n > 1000 ? 1 : 0; }", {}, {}, ""};
+      Candidate b = a;
+      b.id = "b";
+      Candidate same_as_original{"orig", "test", {}, {}, {{"PASSES", "8"}}, ""};
+      return {a, b, same_as_original};
+    }
+    int calls_ = 0;
+  } policy;
+  Progress progress(stderr, true);
+  SearchResult result = run_search(evaluator, policy, Target{"src/sum.cpp", "sum_squares"}, {10, 4, 600},
+                                   progress, [](const TrajectoryEntry&) {});
+  ASSERT_EQ(result.trajectory.size(), 3u);
+  EXPECT_EQ(result.evaluations, 1);  // only "a" was built and run
+  const auto& b = result.trajectory[1].evaluation;
+  EXPECT_EQ(b.candidate_id, "b");
+  ASSERT_TRUE(b.duplicate_of);
+  EXPECT_EQ(*b.duplicate_of, "a");
+  EXPECT_EQ(b.verdict, result.trajectory[0].evaluation.verdict);
+  const auto& orig = result.trajectory[2].evaluation;
+  ASSERT_TRUE(orig.duplicate_of);
+  EXPECT_EQ(*orig.duplicate_of, "the original");
+  EXPECT_FALSE(result.winner);
+}
+
+}  // namespace
+}  // namespace maxcode
