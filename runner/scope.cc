@@ -297,7 +297,7 @@ class TailDiff {
         ++i, ++j;
       } else if (op == Op::kInsert) {
         if (kept) {
-          if (next(i, j + 1) == Op::kDelete)
+          if (i < o_.size() && next(i, j + 1) == Op::kDelete)
             return Problem{Problem::kChanged, c_[j].line, c_[j].text, o_[i].text};
           return Problem{Problem::kAdded, c_[j].line, c_[j].text, {}};
         }

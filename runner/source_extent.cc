@@ -18,7 +18,10 @@ struct Token {
   Kind kind;
   std::size_t begin;
   std::size_t end;
-  bool after_directive;  // a preprocessor line stands between this token and the last one
+  // A preprocessor line or a blank line stands between this token and the one before:
+  // no declaration reaches back over either (`FOO(x)` on a line of its own, then a blank
+  // line, is no part of the function below it).
+  bool after_break;
 };
 
 bool is_word_start(char c) {
@@ -29,6 +32,10 @@ bool is_word_start(char c) {
 bool is_word_char(char c) { return is_word_start(c) || (c >= '0' && c <= '9'); }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 bool at(std::string_view text, std::size_t i, std::string_view s) {
   return text.substr(i, s.size()) == s;
@@ -160,16 +167,20 @@ std::pair<Kind, std::size_t> lex_token(std::string_view text, std::size_t i) {
 
 std::vector<Token> lex(std::string_view text) {
   std::vector<Token> tokens;
-  bool line_start = true;
-  bool directive_pending = false;
+  bool line_start = true;   // only whitespace and comments so far on this line
+  bool line_empty = true;   // only whitespace so far on this line
+  bool break_pending = false;
   std::size_t i = 0;
   while (i < text.size()) {
     const char c = text[i];
+    const bool splice = c == '\\' && i + 1 < text.size() && text[i + 1] == '\n';
+    if (!is_space(c) && !splice) line_empty = false;
     if (c == '\n') {
+      if (line_empty) break_pending = true;
       line_start = true;
+      line_empty = true;
       ++i;
-    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' ||
-               (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n')) {
+    } else if (is_space(c) || splice) {
       ++i;
     } else if (at(text, i, "//")) {
       i = skip_line_comment(text, i);
@@ -177,11 +188,11 @@ std::vector<Token> lex(std::string_view text) {
       i = skip_block_comment(text, i);
     } else if (c == '#' && line_start) {
       i = skip_directive(text, i);
-      directive_pending = true;
+      break_pending = true;
     } else {
       const auto [kind, end] = lex_token(text, i);
-      tokens.push_back({kind, i, end, directive_pending});
-      directive_pending = false;
+      tokens.push_back({kind, i, end, break_pending});
+      break_pending = false;
       line_start = false;
       i = end;
     }
@@ -191,8 +202,6 @@ std::vector<Token> lex(std::string_view text) {
 
 // ---------------------------------------------------------------------------------------
 // Names.
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 // Whitespace removed except where it separates two word characters, so that "fn( int a )"
 // and "fn(int a)" compare equal.
@@ -277,13 +286,21 @@ bool is_access_specifier(std::string_view w) {
 // ---------------------------------------------------------------------------------------
 // Scanning.
 
+// An enclosing namespace or class. Members of an inline namespace are also named
+// without it (std::literals::chrono_literals).
+struct ScopePart {
+  std::string name;
+  bool is_inline = false;
+};
+using ScopePath = std::vector<ScopePart>;
+
 struct Found {
   std::size_t start;       // first token of the declaration
   std::size_t name_begin;  // first token of the declarator name
   std::size_t params;      // `(` of the parameter list
   std::size_t body;        // `{` of the body
   std::size_t close;       // `}` of the body
-  std::vector<std::string> scope;
+  ScopePath scope;
 };
 
 class Scanner {
@@ -385,7 +402,7 @@ class Scanner {
     return kNone;
   }
 
-  void scan_scope(std::size_t from, std::size_t to, const std::vector<std::string>& scope,
+  void scan_scope(std::size_t from, std::size_t to, const ScopePath& scope,
                   std::vector<Found>& found) {
     std::size_t k = from;
     while (k < to) {
@@ -402,23 +419,23 @@ class Scanner {
   // A `{` at namespace or class scope: a function body, a scope to descend into, or
   // anything else (initializer, enum) to step over. Returns where scanning resumes.
   std::size_t handle_brace(std::size_t from, std::size_t brace,
-                           const std::vector<std::string>& scope, std::vector<Found>& found) {
+                           const ScopePath& scope, std::vector<Found>& found) {
     const std::size_t start = declaration_start(from, brace);
-    if (auto fn = match_function(start, brace)) {
-      fn->scope = scope;
-      found.push_back(*fn);
-      return fn->close + 1;
-    }
     const std::size_t end = after_group(brace);
-    if (end == kNone) return brace + 1;  // unclosed (#if branches): look past it
-    std::vector<std::string> inner = scope;
-    if (auto names = namespace_names(start, brace)) {
-      inner.insert(inner.end(), names->begin(), names->end());
-    } else if (auto names = class_names(start, brace)) {
-      inner.insert(inner.end(), names->begin(), names->end());
-    } else if (!is_linkage_block(start, brace)) {
-      return end;
+    // Namespaces first: `namespace std _GLIBCXX_VISIBILITY(default) {` is no function.
+    auto names = namespace_names(start, brace);
+    if (!names && !is_linkage_block(start, brace)) {
+      if (auto fn = match_function(start, brace)) {
+        fn->scope = scope;
+        found.push_back(*fn);
+        return fn->close + 1;
+      }
+      names = class_names(start, brace);
+      if (!names) return end == kNone ? brace + 1 : end;
     }
+    if (end == kNone) return brace + 1;  // unclosed (#if branches): look past it
+    ScopePath inner = scope;
+    if (names) inner.insert(inner.end(), names->begin(), names->end());
     scan_scope(brace + 1, end - 1, inner, found);
     return end;
   }
@@ -427,7 +444,7 @@ class Scanner {
   std::size_t declaration_start(std::size_t from, std::size_t brace) const {
     std::size_t j = brace;
     while (j > from) {
-      if (j != brace && tokens_[j].after_directive) break;
+      if (j != brace && tokens_[j].after_break) break;
       const std::size_t p = j - 1;
       if (is(p, ";") || is(p, "{") || is(p, "}")) break;
       if (is(p, ":") && p > from && is_access_specifier(str(p - 1))) break;
@@ -596,15 +613,25 @@ class Scanner {
     }
   }
 
-  // `namespace a::b {`, `inline namespace v1 {`, `namespace {` (no name).
-  std::optional<std::vector<std::string>> namespace_names(std::size_t start,
-                                                          std::size_t brace) const {
-    std::optional<std::vector<std::string>> names;
+  // `namespace a::b {`, `inline namespace v1 {`, `namespace a::inline b {`, `namespace {`
+  // (no name).
+  std::optional<ScopePath> namespace_names(std::size_t start, std::size_t brace) const {
+    std::optional<ScopePath> names;
+    bool is_inline = false;
+    bool expect_name = false;  // just after `namespace` or `::`; other words are macros
     visit_top_level(start, brace, [&](std::size_t k) {
-      if (names) {
-        if (is_word(k) && !is(k, "inline")) names->push_back(std::string(str(k)));
+      if (is(k, "inline")) {
+        is_inline = true;
       } else if (is(k, "namespace")) {
         names.emplace();
+        expect_name = true;
+      } else if (names && is(k, "::")) {
+        expect_name = true;
+      } else if (names && expect_name && is_word(k)) {
+        names->push_back({std::string(str(k)), is_inline});
+        is_inline = expect_name = false;
+      } else {
+        is_inline = expect_name = false;
       }
       return true;
     });
@@ -613,9 +640,8 @@ class Scanner {
 
   // `struct alignas(16) MY_API Outer::Inner final : Base {`: the last name before the
   // base clause. `enum class` is not a scope that can hold functions.
-  std::optional<std::vector<std::string>> class_names(std::size_t start,
-                                                      std::size_t brace) const {
-    std::optional<std::vector<std::string>> names;
+  std::optional<ScopePath> class_names(std::size_t start, std::size_t brace) const {
+    std::optional<ScopePath> names;
     bool is_enum = false;
     visit_top_level(start, brace, [&](std::size_t k) {
       if (is(k, "enum")) {
@@ -633,7 +659,7 @@ class Scanner {
         k = close;  // template arguments of a specialization; not part of the name
       } else if (is_word(k) && !is(k, "final") && !is_non_name_word(str(k))) {
         if (!(k > 0 && is(k - 1, "::"))) names->clear();
-        names->push_back(std::string(str(k)));
+        names->push_back({std::string(str(k)), false});
       }
       return true;
     });
@@ -684,9 +710,17 @@ std::vector<Extent> find_definitions(std::string_view text, std::string_view nam
   std::vector<Extent> out;
   for (const Found& f : scanner.scan()) {
     Extent e = to_extent(text, scanner, f);
-    std::vector<std::string> full = f.scope;
-    for (std::string& part : name_components(e.name)) full.push_back(std::move(part));
-    if (ends_with_components(full, query)) out.push_back(std::move(e));
+    std::vector<std::string> full, visible;
+    for (const ScopePart& part : f.scope) {
+      full.push_back(part.name);
+      if (!part.is_inline) visible.push_back(part.name);
+    }
+    for (const std::string& part : name_components(e.name)) {
+      full.push_back(part);
+      visible.push_back(part);
+    }
+    if (ends_with_components(full, query) || ends_with_components(visible, query))
+      out.push_back(std::move(e));
   }
   return out;
 }

@@ -149,6 +149,11 @@ TEST(Scope, FirstOfTwoEditsBelowIsReported) {
                   "(was `return y * 2;`)");
 }
 
+TEST(Scope, LineAddedBelowIsRejected) {
+  expect_rejected(check(kBefore + kFaster + replaced(kAfter, "  return", "  y += 1;\n  return")),
+                  "src/a.cpp:16: line added outside the target function: `y += 1;`");
+}
+
 TEST(Scope, IncludeAddedAtTopIsRejected) {
   expect_rejected(check("#include <numeric>\n" + kBefore + kFaster + kAfter),
                   "src/a.cpp:1: line added outside the target function: `#include <numeric>`");
@@ -179,6 +184,17 @@ TEST(Scope, FunctionRemovedIsRejected) {
 TEST(Scope, FunctionRenamedIsRejected) {
   expect_rejected(check(replaced(kOriginal, "int target(", "int target2(")),
                   "src/a.cpp:11: candidate no longer defines 'target'");
+}
+
+TEST(Scope, OverloadElsewhereDoesNotCountAsTheTarget) {
+  const std::string original = kOriginal + "int target(int x) { return x; }\n";
+  const Extent extent = find_definition(original, "target", "src/a.cpp", "std::vector<int>");
+  EXPECT_EQ(extent.line_begin, 11u);
+  const std::string without = kBefore + kHelper + kAfter + "int target(int x) { return x; }\n";
+  expect_rejected(check_target_file(original, without, extent, "target", "src/a.cpp", {}),
+                  "src/a.cpp:11: candidate no longer defines 'target'");
+  const std::string faster = kBefore + kFaster + kAfter + "int target(int x) { return x; }\n";
+  expect_ok(check_target_file(original, faster, extent, "target", "src/a.cpp", {}));
 }
 
 TEST(Scope, FunctionAndNextLineRemovedIsRejected) {

@@ -177,6 +177,9 @@ TEST(SourceExtent, AnonymousAndInlineNamespaces) {
   const std::string def = "int helper() { return 1; }";
   const std::string src = "namespace outer {\nnamespace {\n" + def + "\n}\n}\n";
   expect_only(src, "outer::helper", def);
+  const std::string inl = "namespace a { inline namespace v1 { void fn() {} } }\n";
+  expect_only(inl, "a::fn", "void fn() {}");
+  expect_only(inl, "a::v1::fn", "void fn() {}");
 }
 
 TEST(SourceExtent, OutOfClassMemberAndTemplateClassMember) {
@@ -263,6 +266,39 @@ TEST(SourceExtent, PrecedingPreprocessorLineEndsTheWalkBack) {
   const std::string src = "FOO(x)\n#ifdef __CUDACC__\n" + def + "\n#endif\n";
   const Extent e = expect_only(src, "fn", def);
   EXPECT_EQ(e.line_begin, 3u);
+}
+
+TEST(SourceExtent, BlankLineEndsTheWalkBack) {
+  const std::string def = "void bar() {}";
+  const std::string src = "REGISTER(foo)\n\n" + def + "\n";
+  EXPECT_EQ(expect_only(src, "bar", def).line_begin, 3u);
+  // Without the blank line a macro invocation reads as part of the declaration.
+  expect_only("REGISTER(foo)\n" + def, "bar", "REGISTER(foo)\n" + def);
+}
+
+TEST(SourceExtent, RefQualifiedAndDefaultedMembers) {
+  const std::string def = "int S::f() && { return 1; }";
+  const std::string src = "struct S { S() = default; S(const S&) = delete; int f() &&; };\n" + def;
+  expect_only(src, "S::f", def);
+  EXPECT_TRUE(find_definitions(src, "S::S").empty());
+}
+
+TEST(SourceExtent, MoreOperatorNames) {
+  const std::string lt = "bool operator<(const A& a, const A& b) { return a.x < b.x; }";
+  const std::string gt = "bool operator>(const A& a, const A& b) { return a.x > b.x; }";
+  const std::string nw = "void* operator new[](std::size_t n) { return ::malloc(n); }";
+  const std::string udl = "constexpr double operator\"\"_km(long double x) { return x; }";
+  const std::string src = lt + "\n" + gt + "\n" + nw + "\n" + udl + "\n";
+  expect_only(src, "operator<", lt);
+  expect_only(src, "operator >", gt);
+  expect_only(src, "operator new[]", nw);
+  expect_only(src, "operator\"\"_km", udl);
+}
+
+TEST(SourceExtent, FunctionTryBlocksAreIgnoredWithoutLosingTheRest) {
+  const std::string src = "int fn() try { return 1; } catch (...) { return 0; }\nint h() { return 2; }\n";
+  EXPECT_TRUE(find_definitions(src, "fn").empty());
+  expect_only(src, "h", "int h() { return 2; }");
 }
 
 TEST(SourceExtent, InitializersAndEnumsAreSteppedOver) {

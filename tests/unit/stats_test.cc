@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -17,37 +19,50 @@ struct Timings {
   std::vector<double> candidate;
 };
 
+// Standard normal deviates by Box-Muller on std::mt19937_64, whose output the standard
+// fixes exactly; std::normal_distribution's algorithm varies between standard
+// libraries, and the coverage figure below should be the same on every build.
+class Normal {
+ public:
+  explicit Normal(std::uint64_t seed) : rng_(seed) {}
+  double operator()(double sigma) {
+    const double u1 = uniform_open(), u2 = uniform_open();
+    return sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  }
+
+ private:
+  // Uniform in (0, 1): 53 random bits, centred in their cell so 0 never comes out.
+  double uniform_open() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1p-53; }
+  std::mt19937_64 rng_;
+};
+
 // Synthetic A/B rounds shaped like real ones: every round has a drift factor shared by
-// both of its samples (machine state changes between rounds), and each sample adds its
-// own lognormal jitter. The candidate is the baseline's time divided by `speedup`, with
-// further independent jitter on top.
+// both of its samples (machine state changes between rounds), and the baseline adds
+// its own lognormal jitter. The candidate is the baseline's time divided by `speedup`,
+// times independent lognormal noise.
 //
-// All factors are lognormal, i.e. symmetric in log space, so the log of each side is
-// symmetric about its median; hence median(candidate) = median(baseline) / speedup
-// exactly, and the true ratio of the generating distributions' medians is `speedup`.
-Timings synthetic_rounds(std::mt19937_64& rng, int rounds, double speedup,
-                         double jitter = 0.05, double drift = 0.10) {
-  std::normal_distribution<double> jitter_log(0.0, jitter);
-  std::normal_distribution<double> drift_log(0.0, drift);
+// All factors are lognormal, i.e. symmetric in log space, and independent, so the log
+// of each side is symmetric about its median; hence median(candidate) =
+// median(baseline) / speedup exactly: the true ratio of the medians is `speedup`.
+Timings synthetic_rounds(Normal& normal, int rounds, double speedup, double jitter = 0.05,
+                         double drift = 0.10) {
   Timings t;
   for (int i = 0; i < rounds; ++i) {
-    const double shared = std::exp(drift_log(rng));
-    const double base = shared * std::exp(jitter_log(rng));
+    const double shared = std::exp(normal(drift));
+    const double base = shared * std::exp(normal(jitter));
     t.baseline.push_back(base);
-    t.candidate.push_back(base / speedup * std::exp(jitter_log(rng)));
+    t.candidate.push_back(base / speedup * std::exp(normal(jitter)));
   }
   return t;
 }
 
 // A/A: both sides drawn independently from the same distribution (same drift).
-Timings same_distribution(std::mt19937_64& rng, int rounds) {
-  std::normal_distribution<double> jitter_log(0.0, 0.05);
-  std::normal_distribution<double> drift_log(0.0, 0.10);
+Timings same_distribution(Normal& normal, int rounds) {
   Timings t;
   for (int i = 0; i < rounds; ++i) {
-    const double shared = std::exp(drift_log(rng));
-    t.baseline.push_back(shared * std::exp(jitter_log(rng)));
-    t.candidate.push_back(shared * std::exp(jitter_log(rng)));
+    const double shared = std::exp(normal(0.10));
+    t.baseline.push_back(shared * std::exp(normal(0.05)));
+    t.candidate.push_back(shared * std::exp(normal(0.05)));
   }
   return t;
 }
@@ -76,8 +91,8 @@ TEST(PairedRatioInterval, MedianIsTheRatioOfMedians) {
 }
 
 TEST(PairedRatioInterval, IsDeterministicForASeed) {
-  std::mt19937_64 rng(7);
-  const Timings t = synthetic_rounds(rng, 20, 1.2);
+  Normal normal(7);
+  const Timings t = synthetic_rounds(normal, 20, 1.2);
   const RatioInterval a = paired_ratio_interval(t.baseline, t.candidate);
   const RatioInterval b = paired_ratio_interval(t.baseline, t.candidate);
   EXPECT_EQ(a.low, b.low);
@@ -88,23 +103,28 @@ TEST(PairedRatioInterval, IsDeterministicForASeed) {
 
 TEST(PairedRatioInterval, PairingRemovesSharedDrift) {
   // Strong drift shared within rounds, little jitter: a paired interval is narrow,
-  // while shuffling the candidate's rounds (breaking the pairs) would widen it.
-  std::mt19937_64 rng(11);
-  Timings t = synthetic_rounds(rng, 30, 1.5, /*jitter=*/0.01, /*drift=*/0.3);
+  // while shifting the candidate's rounds by one (breaking the pairs) widens it.
+  Normal normal(11);
+  Timings t = synthetic_rounds(normal, 30, 1.5, /*jitter=*/0.01, /*drift=*/0.3);
   const RatioInterval paired = paired_ratio_interval(t.baseline, t.candidate);
-  std::shuffle(t.candidate.begin(), t.candidate.end(), rng);
+  std::rotate(t.candidate.begin(), t.candidate.begin() + 1, t.candidate.end());
   const RatioInterval unpaired = paired_ratio_interval(t.baseline, t.candidate);
   EXPECT_LT(paired.relative_width() * 3, unpaired.relative_width());
 }
 
+// How often the 95% interval contains the true ratio. Under this model the percentile
+// interval of a ratio of *paired* medians is conservative: over many seeds its
+// coverage averages about 0.988 (a single median's interval, by contrast, is near
+// 0.95), so an upper bound of 0.99 leaves little room. The normal generator above is
+// portable, so this seed gives the same figure on every build.
 TEST(PairedRatioInterval, CoverageOfTheTrueRatioIsNearNominal) {
   constexpr int kTrials = 400;
   constexpr int kRounds = 15;
   constexpr double kTrueRatio = 1.3;
-  std::mt19937_64 rng(20240601);
+  Normal normal(20240601);
   int covered = 0;
   for (int trial = 0; trial < kTrials; ++trial) {
-    const Timings t = synthetic_rounds(rng, kRounds, kTrueRatio);
+    const Timings t = synthetic_rounds(normal, kRounds, kTrueRatio);
     if (paired_ratio_interval(t.baseline, t.candidate).contains(kTrueRatio)) ++covered;
   }
   const double coverage = static_cast<double>(covered) / kTrials;
@@ -115,8 +135,8 @@ TEST(PairedRatioInterval, CoverageOfTheTrueRatioIsNearNominal) {
 }
 
 TEST(PairedRatioInterval, AaRunContainsOneAndIsNotSignificant) {
-  std::mt19937_64 rng(3);
-  const Timings t = same_distribution(rng, 20);
+  Normal normal(3);
+  const Timings t = same_distribution(normal, 20);
   const RatioInterval aa = paired_ratio_interval(t.baseline, t.candidate);
   EXPECT_TRUE(aa.contains(1.0)) << aa.low << " .. " << aa.high;
   EXPECT_FALSE(significant(aa, 1.05, 1.0));
@@ -124,10 +144,10 @@ TEST(PairedRatioInterval, AaRunContainsOneAndIsNotSignificant) {
 }
 
 TEST(PairedRatioInterval, ClearTwofoldSpeedupIsSignificant) {
-  std::mt19937_64 rng(5);
-  const Timings aa_t = same_distribution(rng, 15);
+  Normal normal(5);
+  const Timings aa_t = same_distribution(normal, 15);
   const double floor = noise_floor(paired_ratio_interval(aa_t.baseline, aa_t.candidate));
-  const Timings t = synthetic_rounds(rng, 15, 2.0);
+  const Timings t = synthetic_rounds(normal, 15, 2.0);
   const RatioInterval ab = paired_ratio_interval(t.baseline, t.candidate);
   EXPECT_NEAR(ab.median, 2.0, 0.1);
   EXPECT_TRUE(ab.contains(ab.median));
@@ -144,8 +164,8 @@ TEST(PairedRatioInterval, RejectsBadInput) {
 
 TEST(PairedRatioInterval, IsFast) {
   // 2000 resamples of 40 pairs runs once per evaluation step; it must stay cheap.
-  std::mt19937_64 rng(9);
-  const Timings t = synthetic_rounds(rng, 40, 1.1);
+  Normal normal(9);
+  const Timings t = synthetic_rounds(normal, 40, 1.1);
   const auto start = std::chrono::steady_clock::now();
   paired_ratio_interval(t.baseline, t.candidate, 2000);
   const auto ms = std::chrono::duration<double, std::milli>(

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs `maxcode optimize` on the bundled CPU example.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+out=${1:-maxcode-out/cpu-histogram}
+build/maxcode optimize examples/cpu-histogram --out "$out"
+echo "---"
+echo "report: $out/report.md"
