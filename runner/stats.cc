@@ -22,6 +22,11 @@
 // samples keeps that shared part together, so it cancels in the ratio instead of
 // widening the interval.
 //
+// How well it holds: with 15 rounds of synthetic lognormal timings with shared drift
+// (tests/unit/stats_test.cc), the interval contains the true ratio about 98-99% of the
+// time, not 95%: for a ratio of paired medians the percentile bootstrap errs wide, so
+// a lower bound that clears the minimum is, if anything, understated.
+//
 // Resampling uses std::mt19937_64 with a fixed seed, so the same timings always give
 // the same interval (reproducible reports, stable tests).
 #include "runner/stats.h"
@@ -142,7 +147,9 @@ void check_inputs(const std::vector<double>& baseline, const std::vector<double>
                                 " candidate times (they must be paired)");
   }
   if (resamples < 1) throw std::invalid_argument("paired_ratio_interval: resamples < 1");
-  if (baseline.size() > 0xffffffffu) throw std::invalid_argument("paired_ratio_interval: too many rounds");
+  if (baseline.size() > 0xffffffffu) {  // RoundPicker draws 32-bit indices
+    throw std::invalid_argument("paired_ratio_interval: too many rounds");
+  }
   check_times(baseline, "baseline");
   check_times(candidate, "candidate");
 }
