@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <sstream>
 
 #include "runner/files.h"
 #include "runner/process.h"
@@ -40,10 +41,49 @@ bool safe_relative(const std::string& path) {
   return true;
 }
 
+// "--- a/x.cc\t2024-01-01 ..." -> "x.cc"; "/dev/null" stays.
+std::string header_path(const std::string& line) {
+  std::string path = line.substr(4);
+  path = path.substr(0, path.find('\t'));
+  while (!path.empty() && (path.back() == ' ' || path.back() == '\r')) path.pop_back();
+  if (path.rfind("a/", 0) == 0 || path.rfind("b/", 0) == 0) path = path.substr(2);
+  return path;
+}
+
 }  // namespace
 
-std::vector<DiffFile> files_in_diff(const std::string& diff) {
+std::string to_git_diff(const std::string& diff) {
+  std::istringstream in(diff);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  bool in_git_header = false;  // between "diff --git" and its first hunk
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line.rfind("diff --git ", 0) == 0) in_git_header = true;
+    if (line.rfind("@@", 0) == 0) in_git_header = false;
+    const bool file_header = line.rfind("--- ", 0) == 0 && i + 1 < lines.size() &&
+                             lines[i + 1].rfind("+++ ", 0) == 0;
+    if (file_header && !in_git_header) {
+      // A diff(1)-style header: give libgit2 and git apply the header they expect.
+      const std::string from = header_path(line), to = header_path(lines[i + 1]);
+      const std::string name = to == "/dev/null" ? from : to;
+      out += "diff --git a/" + name + " b/" + name + "\n";
+      if (from == "/dev/null") out += "new file mode 100644\n";
+      if (to == "/dev/null") out += "deleted file mode 100644\n";
+      out += (from == "/dev/null" ? "--- /dev/null" : "--- a/" + from) + "\n";
+      out += (to == "/dev/null" ? "+++ /dev/null" : "+++ b/" + to) + "\n";
+      ++i;
+      continue;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::vector<DiffFile> files_in_diff(const std::string& raw) {
   init_libgit2();
+  const std::string diff = to_git_diff(raw);
   git_diff* parsed = nullptr;
   if (git_diff_from_buffer(&parsed, diff.data(), diff.size()) != 0)
     throw PatchError("not a unified diff: " + git_error_text());
@@ -55,8 +95,9 @@ std::vector<DiffFile> files_in_diff(const std::string& diff) {
   return files;
 }
 
-std::map<std::string, std::string> apply_diff(const std::string& diff,
+std::map<std::string, std::string> apply_diff(const std::string& raw,
                                               const std::map<std::string, std::string>& files) {
+  const std::string diff = to_git_diff(raw);
   const auto touched = files_in_diff(diff);
   const fs::path scratch = make_unique_dir(fs::temp_directory_path(), "maxcode-apply-");
   struct Cleanup {

@@ -19,6 +19,10 @@ struct DiffFile {
   std::string new_path;  // empty for a deleted file
 };
 
+// A diff(1)-style unified diff ("--- a/x" / "+++ b/x" without "diff --git" lines)
+// rewritten with git headers; a git diff comes back unchanged.
+std::string to_git_diff(const std::string& diff);
+
 // The files a unified diff touches (parsed by libgit2). Throws PatchError when the text
 // is not a diff.
 std::vector<DiffFile> files_in_diff(const std::string& diff);

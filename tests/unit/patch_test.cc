@@ -29,6 +29,14 @@ TEST(Patch, DiffThatDoesNotApplySaysSo) {
   }
 }
 
+TEST(Patch, PlainDiffUOutputIsAccepted) {
+  const std::string diff =
+      "--- src/f.cc\t2026-01-01 10:00:00\n+++ src/f.cc\t2026-01-02 10:00:00\n@@ -1,3 +1,3 @@\n"
+      " int f() {\n-  return 1;\n+  return 2;\n }\n";
+  EXPECT_EQ(files_in_diff(diff).at(0).new_path, "src/f.cc");
+  EXPECT_EQ(apply_diff(diff, {{"src/f.cc", kBefore}}).at("src/f.cc"), kAfter);
+}
+
 TEST(Patch, NotADiffIsAnError) {
   EXPECT_THROW(files_in_diff("int main() {}\n"), PatchError);
 }
