@@ -93,8 +93,10 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
                                           const std::string& command, const fs::path& workspace,
                                           double timeout_s,
                                           const std::map<std::string, std::string>& overrides,
-                                          std::vector<std::pair<std::string, std::string>> extra_env) {
+                                          std::vector<std::pair<std::string, std::string>> extra_env,
+                                          bool time_inside) {
   Command cmd;
+  cmd.time_inside = time_inside;
   cmd.shell = command;
   cmd.cwd = workspace.string();
   cmd.env = base_env(workspace);
@@ -371,7 +373,7 @@ double Evaluator::run_suite(const fs::path& ws, const std::map<std::string, std:
     const BenchmarkConfig& bench = config_.benchmarks[b];
     Evaluation scratch;
     auto r = run_step(scratch, "timing " + bench.name, bench.command, ws, bench.timeout_s,
-                      overrides, {{"MAXCODE_SEED", std::to_string(seed)}});
+                      overrides, {{"MAXCODE_SEED", std::to_string(seed)}}, /*time_inside=*/true);
     if (!r.tampered.empty()) {
       failure = "source files changed during timing: " + r.tampered;
       failure_verdict_out = Verdict::kRejected;
@@ -392,7 +394,9 @@ double Evaluator::run_suite(const fs::path& ws, const std::map<std::string, std:
         return -1;
       }
     }
-    total += r.outcome.wall_s;
+    // The command's own time, measured inside the sandbox; the outer time (sandbox
+    // start-up included) only if the inner one is missing.
+    total += r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s;
   }
   session_child_s_ += total;
   return total;

@@ -91,7 +91,8 @@ class Evaluator {
   StepResult run_step(Evaluation& evaluation, const std::string& name, const std::string& command,
                       const std::filesystem::path& workspace, double timeout_s,
                       const std::map<std::string, std::string>& overrides,
-                      std::vector<std::pair<std::string, std::string>> extra_env = {});
+                      std::vector<std::pair<std::string, std::string>> extra_env = {},
+                      bool time_inside = false);
   bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
                       const std::map<std::string, std::string>& overrides);
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,

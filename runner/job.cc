@@ -103,7 +103,10 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
   try {
     setup(s, o, command);
     fs::path ccache;
-    if (have_ccache()) ccache = cache_dir() / "ccache";
+    if (have_ccache()) {
+      ccache = cache_dir() / "ccache";
+      fs::create_directories(ccache);
+    }
     Evaluator evaluator(s.config, s.source, s.located.target, s.located.extent, s.knobs,
                         {s.work_dir, ccache, o.keep_workspaces}, progress);
     s.info.environment = describe_environment(evaluator.isolation());

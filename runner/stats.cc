@@ -189,11 +189,13 @@ RatioInterval paired_ratio_interval(const std::vector<double>& baseline,
 }
 
 double noise_floor(const RatioInterval& aa) {
-  // In an A/A run the true ratio is 1; the interval's reach away from 1 in either
-  // direction is what noise alone can pass off as a speedup.
+  // In an A/A run the true ratio is 1, so the estimate's distance from 1 (either way)
+  // is what the method itself passes off as a speedup: order effects, one workspace
+  // running slower than another. Sampling noise is not counted here again: the A/B
+  // interval's lower bound already carries it.
   double floor = 1.0;
-  if (aa.high > floor) floor = aa.high;
-  if (aa.low > 0 && 1.0 / aa.low > floor) floor = 1.0 / aa.low;
+  if (aa.median > floor) floor = aa.median;
+  if (aa.median > 0 && 1.0 / aa.median > floor) floor = 1.0 / aa.median;
   return floor;
 }
 

@@ -28,8 +28,8 @@ RatioInterval paired_ratio_interval(const std::vector<double>& baseline,
                                     const std::vector<double>& candidate,
                                     int resamples = 2000, std::uint64_t seed = 0x9e3779b9);
 
-// The noise floor from an A/A run (the same program as both sides): the largest
-// apparent speedup noise alone produced, max(high, 1/low). At least 1.
+// The noise floor from an A/A run (the same program as both sides): the apparent
+// speedup the method showed where there was none, max(median, 1/median). At least 1.
 double noise_floor(const RatioInterval& aa);
 
 // A speedup counts only when its lower bound clears both the configured minimum and

@@ -373,3 +373,44 @@ TEST(ProcessTest, BubblewrapRejectsMissingWritablePath) {
 
 }  // namespace
 }  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+TEST(ProcessTimeInside, MeasuresTheCommandNotTheSandbox) {
+  for (bool isolate : {false, true}) {
+    Command c;
+    c.shell = "sleep 0.2";
+    c.time_inside = true;
+    c.isolate = isolate;
+    c.writable_paths = {"/tmp"};
+    Outcome o = run(c);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_GE(o.inner_wall_s, 0.19);
+    EXPECT_LE(o.inner_wall_s, o.wall_s);
+    EXPECT_LT(o.inner_wall_s, 0.4);
+  }
+}
+
+TEST(ProcessTimeInside, TheCommandCannotWriteTheClockPipe) {
+  Command c;
+  c.shell = "echo 1 >&3; echo 2 >&3; exit 0";
+  c.time_inside = true;
+  Outcome o = run(c);
+  EXPECT_TRUE(o.ok()) << o.describe();
+  EXPECT_GE(o.inner_wall_s, 0.0);
+  EXPECT_LT(o.inner_wall_s, 0.5);  // a forged "1 2" would read as 1 ns, not garbage seconds
+  EXPECT_NE(o.err.find("3"), std::string::npos) << "writing fd 3 must fail: " << o.err;
+}
+
+TEST(ProcessTimeInside, ExitCodeAndExitInsideTheCommandAreKept) {
+  Command c;
+  c.shell = "exit 7";
+  c.time_inside = true;
+  Outcome o = run(c);
+  EXPECT_EQ(o.exit_code, 7);
+  EXPECT_GE(o.inner_wall_s, 0.0);
+}
+
+}  // namespace
+}  // namespace maxcode
