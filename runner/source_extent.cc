@@ -359,8 +359,6 @@ class Scanner {
     }
   }
 
-  bool is_opener(std::size_t k) const { return is(k, "(") || is(k, "[") || is(k, "{"); }
-
   // Index after the group opened at `k`, or kNone when it never closes.
   std::size_t after_group(std::size_t k) const {
     return match_[k] == kNone ? kNone : match_[k] + 1;

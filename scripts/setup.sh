@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git ccache bubblewrap util-linux
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
-  libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind
+  libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
 )
 missing=()
 for p in "${pkgs[@]}"; do
