@@ -1,6 +1,7 @@
 #include "runner/scope.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <regex>
@@ -40,14 +41,24 @@ std::size_t line_number(std::string_view text, std::size_t offset) {
                  text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
-// For messages: the line without its indentation, shortened if long.
-std::string shown(std::string_view line) {
+std::string_view trimmed(std::string_view line) {
   std::size_t b = 0, e = line.size();
   while (b < e && is_blank(line[b])) ++b;
   while (e > b && is_blank(line[e - 1])) --e;
-  std::string s(line.substr(b, e - b));
+  return line.substr(b, e - b);
+}
+
+// For messages: the line without its indentation, shortened if long.
+std::string shown(std::string_view line) {
+  std::string s(trimmed(line));
   if (s.size() > 160) s = s.substr(0, 157) + "...";
   return s;
+}
+
+// Whether the line goes on into the next one (a backslash before the newline).
+bool is_spliced(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return !line.empty() && line.back() == '\\';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -172,8 +183,15 @@ struct Region {
 // A line that can go without changing the code: blank, or a `//` comment (not spliced
 // onto the next line by a trailing backslash).
 bool is_idle_line(std::string_view line) {
-  const std::string s = shown(line);
-  return s.empty() || (s.rfind("//", 0) == 0 && s.back() != '\\');
+  const std::string_view s = trimmed(line);
+  return s.empty() || (s.rfind("//", 0) == 0 && !is_spliced(s));
+}
+
+// The text of the line that ends with the newline at `newline`.
+std::string_view line_ending_at(std::string_view text, std::size_t newline) {
+  const std::size_t previous = newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
+  const std::size_t start = previous == std::string_view::npos ? 0 : previous + 1;
+  return text.substr(start, newline - start);
 }
 
 // The definition widened over the blank lines around it and the comments right above it,
@@ -189,12 +207,15 @@ Region replaceable_region(std::string_view text, const Extent& extent) {
   }
   // Each line above ends with the newline at begin - 1.
   while (begin > 0 && text[begin - 1] == '\n') {
-    const std::size_t newline = begin - 1;
-    const std::size_t previous = newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
-    const std::size_t start = previous == std::string_view::npos ? 0 : previous + 1;
-    if (!is_idle_line(text.substr(start, newline - start))) break;
-    begin = start;
+    const std::string_view above = line_ending_at(text, begin - 1);
+    if (!is_idle_line(above)) break;
+    begin = static_cast<std::size_t>(above.data() - text.data());
   }
+  // A line spliced onto one above belongs to it (a #define's body, a comment): text
+  // put there would change that line, so the region starts below it.
+  while (begin > 0 && begin < extent.begin && text[begin - 1] == '\n' &&
+         is_spliced(line_ending_at(text, begin - 1)))
+    begin = text.find('\n', begin) + 1;
   std::size_t e = std::min(extent.end, text.size());
   while (e < text.size() && is_blank(text[e])) ++e;
   std::size_t end = e;
@@ -371,6 +392,64 @@ Problem tail_problem(std::string_view original, std::string_view candidate, Regi
   return classify(orig, cand, first_tail_line + tail.tail_line, tail.cand_line, match);
 }
 
+// ---------------------------------------------------------------------------------------
+// Inserted text reaches past itself only through the preprocessor: a macro it defines
+// or undefines that code outside the region uses (a knob, another function's name), or
+// a last line spliced onto the first line after it.
+
+// The name that `#define NAME` or `#undef NAME` on this line (re)defines, or empty.
+std::string_view macro_name(std::string_view line) {
+  static const std::regex pattern(R"(^\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*).*$)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(line.begin(), line.end(), m, pattern)) return {};
+  return line.substr(static_cast<std::size_t>(m.position(1)),
+                     static_cast<std::size_t>(m.length(1)));
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool uses_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos;
+       at = text.find(word, at + 1)) {
+    const std::size_t after = at + word.size();
+    if ((at == 0 || !is_word_char(text[at - 1])) &&
+        (after == text.size() || !is_word_char(text[after])))
+      return true;
+  }
+  return false;
+}
+
+// Why the inserted text, candidate[begin, end), may not stand (with the candidate's
+// 1-based line of the culprit), or nullopt. Macro lines the original region already had
+// are fine, and so are macros that nothing outside the region uses.
+std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(
+    std::string_view original, Region region, std::string_view candidate, std::size_t begin,
+    std::size_t end) {
+  const std::size_t first_line = line_number(candidate, begin);
+  const std::vector<Line> lines = split_lines(candidate.substr(begin, end - begin));
+  const std::size_t last = lines.back().text.empty() && lines.size() > 1 ? lines.size() - 2
+                                                                         : lines.size() - 1;
+  if (end > begin && is_spliced(lines[last].text))
+    return std::pair{first_line + last,
+                     std::string("the new text ends with a backslash that splices it onto the "
+                                 "line after it")};
+  std::vector<std::string_view> had;
+  for (const Line& l : split_lines(original.substr(region.begin, region.end - region.begin)))
+    had.push_back(trimmed(l.text));
+  const std::string outside = std::string(original.substr(0, region.begin)) + "\n" +
+                              std::string(original.substr(region.end));
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view name = macro_name(lines[i].text);
+    if (name.empty() || std::find(had.begin(), had.end(), trimmed(lines[i].text)) != had.end())
+      continue;
+    if (uses_word(outside, name))
+      return std::pair{first_line + i, "`" + shown(lines[i].text) +
+                                           "` would change code outside the target function, "
+                                           "which uses " + std::string(name)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ScopeVerdict check_target_file(std::string_view original, std::string_view candidate,
@@ -393,6 +472,9 @@ ScopeVerdict check_target_file(std::string_view original, std::string_view candi
     const std::size_t line = line_number(original, region.end);
     return reject({Problem::kRemoved, line, {}, orig[line - 1].text});
   }
+  if (auto problem = inserted_text_problem(original, region, candidate, head.end, tail.begin))
+    return {false, std::string(file_label) + ":" + std::to_string(problem->first) + ": " +
+                       problem->second};
   for (const Extent& e : find_definitions(candidate, function)) {
     if (e.begin >= head.end && e.end <= tail.begin) return {};
   }

@@ -232,6 +232,37 @@ TEST(Scope, TargetSharingALineWithOtherCode) {
                    .ok);
 }
 
+TEST(Scope, InsertedMacroThatChangesCodeOutsideIsRejected) {
+  expect_rejected(check(kBefore + "#undef BLOCK\n#define BLOCK 7\n" + kFaster + kAfter),
+                  "src/a.cpp:11: `#undef BLOCK` would change code outside the target function, "
+                  "which uses BLOCK");
+  expect_rejected(check(kBefore + kFaster + "#define after(y) 0\n" + kAfter),
+                  "src/a.cpp:14: `#define after(y) 0` would change code outside the target "
+                  "function, which uses after");
+}
+
+TEST(Scope, InsertedMacroOfItsOwnIsAllowed) {
+  const std::string helper =
+      "#define SQ(x) ((x) * (x))\nstatic int sq(int a) { return SQ(a); }\n#undef SQ\n";
+  expect_ok(check(kBefore + helper + kFaster + kAfter));
+}
+
+TEST(Scope, InsertedTextMayNotSpliceOntoTheNextLine) {
+  expect_rejected(check(kBefore + kFaster + "// see below \\\n" + kAfter),
+                  "src/a.cpp:14: the new text ends with a backslash that splices it onto the "
+                  "line after it");
+}
+
+TEST(Scope, LineSplicedOntoAMacroAboveIsNotPartOfTheRegion) {
+  const std::string original = "#define FOO 1 \\\n\nint fn() { return FOO; }\n";
+  const Extent extent = find_definition(original, "fn", "x.c");
+  EXPECT_EQ(extent.line_begin, 3u);
+  const std::string candidate = "#define FOO 1 \\\n+ 2\nint fn() { return FOO; }\n";
+  EXPECT_FALSE(check_target_file(original, candidate, extent, "fn", "x.c", {}).ok);
+  expect_ok(check_target_file(original, replaced(original, "return FOO;", "return 1;"), extent,
+                              "fn", "x.c", {}));
+}
+
 TEST(Scope, ReplaceDefinition) {
   const Extent extent = find_definition(kOriginal, "target", "src/a.cpp");
   const std::string body = "int target(const std::vector<int>& v) { return 0; }";
