@@ -19,6 +19,10 @@ void Progress::status(const std::string& line) {
     std::fprintf(stream_, "\r\033[K%.*s", 120, line.c_str());
     line_open_ = true;
   } else {
+    // A log gets a status line at most every few seconds; notes always appear.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_status_ < std::chrono::seconds(5)) return;
+    last_status_ = now;
     std::fprintf(stream_, "%s\n", line.c_str());
   }
   std::fflush(stream_);

@@ -2,6 +2,7 @@
 // logs, files), so a user always sees what maxcode is doing and how far it got.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -22,6 +23,7 @@ class Progress {
   bool terminal_;
   bool quiet_;
   bool line_open_ = false;
+  std::chrono::steady_clock::time_point last_status_{};
   std::mutex mutex_;
 };
 
