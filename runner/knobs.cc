@@ -31,28 +31,26 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Captures: 1 = text before the value, 2 = the value, 3 = the rest of the line.
-std::regex declaration_pattern(std::string_view name) {
-  const std::string n(name);
-  return std::regex(
-      "^(\\s*#\\s*define\\s+" + n + "\\s+)([^\\s/]+)(.*)$"
-      "|^(\\s*(?:(?:static|inline|constexpr|const|unsigned|signed|long|short|int|std::size_t|"
-      "size_t|float|double|bool|auto|int32_t|int64_t|uint32_t|uint64_t)\\s+)*" + n +
-      "\\s*=\\s*)([^;]+?)(\\s*;.*)$");
-}
-
-bool is_knob_declaration_line(std::string_view line) {
-  return line.find("#") != std::string_view::npos || line.find("constexpr") != std::string_view::npos;
-}
-
 }  // namespace
 
+std::optional<KnobDeclaration> parse_knob_line(std::string_view line) {
+  static const std::regex define_pattern(
+      R"(^(\s*#\s*define\s+([A-Za-z_]\w*)\s+)(\S.*?)(\s*(?://.*|/\*.*)?)$)");
+  static const std::regex constexpr_pattern(
+      R"(^(\s*(?:(?:static|inline|extern|__host__|__device__|__constant__)\s+)*)"
+      R"(constexpr\s+[^=;]*?\b([A-Za-z_]\w*)\s*=\s*)(\S.*?)(\s*;.*)$)");
+  if (line.find("define") == std::string_view::npos && line.find("constexpr") == std::string_view::npos)
+    return std::nullopt;  // the regexes are slow; most lines are neither
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(line.begin(), line.end(), m, define_pattern) &&
+      !std::regex_match(line.begin(), line.end(), m, constexpr_pattern))
+    return std::nullopt;
+  return KnobDeclaration{m.str(2), m.str(1), m.str(3), m.str(4)};
+}
+
 std::string knob_value_in_line(std::string_view line, std::string_view name) {
-  if (!is_knob_declaration_line(line)) return "";
-  std::smatch m;
-  std::string l(line);
-  if (!std::regex_match(l, m, declaration_pattern(name))) return "";
-  return m[2].matched ? m[2].str() : m[5].str();
+  auto declaration = parse_knob_line(line);
+  return declaration && declaration->name == name ? declaration->value : "";
 }
 
 std::vector<Knob> find_declared_knobs(std::string_view text, std::string_view file) {
@@ -105,12 +103,10 @@ std::string apply_knobs(std::string_view text, std::string_view file, const std:
     auto it = values.find(knob.name);
     if (it == values.end()) continue;
     std::string& line = lines.at(knob.line - 1);
-    std::smatch m;
-    std::string copy = line;
-    if (!std::regex_match(copy, m, declaration_pattern(knob.name)))
+    auto declaration = parse_knob_line(line);
+    if (!declaration || declaration->name != knob.name)
       throw KnobError(knob.file + ":" + std::to_string(knob.line) + ": knob line changed");
-    line = m[1].matched ? m[1].str() + it->second + m[3].str()
-                        : m[4].str() + it->second + m[6].str();
+    line = declaration->before + it->second + declaration->after;
   }
   return join_lines(lines);
 }

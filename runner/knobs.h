@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,6 +44,19 @@ Knob locate_knob(std::string_view text, std::string_view file, const KnobConfig&
 // `text` with each knob of `file` in `values` set to its value.
 std::string apply_knobs(std::string_view text, std::string_view file, const std::vector<Knob>& knobs,
                         const std::map<std::string, std::string>& values);
+
+// A knob declaration line taken apart: `before` + `value` + `after` == the line.
+struct KnobDeclaration {
+  std::string name;
+  std::string before;  // "#define NAME " or "static constexpr int NAME = "
+  std::string value;
+  std::string after;   // ";" and/or a trailing comment
+};
+
+// The one parser of knob lines (`#define NAME value` or
+// `[static|inline|extern|__host__|__device__|__constant__]* constexpr T NAME = value;`),
+// used by the tune policy and by the scope rule alike.
+std::optional<KnobDeclaration> parse_knob_line(std::string_view line);
 
 // The value a knob line holds, or empty if `line` does not declare `name`.
 std::string knob_value_in_line(std::string_view line, std::string_view name);

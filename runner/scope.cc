@@ -1,5 +1,7 @@
 #include "runner/scope.h"
 
+#include "runner/knobs.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -64,29 +66,9 @@ bool is_spliced(std::string_view line) {
 // ---------------------------------------------------------------------------------------
 // Knob lines: the one kind of line outside the target whose text may change.
 
-struct KnobDeclaration {
-  std::string name;
-  std::string_view before;  // text before the value
-  std::string_view value;
-  std::string_view after;  // text after the value (`;`, a trailing comment)
-};
-
-std::optional<KnobDeclaration> parse_knob(std::string_view line) {
-  static const std::regex define_pattern(
-      R"(^(\s*#\s*define\s+([A-Za-z_]\w*)\s+)(\S.*?)(\s*(?://.*|/\*.*)?)$)");
-  static const std::regex constexpr_pattern(
-      R"(^(\s*(?:(?:static|inline|extern|__host__|__device__|__constant__)\s+)*)"
-      R"(constexpr\s+[^=;]*?\b([A-Za-z_]\w*)\s*=\s*)(\S.*?)(\s*;.*)$)");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(line.begin(), line.end(), m, define_pattern) &&
-      !std::regex_match(line.begin(), line.end(), m, constexpr_pattern))
-    return std::nullopt;
-  auto part = [&](int i) {
-    return line.substr(static_cast<std::size_t>(m.position(i)),
-                       static_cast<std::size_t>(m.length(i)));
-  };
-  return KnobDeclaration{m.str(2), part(1), part(3), part(4)};
-}
+// parse_knob_line (knobs.h) takes a knob line apart; the scope rule and the tune policy
+// must agree on what a knob line is.
+std::optional<KnobDeclaration> parse_knob(std::string_view line) { return parse_knob_line(line); }
 
 const KnobLine* find_knob(const std::vector<KnobLine>& knobs, std::string_view name) {
   for (const KnobLine& k : knobs) {
