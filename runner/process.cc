@@ -178,6 +178,7 @@ struct LaunchPlan {
   std::size_t max_file_bytes = 0;
   int max_fd = 0;  // fallback bound for marking fds close-on-exec
   bool time_inside = false;
+  bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
 };
 
 std::vector<std::string> build_env(const Command& command) {
@@ -236,6 +237,7 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
   plan.max_file_bytes = command.max_file_bytes;
   plan.env_storage = build_env(command);
   plan.time_inside = command.time_inside;
+  plan.feed_stdin = !command.stdin_data.empty();
   // Fd 3 carries the two clock readings; the command runs in a subshell with fd 3
   // closed, so neither it nor anything it starts can write a reading of its own.
   const std::string shell =
@@ -286,7 +288,7 @@ struct ChildFailure {
 };
 
 struct ChildFds {
-  int devnull;
+  int in;  // becomes stdin: /dev/null or the read end of the stdin pipe
   int out;
   int err;
   int report;
@@ -313,7 +315,7 @@ struct ChildFds {
   for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &default_action, nullptr);
 
   // Move every fd above the standard ones first so dup2 cannot clobber a source.
-  int sources[3] = {fds.devnull, fds.out, fds.err};
+  int sources[3] = {fds.in, fds.out, fds.err};
   for (int& fd : sources) {
     fd = fcntl(fd, F_DUPFD, 3);
     if (fd < 0) child_fail(fds.report, 2);
@@ -350,6 +352,7 @@ struct ChildFds {
 
 struct Child {
   int timing = -1;  // read end of the clock pipe
+  int in = -1;      // write end of the stdin pipe, or -1
   pid_t pid = -1;
   int pidfd = -1;   // readable when the child exits; -1 if the kernel lacks pidfds
   int out = -1;     // read ends
@@ -379,23 +382,36 @@ std::string describe_failure(const ChildFailure& failure, const LaunchPlan& plan
 std::string spawn(const LaunchPlan& plan, Child& child) {
   int out[2], err[2], report[2];
   std::string error;
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0) return errno_text("open /dev/null", errno);
+  int in[2] = {-1, -1};  // [0] becomes the child's stdin, [1] is ours when feeding it
+  if (plan.feed_stdin) {
+    if (!make_pipe(in, error)) return error;
+  } else {
+    in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in[0] < 0) return errno_text("open /dev/null", errno);
+  }
+  auto close_in = [&] {
+    for (int fd : in) {
+      if (fd >= 0) close(fd);
+    }
+  };
   if (!make_pipe(out, error)) {
-    close(devnull);
+    close_in();
     return error;
   }
   if (!make_pipe(err, error)) {
-    for (int fd : {devnull, out[0], out[1]}) close(fd);
+    close_in();
+    for (int fd : {out[0], out[1]}) close(fd);
     return error;
   }
   if (!make_pipe(report, error)) {
-    for (int fd : {devnull, out[0], out[1], err[0], err[1]}) close(fd);
+    close_in();
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
     return error;
   }
   int timing[2] = {-1, -1};
   if (plan.time_inside && !make_pipe(timing, error)) {
-    for (int fd : {devnull, out[0], out[1], err[0], err[1], report[0], report[1]}) close(fd);
+    close_in();
+    for (int fd : {out[0], out[1], err[0], err[1], report[0], report[1]}) close(fd);
     return error;
   }
 
@@ -404,15 +420,16 @@ std::string spawn(const LaunchPlan& plan, Child& child) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = fork();
-  if (pid == 0) exec_child(plan, {devnull, out[1], err[1], report[1], timing[1]});
+  if (pid == 0) exec_child(plan, {in[0], out[1], err[1], report[1], timing[1]});
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 
-  for (int fd : {devnull, out[1], err[1], report[1]}) close(fd);
+  for (int fd : {in[0], out[1], err[1], report[1]}) close(fd);
   if (timing[1] >= 0) close(timing[1]);
   if (pid < 0) {
     for (int fd : {out[0], err[0], report[0]}) close(fd);
     if (timing[0] >= 0) close(timing[0]);
+    if (in[1] >= 0) close(in[1]);
     return errno_text("fork", fork_errno);
   }
   child.timing = timing[0];
@@ -427,6 +444,7 @@ std::string spawn(const LaunchPlan& plan, Child& child) {
   close(report[0]);
   if (got == static_cast<ssize_t>(sizeof failure)) {
     for (int fd : {out[0], err[0]}) close(fd);
+    if (in[1] >= 0) close(in[1]);
     close_fd(child.timing);
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
@@ -437,6 +455,9 @@ std::string spawn(const LaunchPlan& plan, Child& child) {
   child.out = out[0];
   child.err = err[0];
   for (int fd : {child.out, child.err}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  // Non-blocking, so that a child that stops reading cannot stall the supervision loop.
+  child.in = in[1];
+  if (child.in >= 0) fcntl(child.in, F_SETFL, fcntl(child.in, F_GETFL) | O_NONBLOCK);
   child.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   return "";
 }
@@ -469,6 +490,28 @@ bool read_some(int fd, std::string& buffer, std::size_t kept, std::size_t cap, b
   return true;
 }
 
+// Writes as much of the rest of `data` as the pipe takes. Closes `fd` once everything is
+// written, or when the child has closed its end: it need not read all of its input.
+void feed_some(int& fd, const std::string& data, std::size_t& offset) {
+  // Writing to a pipe nobody reads raises SIGPIPE, whose default kills us. Block it on
+  // this thread for the write and take back the one the write may have left pending.
+  sigset_t pipe_signal, old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  ssize_t wrote = write(fd, data.data() + offset, data.size() - offset);
+  int write_errno = errno;
+  if (wrote < 0 && write_errno == EPIPE) {
+    timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (wrote < 0 && (write_errno == EINTR || write_errno == EAGAIN)) return;
+  if (wrote > 0) offset += static_cast<std::size_t>(wrote);
+  if (wrote < 0 || offset >= data.size()) close_fd(fd);
+}
+
 int poll_timeout_ms(Clock::time_point until, bool tick) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
   int ms = static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
@@ -487,6 +530,7 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
   bool exited = false;
   bool killed = false;
   std::optional<Clock::time_point> drain_until;
+  std::size_t fed = 0;  // bytes of stdin_data written so far
 
   while (true) {
     if (!exited && has_exited(child.pid)) {
@@ -504,13 +548,18 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
       drain_until = now + kDrainGrace;
     }
     if (drain_until && now >= *drain_until) break;
+    if (exited || killed) close_fd(child.in);  // nobody left to read it
 
-    // Slots 0 and 1 are stdout and stderr (fd -1 is skipped by poll), 2 the pidfd.
-    pollfd polled[3] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {-1, POLLIN, 0}};
+    // Slots 0 and 1 are stdout and stderr (fd -1 is skipped by poll), 2 the pidfd, 3 the
+    // child's stdin while there is input left for it.
+    pollfd polled[4] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {-1, POLLIN, 0},
+                        {child.in, POLLOUT, 0}};
     if (!exited) polled[2].fd = child.pidfd;
     bool tick = !exited && child.pidfd < 0;
     int wait_ms = poll_timeout_ms(drain_until ? *drain_until : deadline, tick);
-    if (poll(polled, 3, wait_ms) < 0 && errno != EINTR) break;
+    if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) break;
+
+    if (child.in >= 0 && polled[3].revents != 0) feed_some(child.in, command.stdin_data, fed);
 
     for (int i = 0; i < 2; ++i) {
       int& fd = *fds[i];
@@ -599,6 +648,7 @@ Outcome run(const Command& command) {
   }
 
   bool killed = supervise(child, command, start, outcome);
+  close_fd(child.in);
   close_fd(child.out);
   close_fd(child.err);
   reap(child, killed, outcome);

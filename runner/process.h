@@ -31,6 +31,9 @@ struct Command {
   std::string cwd;    // working directory; empty = inherit
   // Added to (or overriding) the parent's environment.
   std::vector<std::pair<std::string, std::string>> env;
+  // Written to the child's standard input, which is closed after the last byte (or when
+  // the child closes its end without reading it all). Empty: stdin is /dev/null.
+  std::string stdin_data;
   double timeout_s = 600;
   // Bytes kept per stream. A child that writes more than this (stdout + stderr
   // together) is killed and reported as output_exceeded.
