@@ -61,7 +61,60 @@ nlohmann::json to_json(const Evaluation& e) {
     j["speedup"] = nullptr;
   }
   if (!e.code.empty()) j["code"] = e.code;
+  if (!e.critique.empty()) {
+    j["critique"] = e.critique;
+    j["critic"] = e.critic;
+  }
   return j;
+}
+
+Verdict verdict_from_name(const std::string& name) {
+  for (Verdict v : {Verdict::kFaster, Verdict::kNotFaster, Verdict::kIncorrect, Verdict::kCompileError,
+                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kRejected})
+    if (name == verdict_name(v)) return v;
+  throw std::invalid_argument("unknown verdict '" + name + "'");
+}
+
+RatioInterval interval_from_json(const nlohmann::json& j) {
+  return RatioInterval{j.at("median").get<double>(), j.at("low").get<double>(), j.at("high").get<double>(),
+                       j.at("rounds").get<int>()};
+}
+
+Timing timing_from_json(const nlohmann::json& j) {
+  Timing t;
+  t.baseline_s = j.at("baseline_s").get<std::vector<double>>();
+  t.candidate_s = j.at("candidate_s").get<std::vector<double>>();
+  t.speedup = interval_from_json(j.at("speedup"));
+  t.baseline_median_s = j.at("baseline_median_s").get<double>();
+  t.candidate_median_s = j.at("candidate_median_s").get<double>();
+  t.noise_floor = j.at("noise_floor").get<double>();
+  t.min_speedup = j.at("min_speedup").get<double>();
+  t.significant = j.at("significant").get<bool>();
+  t.stop_reason = j.value("stop_reason", "");
+  return t;
+}
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  Evaluation e;
+  e.candidate_id = j.at("id").get<std::string>();
+  e.verdict = verdict_from_name(j.at("verdict").get<std::string>());
+  e.reason = j.value("reason", "");
+  e.source_hash = j.value("source_hash", "");
+  if (j.contains("duplicate_of")) e.duplicate_of = j["duplicate_of"].get<std::string>();
+  for (const auto& s : j.value("steps", nlohmann::json::array()))
+    e.steps.push_back({s.value("name", ""), s.value("command", ""), s.value("status", ""), s.value("wall_s", 0.0),
+                       s.value("output_tail", "")});
+  e.compiler_output = j.value("compiler_output", "");
+  e.test_output = j.value("test_output", "");
+  e.mismatch = j.value("mismatch", "");
+  if (j.contains("timing")) e.timing = timing_from_json(j["timing"]);
+  e.isolation = j.value("isolation", "");
+  e.wall_s = j.value("wall_s", 0.0);
+  e.child_s = j.value("child_s", 0.0);
+  e.code = j.value("code", "");
+  e.critique = j.value("critique", "");
+  e.critic = j.value("critic", "");
+  return e;
 }
 
 }  // namespace maxcode

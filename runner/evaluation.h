@@ -62,6 +62,8 @@ struct Evaluation {
   double wall_s = 0;                // evaluator's time on this candidate
   double child_s = 0;               // time spent in child processes
   std::string code;                 // the target definition as evaluated (for reports, critiques)
+  std::string critique;             // natural-language diagnosis of this attempt
+  std::string critic;               // who wrote it: "metrics" or "llm <model>"
 
   double reward() const {  // the max-reward objective: speedup if faster, else 0
     return verdict == Verdict::kFaster && timing ? timing->speedup.median : 0.0;
@@ -71,5 +73,11 @@ struct Evaluation {
 nlohmann::json to_json(const RatioInterval& interval);
 nlohmann::json to_json(const Timing& timing);
 nlohmann::json to_json(const Evaluation& evaluation);
+
+// Readers of the JSON forms above (checkpoints are read back with them).
+Verdict verdict_from_name(const std::string& name);
+RatioInterval interval_from_json(const nlohmann::json& j);
+Timing timing_from_json(const nlohmann::json& j);
+Evaluation evaluation_from_json(const nlohmann::json& j);
 
 }  // namespace maxcode

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runner/files.h"
+#include "runner/normalize.h"
 #include "runner/output_compare.h"
 #include "runner/patch.h"
 #include "runner/scope.h"
@@ -253,6 +254,10 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
   Materialized m;
   m.candidate = candidate;
   std::string file = original_file_;
+  if (candidate.error) {
+    m.rejection = *candidate.error;
+    return m;
+  }
   try {
     if (candidate.definition && candidate.diff) {
       m.rejection = "candidate gives both a definition and a diff";
@@ -327,8 +332,9 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
     m.rejection = e.what();
     return m;
   }
+  // Comments and layout do not make a different candidate.
   std::string all;
-  for (const auto& [path, content] : m.files) all += path + '\0' + content + '\0';
+  for (const auto& [path, content] : m.files) all += path + '\0' + normalize_code(content) + '\0';
   m.source_hash = sha256_hex(all);
   return m;
 }

@@ -11,6 +11,7 @@
 #include "runner/files.h"
 #include "runner/locate.h"
 #include "runner/patch.h"
+#include "runner/profile/select.h"
 #include "runner/report.h"
 #include "runner/search.h"
 
@@ -62,10 +63,11 @@ void setup(Session& s, const JobOptions& o, const std::string& command) {
   s.config = load_config(config_file);
   std::string function = o.function;
   if (function.empty()) {
-    if (s.config.targets.functions.empty())
-      throw ConfigError(config_file.string() + ": targets.functions: no function named; give one "
-                        "there or with --function");
-    function = s.config.targets.functions.front();
+    // Named nowhere: profile the benchmarks and take the hottest function in scope
+    // (runner/profile/select.h).
+    function = s.config.targets.functions.empty()
+                   ? choose_target_by_profile(o.repo, config_file, s.config, o.quiet)
+                   : s.config.targets.functions.front();
   }
   s.work_dir = make_unique_dir(fs::temp_directory_path(), "maxcode-run-");
   s.source = capture_source(o.repo, s.work_dir / "source", s.config.workspace.exclude);

@@ -3,7 +3,9 @@
 
 #include <iostream>
 
+#include "bot/pr_command.h"
 #include "runner/job.h"
+#include "runner/profile/command.h"
 
 namespace {
 
@@ -47,6 +49,47 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
 
+  maxcode::bot::PrCommandOptions pr_options;
+  CLI::App* pr = app.add_subcommand(
+      "pr", "deliver a result directory as a GitHub pull request (token: GITHUB_TOKEN, or a GitHub App "
+            "via MAXCODE_APP_ID, MAXCODE_APP_KEY_FILE, MAXCODE_INSTALLATION_ID)");
+  pr->add_option("--result", pr_options.result_dir, "the --out directory of `maxcode optimize`")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  pr->add_option("--repo", pr_options.repo, "GitHub repository, OWNER/NAME")->required();
+  pr->add_option("--base", pr_options.base, "base branch of the PR (default: the repository's default branch)");
+  pr->add_flag("--dry-run", pr_options.dry_run, "print the branch, title and body; push and open nothing");
+  pr->add_option("--api-url", pr_options.api_url, "GitHub API root (GitHub Enterprise: https://HOST/api/v3)");
+  pr->add_option("--git-url", pr_options.git_url, "clone and push URL (default: from --api-url and --repo)");
+  pr->add_option("--max-open-prs", pr_options.max_open_prs, "open maxcode PRs per repository at most")
+      ->check(CLI::PositiveNumber);
+  pr->add_option("--max-prs-per-hour", pr_options.max_prs_per_hour, "new maxcode PRs per repository and hour at most")
+      ->check(CLI::PositiveNumber);
+
+  maxcode::ProfileOptions profile_options;
+  CLI::App* profile = app.add_subcommand(
+      "profile", "run the benchmarks under the CPU sampler and the CUDA profiler; prints the "
+                 "hottest functions and kernels and writes profile.json");
+  profile->add_option("REPO", profile_options.repo, "repository to profile (default: current directory)");
+  profile->add_option("--config", profile_options.config, "project file (default: REPO/.maxcode.json)");
+  profile->add_option("--out", profile_options.out, "output directory (default: maxcode-out)");
+  profile->add_option("--top", profile_options.top, "rows to print (default: 20)")->check(CLI::PositiveNumber);
+  profile->add_option("--min-share", profile_options.min_share,
+                      "leave out rows below this share of the time (default: 0.005)")
+      ->check(CLI::Range(0.0, 1.0));
+  profile->add_option("--import", profile_options.imports,
+                      "rank existing profiles instead (perf script text, callgrind.out.*, gperftools "
+                      "CPU profile, maxcode sampler or GPU files); repeatable")
+      ->check(CLI::ExistingFile);
+  profile->add_flag("!--no-build", profile_options.build,
+                    "run the benchmarks in REPO as it is built now, without copying or building");
+  profile->add_flag("!--no-debug-flags", profile_options.debug_flags,
+                    "build with the project's flags only (default adds -g -fno-omit-frame-pointer "
+                    "through CFLAGS, CXXFLAGS and CUDAFLAGS)");
+  profile->add_flag("--keep-workspaces", profile_options.keep_workspaces,
+                    "keep the build and the raw profile files for debugging");
+  profile->add_flag("-q,--quiet", profile_options.quiet, "no progress line");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -61,5 +104,7 @@ int main(int argc, char** argv) {
   }
   if (optimize->parsed()) return maxcode::run_optimize(optimize_options);
   if (eval->parsed()) return maxcode::run_eval(eval_options);
+  if (profile->parsed()) return maxcode::run_profile(profile_options);
+  if (pr->parsed()) return maxcode::bot::run_pr_command(pr_options);
   return 2;
 }

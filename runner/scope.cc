@@ -1,12 +1,12 @@
 #include "runner/scope.h"
 
-#include "runner/knobs.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <optional>
 #include <regex>
+
+#include "runner/knobs.h"
 
 namespace maxcode {
 namespace {
@@ -102,8 +102,7 @@ class LineMatcher {
   std::string knob_complaint(std::string_view original, std::string_view candidate) const {
     const auto a = parse_knob(original);
     const auto b = parse_knob(candidate);
-    if (!a || !b || a->name != b->name || a->before != b->before || a->after != b->after)
-      return "";
+    if (!a || !b || a->name != b->name || a->before != b->before || a->after != b->after) return "";
     const KnobLine* knob = find_knob(knobs_, a->name);
     if (knob == nullptr || is_knob_value(*knob, b->value)) return "";
     std::string values;
@@ -121,8 +120,8 @@ class LineMatcher {
 
 struct Problem {
   enum Kind { kChanged, kAdded, kRemoved } kind;
-  std::size_t line;          // candidate's line (changed, added) or original's (removed)
-  std::string_view text;     // the candidate's line (changed, added)
+  std::size_t line;           // candidate's line (changed, added) or original's (removed)
+  std::string_view text;      // the candidate's line (changed, added)
   std::string_view old_text;  // the original's line (changed, removed)
 };
 
@@ -171,7 +170,8 @@ bool is_idle_line(std::string_view line) {
 
 // The text of the line that ends with the newline at `newline`.
 std::string_view line_ending_at(std::string_view text, std::size_t newline) {
-  const std::size_t previous = newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
+  const std::size_t previous =
+      newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
   const std::size_t start = previous == std::string_view::npos ? 0 : previous + 1;
   return text.substr(start, newline - start);
 }
@@ -244,8 +244,7 @@ TailMatch match_tail(std::string_view original, std::size_t begin, const std::ve
   const std::vector<Line> tail = split_lines(original.substr(begin));
   // A tail that starts a line must start one in the candidate too: text glued to the
   // front of the next line (`static ` before another function) is no helper.
-  const bool starts_line =
-      begin < original.size() && (begin == 0 || original[begin - 1] == '\n');
+  const bool starts_line = begin < original.size() && (begin == 0 || original[begin - 1] == '\n');
   const std::size_t whole = starts_line ? tail.size() : tail.size() - 1;
   for (std::size_t t = 0; t < whole; ++t) {
     const std::size_t q = tail.size() - 1 - t;
@@ -277,7 +276,9 @@ struct Numbered {
 class TailDiff {
  public:
   TailDiff(std::vector<Numbered> orig, std::vector<Numbered> cand, const LineMatcher& match)
-      : o_(std::move(orig)), c_(std::move(cand)), match_(match),
+      : o_(std::move(orig)),
+        c_(std::move(cand)),
+        match_(match),
         lcs_((o_.size() + 1) * (c_.size() + 1), 0) {
     for (std::size_t i = o_.size(); i-- > 0;) {
       for (std::size_t j = c_.size(); j-- > 0;) {
@@ -357,14 +358,15 @@ Problem tail_problem(std::string_view original, std::string_view candidate, Regi
   // Compare from the end of the candidate's new definition, where one can be found.
   std::size_t from = head_end;
   for (const Extent& e : find_definitions(candidate, function)) {
-    if (e.begin >= head_end && e.end <= cand[tail.cand_line].offset + cand[tail.cand_line].text.size()) {
+    if (e.begin >= head_end &&
+        e.end <= cand[tail.cand_line].offset + cand[tail.cand_line].text.size()) {
       from = e.end;
       break;
     }
   }
   const std::size_t first_tail_line = line_number(original, region.end) - 1;
-  std::vector<Numbered> o = numbered_lines(original, orig, region.end,
-                                           first_tail_line + tail.tail_line);
+  std::vector<Numbered> o =
+      numbered_lines(original, orig, region.end, first_tail_line + tail.tail_line);
   std::vector<Numbered> c;
   if (line_number(candidate, from) - 1 <= tail.cand_line)
     c = numbered_lines(candidate, cand, from, tail.cand_line);
@@ -404,13 +406,15 @@ bool uses_word(std::string_view text, std::string_view word) {
 // Why the inserted text, candidate[begin, end), may not stand (with the candidate's
 // 1-based line of the culprit), or nullopt. Macro lines the original region already had
 // are fine, and so are macros that nothing outside the region uses.
-std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(
-    std::string_view original, Region region, std::string_view candidate, std::size_t begin,
-    std::size_t end) {
+std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(std::string_view original,
+                                                                         Region region,
+                                                                         std::string_view candidate,
+                                                                         std::size_t begin,
+                                                                         std::size_t end) {
   const std::size_t first_line = line_number(candidate, begin);
   const std::vector<Line> lines = split_lines(candidate.substr(begin, end - begin));
-  const std::size_t last = lines.back().text.empty() && lines.size() > 1 ? lines.size() - 2
-                                                                         : lines.size() - 1;
+  const std::size_t last =
+      lines.back().text.empty() && lines.size() > 1 ? lines.size() - 2 : lines.size() - 1;
   if (end > begin && is_spliced(lines[last].text))
     return std::pair{first_line + last,
                      std::string("the new text ends with a backslash that splices it onto the "
@@ -427,7 +431,8 @@ std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(
     if (uses_word(outside, name))
       return std::pair{first_line + i, "`" + shown(lines[i].text) +
                                            "` would change code outside the target function, "
-                                           "which uses " + std::string(name)};
+                                           "which uses " +
+                                           std::string(name)};
   }
   return std::nullopt;
 }
@@ -441,14 +446,16 @@ ScopeVerdict check_target_file(std::string_view original, std::string_view candi
   const Region region = replaceable_region(original, original_extent);
   const std::vector<Line> orig = split_lines(original);
   const std::vector<Line> cand = split_lines(candidate);
-  auto reject = [&](const Problem& p) { return ScopeVerdict{false, describe(p, file_label, match)}; };
+  auto reject = [&](const Problem& p) {
+    return ScopeVerdict{false, describe(p, file_label, match)};
+  };
 
   const HeadMatch head = match_head(original, region.begin, orig, cand, match);
   if (head.problem) return reject(*head.problem);
   const TailMatch tail = match_tail(original, region.end, cand, match);
   if (!tail.ok)
-    return reject(tail_problem(original, candidate, region, head.end, tail, orig, cand,
-                               function, match));
+    return reject(
+        tail_problem(original, candidate, region, head.end, tail, orig, cand, function, match));
   if (tail.begin < head.end) {
     // Head and tail overlap: the candidate lost text next to the target.
     const std::size_t line = line_number(original, region.end);

@@ -167,8 +167,8 @@ std::pair<Kind, std::size_t> lex_token(std::string_view text, std::size_t i) {
 
 std::vector<Token> lex(std::string_view text) {
   std::vector<Token> tokens;
-  bool line_start = true;   // only whitespace and comments so far on this line
-  bool line_empty = true;   // only whitespace so far on this line
+  bool line_start = true;  // only whitespace and comments so far on this line
+  bool line_empty = true;  // only whitespace so far on this line
   bool break_pending = false;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -256,14 +256,60 @@ bool ends_with_components(const std::vector<std::string>& full,
 
 // Words that can stand before a `(` without naming a function being defined.
 bool is_non_name_word(std::string_view w) {
-  static const std::unordered_set<std::string_view> words = {
-      "alignas", "alignof", "__attribute__", "__declspec", "decltype", "noexcept", "throw",
-      "sizeof", "static_assert", "__launch_bounds__", "__cluster_dims__", "__maxnreg__",
-      "requires", "if", "while", "for", "switch", "return", "catch", "try", "typeid",
-      "explicit", "void", "int", "char", "bool", "short", "long", "float", "double",
-      "unsigned", "signed", "auto", "const", "volatile", "template", "typename", "class",
-      "struct", "union", "enum", "new", "delete", "asm", "__asm__", "_Pragma", "__pragma",
-      "co_await", "co_yield", "co_return", "namespace", "using", "operator", "_Alignas"};
+  static const std::unordered_set<std::string_view> words = {"alignas",
+                                                             "alignof",
+                                                             "__attribute__",
+                                                             "__declspec",
+                                                             "decltype",
+                                                             "noexcept",
+                                                             "throw",
+                                                             "sizeof",
+                                                             "static_assert",
+                                                             "__launch_bounds__",
+                                                             "__cluster_dims__",
+                                                             "__maxnreg__",
+                                                             "requires",
+                                                             "if",
+                                                             "while",
+                                                             "for",
+                                                             "switch",
+                                                             "return",
+                                                             "catch",
+                                                             "try",
+                                                             "typeid",
+                                                             "explicit",
+                                                             "void",
+                                                             "int",
+                                                             "char",
+                                                             "bool",
+                                                             "short",
+                                                             "long",
+                                                             "float",
+                                                             "double",
+                                                             "unsigned",
+                                                             "signed",
+                                                             "auto",
+                                                             "const",
+                                                             "volatile",
+                                                             "template",
+                                                             "typename",
+                                                             "class",
+                                                             "struct",
+                                                             "union",
+                                                             "enum",
+                                                             "new",
+                                                             "delete",
+                                                             "asm",
+                                                             "__asm__",
+                                                             "_Pragma",
+                                                             "__pragma",
+                                                             "co_await",
+                                                             "co_yield",
+                                                             "co_return",
+                                                             "namespace",
+                                                             "using",
+                                                             "operator",
+                                                             "_Alignas"};
   return words.count(w) > 0;
 }
 
@@ -330,9 +376,7 @@ class Scanner {
 
  private:
   bool is(std::size_t k, std::string_view s) const { return k < tokens_.size() && str(k) == s; }
-  bool is_word(std::size_t k) const {
-    return k < tokens_.size() && tokens_[k].kind == Kind::kWord;
-  }
+  bool is_word(std::size_t k) const { return k < tokens_.size() && tokens_[k].kind == Kind::kWord; }
   bool is_name_word(std::size_t k) const { return is_word(k) && !is_non_name_word(str(k)); }
 
   // Pairs (), [] and {}. A closer that does not fit the innermost opener closes the
@@ -416,8 +460,8 @@ class Scanner {
 
   // A `{` at namespace or class scope: a function body, a scope to descend into, or
   // anything else (initializer, enum) to step over. Returns where scanning resumes.
-  std::size_t handle_brace(std::size_t from, std::size_t brace,
-                           const ScopePath& scope, std::vector<Found>& found) {
+  std::size_t handle_brace(std::size_t from, std::size_t brace, const ScopePath& scope,
+                           std::vector<Found>& found) {
     const std::size_t start = declaration_start(from, brace);
     const std::size_t end = after_group(brace);
     // Namespaces first: `namespace std _GLIBCXX_VISIBILITY(default) {` is no function.
@@ -666,8 +710,7 @@ class Scanner {
   }
 
   bool is_linkage_block(std::size_t start, std::size_t brace) const {
-    return brace == start + 2 && is(start, "extern") &&
-           tokens_[start + 1].kind == Kind::kLiteral;
+    return brace == start + 2 && is(start, "extern") && tokens_[start + 1].kind == Kind::kLiteral;
   }
 
   std::string_view text_;
@@ -676,8 +719,8 @@ class Scanner {
 };
 
 std::size_t line_of(std::string_view text, std::size_t offset) {
-  return 1 + static_cast<std::size_t>(
-                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return 1 + static_cast<std::size_t>(std::count(
+                 text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
 Extent to_extent(std::string_view text, const Scanner& scanner, const Found& f) {
@@ -723,8 +766,8 @@ std::vector<Extent> find_definitions(std::string_view text, std::string_view nam
   return out;
 }
 
-Extent find_definition(std::string_view text, std::string_view name,
-                       std::string_view file_label, std::optional<std::string_view> signature) {
+Extent find_definition(std::string_view text, std::string_view name, std::string_view file_label,
+                       std::optional<std::string_view> signature) {
   const std::string what = "'" + std::string(name) + "' in " + std::string(file_label);
   const std::vector<Extent> all = find_definitions(text, name);
   if (all.empty()) throw SourceError("no definition of " + what);
@@ -744,8 +787,8 @@ Extent find_definition(std::string_view text, std::string_view name,
     throw SourceError("no definition of " + what + " matches signature " + quoted +
                       "; definitions:" + describe_candidates(all));
   throw SourceError(std::to_string(picked.size()) + " definitions of " + what +
-                    " match signature " + quoted + "; pass a longer signature:" +
-                    describe_candidates(picked));
+                    " match signature " + quoted +
+                    "; pass a longer signature:" + describe_candidates(picked));
 }
 
 }  // namespace maxcode

@@ -17,16 +17,16 @@ const std::string kTarget =
     "}\n";
 
 const std::string kBefore =
-    "#include <vector>\n"                                   // 1
-    "\n"                                                    // 2
+    "#include <vector>\n"                                     // 1
+    "\n"                                                      // 2
     "#define BLOCK 128  // maxcode: tune BLOCK 64 128 256\n"  // 3
-    "static constexpr int kLanes = 4;\n"                    // 4
-    "\n"                                                    // 5
-    "static int other(int x) {\n"                           // 6
-    "  return x + 1;\n"                                     // 7
-    "}\n"                                                   // 8
-    "\n"                                                    // 9
-    "// Sums the values.\n";                                // 10, target at 11-15
+    "static constexpr int kLanes = 4;\n"                      // 4
+    "\n"                                                      // 5
+    "static int other(int x) {\n"                             // 6
+    "  return x + 1;\n"                                       // 7
+    "}\n"                                                     // 8
+    "\n"                                                      // 9
+    "// Sums the values.\n";                                  // 10, target at 11-15
 
 const std::string kAfter =
     "\n"                    // 16
@@ -43,8 +43,7 @@ const std::string kFaster =
 
 const std::string kHelper = "static int twice(int a) { return 2 * a; }\n";
 
-const std::vector<KnobLine> kKnobs = {{"BLOCK", {"64", "128", "256"}},
-                                      {"kLanes", {"2", "4", "8"}}};
+const std::vector<KnobLine> kKnobs = {{"BLOCK", {"64", "128", "256"}}, {"kLanes", {"2", "4", "8"}}};
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
@@ -75,9 +74,7 @@ TEST(Scope, UnchangedFileIsAllowed) { expect_ok(check(kOriginal)); }
 
 TEST(Scope, BodyChangeIsAllowed) { expect_ok(check(kBefore + kFaster + kAfter)); }
 
-TEST(Scope, HelperInsertedBefore) {
-  expect_ok(check(kBefore + kHelper + "\n" + kFaster + kAfter));
-}
+TEST(Scope, HelperInsertedBefore) { expect_ok(check(kBefore + kHelper + "\n" + kFaster + kAfter)); }
 
 TEST(Scope, HelperInsertedAboveTheDocComment) {
   const std::string before = replaced(kBefore, "// Sums the values.\n", "");
@@ -203,8 +200,9 @@ TEST(Scope, FunctionAndNextLineRemovedIsRejected) {
 }
 
 TEST(Scope, EmptyCandidateIsRejected) {
-  expect_rejected(check(""), "src/a.cpp:1: line outside the target function removed: "
-                             "`#include <vector>`");
+  expect_rejected(check(""),
+                  "src/a.cpp:1: line outside the target function removed: "
+                  "`#include <vector>`");
 }
 
 TEST(Scope, QualifiedTargetInNamespace) {
@@ -222,14 +220,14 @@ TEST(Scope, QualifiedTargetInNamespace) {
 TEST(Scope, TargetSharingALineWithOtherCode) {
   const std::string original = "int a = 1; int fn() { return a; } int b = 2;\nint c;\n";
   const Extent extent = find_definition(original, "fn", "x.c");
-  expect_ok(check_target_file(original, replaced(original, "return a;", "return 1;"), extent,
-                              "fn", "x.c", {}));
-  EXPECT_FALSE(check_target_file(original, replaced(original, "b = 2", "b = 3"), extent, "fn",
-                                 "x.c", {})
-                   .ok);
-  EXPECT_FALSE(check_target_file(original, replaced(original, "a = 1", "a = 3"), extent, "fn",
-                                 "x.c", {})
-                   .ok);
+  expect_ok(check_target_file(original, replaced(original, "return a;", "return 1;"), extent, "fn",
+                              "x.c", {}));
+  EXPECT_FALSE(
+      check_target_file(original, replaced(original, "b = 2", "b = 3"), extent, "fn", "x.c", {})
+          .ok);
+  EXPECT_FALSE(
+      check_target_file(original, replaced(original, "a = 1", "a = 3"), extent, "fn", "x.c", {})
+          .ok);
 }
 
 TEST(Scope, InsertedMacroThatChangesCodeOutsideIsRejected) {

@@ -77,7 +77,8 @@ TEST(SourceExtent, ExplicitSpecializationAndPrimaryTemplate) {
 
 TEST(SourceExtent, CudaKernelWithLaunchBounds) {
   const std::string def =
-      "__global__ void __launch_bounds__(256, 2)\nsaxpy(int n, float a, const float* x, float* y) {\n"
+      "__global__ void __launch_bounds__(256, 2)\nsaxpy(int n, float a, const float* x, float* y) "
+      "{\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}";
   const std::string src = "#include <cuda_runtime.h>\n" + def +
                           "\nvoid launch() { saxpy<<<1, 256>>>(1, 2.f, nullptr, nullptr); }\n";
@@ -86,7 +87,8 @@ TEST(SourceExtent, CudaKernelWithLaunchBounds) {
 
 TEST(SourceExtent, CudaDeviceFunctions) {
   const std::string a = "__device__ __forceinline__ float sq(float x) { return x * x; }";
-  const std::string b = "template <typename T>\n__host__ __device__ inline T cube(T x) { return x * x * x; }";
+  const std::string b =
+      "template <typename T>\n__host__ __device__ inline T cube(T x) { return x * x * x; }";
   const std::string src = a + "\n" + b + "\n";
   expect_only(src, "sq", a);
   expect_only(src, "cube", b);
@@ -132,7 +134,8 @@ TEST(SourceExtent, MemberFunctionsInClassBody) {
 
 TEST(SourceExtent, ConstructorInitializerLists) {
   const std::string out_of_class = "Foo::Foo() : a_{1}, b_(2) {}";
-  const std::string in_class = "explicit Foo(int a) : Base<int>(a), a_{a}, b_(f(a)) {\n    a_++;\n  }";
+  const std::string in_class =
+      "explicit Foo(int a) : Base<int>(a), a_{a}, b_(f(a)) {\n    a_++;\n  }";
   const std::string src = "struct Foo : Base<int> {\n  " + in_class +
                           "\n  Foo();\n  int a_, b_;\n};\n" + out_of_class + "\n";
   const auto all = find_definitions(src, "Foo::Foo");
@@ -154,8 +157,8 @@ TEST(SourceExtent, OperatorNames) {
   const std::string shift =
       "std::ostream& operator<<(std::ostream& os, const P& p) {\n  return os << p.x;\n}";
   const std::string conv = "explicit operator bool() const noexcept { return true; }";
-  const std::string src = "struct P {\n  int x;\n  " + call + "\n  " + conv + "\n};\n" + shift +
-                          "\n";
+  const std::string src =
+      "struct P {\n  int x;\n  " + call + "\n  " + conv + "\n};\n" + shift + "\n";
   EXPECT_EQ(expect_only(src, "P::operator()", call).name, "operator()");
   EXPECT_EQ(expect_only(src, "operator<<", shift).name, "operator<<");
   expect_only(src, "operator bool", conv);
@@ -185,8 +188,8 @@ TEST(SourceExtent, AnonymousAndInlineNamespaces) {
 TEST(SourceExtent, OutOfClassMemberAndTemplateClassMember) {
   const std::string member = "void Cls::fn() {\n  x = 1;\n}";
   const std::string tmember = "template <typename T>\nvoid Box<T>::put(T v) {\n  v_ = v;\n}";
-  const std::string src = "namespace ns {\nclass Cls { void fn(); int x; };\n" + member +
-                          "\n" + tmember + "\n}\n";
+  const std::string src =
+      "namespace ns {\nclass Cls { void fn(); int x; };\n" + member + "\n" + tmember + "\n}\n";
   const Extent e = expect_only(src, "ns::Cls::fn", member);
   EXPECT_EQ(e.name, "Cls::fn");
   EXPECT_EQ(e.line_begin, 3u);
@@ -195,15 +198,17 @@ TEST(SourceExtent, OutOfClassMemberAndTemplateClassMember) {
 
 TEST(SourceExtent, ClassWithAlignasAndNestedClass) {
   const std::string def = "float dot(const Vec& o) const { return x * o.x; }";
-  const std::string src = "struct alignas(16) Vec {\n  struct Inner { int g() { return 1; } };\n  " +
-                          def + "\n  float x;\n};\n";
+  const std::string src =
+      "struct alignas(16) Vec {\n  struct Inner { int g() { return 1; } };\n  " + def +
+      "\n  float x;\n};\n";
   expect_only(src, "Vec::dot", def);
   expect_only(src, "Vec::Inner::g", "int g() { return 1; }");
 }
 
 TEST(SourceExtent, StringLiteralsWithBracesAndTheName) {
   const std::string def = "const char* fn() {\n  return \"fn() { \\\" }\";\n}";
-  const std::string src = "const char* s = \"void fn() {\";\n" + def + "\nint after() { return 0; }\n";
+  const std::string src =
+      "const char* s = \"void fn() {\";\n" + def + "\nint after() { return 0; }\n";
   expect_only(src, "fn", def);
   expect_only(src, "after", "int after() { return 0; }");
 }
@@ -224,7 +229,8 @@ TEST(SourceExtent, CharLiteralsAndDigitSeparators) {
 }
 
 TEST(SourceExtent, PreprocessorLinesAreSkipped) {
-  const std::string def = "int fn(int x) {\n#ifdef FAST\n  return x;\n#endif\n  return fn_impl(x);\n}";
+  const std::string def =
+      "int fn(int x) {\n#ifdef FAST\n  return x;\n#endif\n  return fn_impl(x);\n}";
   const std::string src =
       "#define BODY { return 1; \\\n  }\n#define fn(x) ((x) + 1)\n#pragma once\n" + def + "\n";
   const Extent e = expect_only(src, "fn", def);
@@ -240,8 +246,8 @@ TEST(SourceExtent, IfZeroBlocksAreOrdinaryCode) {
 
 TEST(SourceExtent, CallsDeclarationsAndLambdasAreNotDefinitions) {
   const std::string def = "void other() {\n  auto fn = [](int a) { return a; };\n  fn(2);\n}";
-  const std::string src = "void fn(int);\nint x = fn(1);\nauto fn2 = [](int) { return 0; };\n" +
-                          def + "\n";
+  const std::string src =
+      "void fn(int);\nint x = fn(1);\nauto fn2 = [](int) { return 0; };\n" + def + "\n";
   EXPECT_TRUE(find_definitions(src, "fn").empty());
   EXPECT_TRUE(find_definitions(src, "fn2").empty());
   expect_only(src, "other", def);
@@ -296,7 +302,8 @@ TEST(SourceExtent, MoreOperatorNames) {
 }
 
 TEST(SourceExtent, FunctionTryBlocksAreIgnoredWithoutLosingTheRest) {
-  const std::string src = "int fn() try { return 1; } catch (...) { return 0; }\nint h() { return 2; }\n";
+  const std::string src =
+      "int fn() try { return 1; } catch (...) { return 0; }\nint h() { return 2; }\n";
   EXPECT_TRUE(find_definitions(src, "fn").empty());
   expect_only(src, "h", "int h() { return 2; }");
 }
@@ -305,7 +312,8 @@ TEST(SourceExtent, InitializersAndEnumsAreSteppedOver) {
   const std::string def = "int fn() { return kTable[0]; }";
   const std::string src =
       "static const int kTable[] = {1, 2, 3};\nenum class E : int { A, B };\n"
-      "struct S { int a; } s = {1};\nstd::vector<int> v{1, 2};\n" + def + "\n";
+      "struct S { int a; } s = {1};\nstd::vector<int> v{1, 2};\n" +
+      def + "\n";
   expect_only(src, "fn", def);
 }
 

@@ -1,0 +1,240 @@
+// Strict parsing of the `llm` section of .maxcode.json, in the manner of runner/config.cc:
+// every error names the file and the field, a typo gets a suggestion, and a field that
+// belongs to another provider is an error rather than silently ignored.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "runner/config.h"
+#include "runner/llm/endpoint.h"
+#include "runner/llm/provider.h"
+
+namespace maxcode::llm {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string_view> kProviders = {"openai", "anthropic", "command"};
+
+// Every field some provider takes, and which ones each provider takes.
+const std::vector<std::string_view> kAllFields = {
+    "provider",    "model",       "base_url",  "api_key_env",       "command",
+    "timeout_s",   "max_retries", "max_concurrency", "temperature", "max_tokens",
+    "anthropic_version", "price"};
+const std::vector<std::string_view> kOpenAiFields = {
+    "provider",        "model",       "base_url",   "api_key_env", "timeout_s", "max_retries",
+    "max_concurrency", "temperature", "max_tokens", "price"};
+const std::vector<std::string_view> kAnthropicFields = {
+    "provider",    "model",      "base_url", "api_key_env",      "timeout_s", "max_retries",
+    "max_concurrency", "temperature", "max_tokens", "anthropic_version", "price"};
+// temperature and max_tokens reach the program as environment variables.
+const std::vector<std::string_view> kCommandFields = {
+    "provider", "model", "command", "timeout_s", "max_concurrency", "temperature", "max_tokens"};
+
+std::string describe_type(const json& value) {
+  std::string type = value.type_name();
+  if (value.is_null()) return type;
+  bool vowel = std::string_view("aeiou").find(type.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + type;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+std::string join(const std::vector<std::string_view>& words) {
+  std::string out;
+  for (std::string_view word : words) out += (out.empty() ? "" : ", ") + std::string(word);
+  return out;
+}
+
+std::string suggest(std::string_view key, const std::vector<std::string_view>& known) {
+  std::string_view best;
+  std::size_t best_distance = 3;  // suggest only within an edit distance of 2
+  for (std::string_view name : known) {
+    std::size_t distance = edit_distance(key, name);
+    if (distance < best_distance) best = name, best_distance = distance;
+  }
+  if (!best.empty()) return "did you mean '" + std::string(best) + "'?";
+  return "known fields: " + join(known);
+}
+
+bool contains(const std::vector<std::string_view>& list, std::string_view item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+bool is_variable_name(std::string_view name) {
+  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
+  return !name.empty() && head(name.front()) && std::all_of(name.begin() + 1, name.end(), tail);
+}
+
+// One value of the document and its place in it, for checked reads and errors.
+struct Field {
+  const json& value;
+  std::string path;
+  const std::string& label;
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ConfigError(label + ": " + path + ": " + problem);
+  }
+  void expect(bool ok, const char* expected) const {
+    if (!ok) fail(std::string("expected ") + expected + ", got " + describe_type(value));
+  }
+  Field at(const std::string& key) const { return {value.at(key), path + "." + key, label}; }
+
+  std::string string() const {
+    expect(value.is_string(), "a string");
+    return value.get<std::string>();
+  }
+  std::string non_empty_string() const {
+    std::string text = string();
+    if (text.empty()) fail("must not be empty");
+    return text;
+  }
+  double number(double min, bool strict) const {
+    expect(value.is_number(), "a number");
+    double number = value.get<double>();
+    if (!std::isfinite(number) || (strict ? number <= min : number < min)) {
+      fail(std::string("must be ") + (strict ? "> " : ">= ") + json(min).dump() + ", got " +
+           value.dump());
+    }
+    return number;
+  }
+  // Whole numbers written as 3.0 are accepted, 1.5 is not.
+  int integer(int min) const {
+    expect(value.is_number(), "an integer");
+    double number = value.get<double>();
+    if (number != std::trunc(number)) fail("expected an integer, got " + value.dump());
+    if (number < min || number > std::numeric_limits<int>::max()) {
+      fail("must be between " + std::to_string(min) + " and " +
+           std::to_string(std::numeric_limits<int>::max()) + ", got " + value.dump());
+    }
+    return static_cast<int>(number);
+  }
+  void check_keys(const std::vector<std::string_view>& known, const std::string& owner) const {
+    expect(value.is_object(), "an object");
+    for (const auto& [key, item] : value.items()) {
+      if (contains(known, key)) continue;
+      Field field{item, path + "." + key, label};
+      if (contains(kAllFields, key) && !owner.empty()) {
+        field.fail("not used by the " + owner + " provider");
+      }
+      field.fail("unknown field (" + suggest(key, known) + ")");
+    }
+  }
+};
+
+Price parse_price(const Field& field) {
+  field.check_keys({"input_per_mtok", "output_per_mtok"}, "");
+  Price price;
+  if (field.value.contains("input_per_mtok")) {
+    price.input_per_mtok = field.at("input_per_mtok").number(0, false);
+  }
+  if (field.value.contains("output_per_mtok")) {
+    price.output_per_mtok = field.at("output_per_mtok").number(0, false);
+  }
+  return price;
+}
+
+}  // namespace
+
+ProviderConfig parse_provider_config(const json& value, const std::string& file_label,
+                                     const std::string& field_path) {
+  Field object{value, field_path, file_label};
+  object.expect(value.is_object(), "an object");
+  if (!value.contains("provider")) {
+    Field{value, field_path + ".provider", file_label}.fail("missing required field");
+  }
+  ProviderConfig config;
+  Field provider = object.at("provider");
+  config.provider = provider.string();
+  if (!contains(kProviders, config.provider)) {
+    provider.fail("unsupported provider '" + config.provider + "' (supported: " +
+                  join(kProviders) + ")");
+  }
+  bool http = config.provider != "command";
+  object.check_keys(config.provider == "openai"      ? kOpenAiFields
+                    : config.provider == "anthropic" ? kAnthropicFields
+                                                     : kCommandFields,
+                    config.provider);
+
+  auto has = [&](const char* key) { return value.contains(key); };
+  if (http && !has("model")) {
+    Field{value, field_path + ".model", file_label}.fail("missing required field");
+  }
+  if (has("model")) config.model = object.at("model").non_empty_string();
+
+  if (config.provider == "openai") {
+    config.base_url = "https://api.openai.com/v1";
+    config.api_key_env = "OPENAI_API_KEY";
+  } else if (config.provider == "anthropic") {
+    config.base_url = "https://api.anthropic.com";
+    config.api_key_env = "ANTHROPIC_API_KEY";
+  }
+  if (has("base_url")) {
+    Field field = object.at("base_url");
+    config.base_url = field.non_empty_string();
+    Endpoint endpoint;
+    // The URL itself is not repeated: it might carry credentials.
+    if (std::string problem = parse_endpoint(config.base_url, endpoint); !problem.empty()) {
+      field.fail(problem);
+    }
+  }
+  if (has("api_key_env")) {
+    Field field = object.at("api_key_env");
+    config.api_key_env = field.string();
+    // Not echoed: a common mistake is to paste the key itself here.
+    if (!config.api_key_env.empty() && !is_variable_name(config.api_key_env)) {
+      field.fail("must name an environment variable (letters, digits, '_'), not hold the key; "
+                 "use \"\" for a server without keys");
+    }
+  }
+  if (config.provider == "command") {
+    if (!has("command")) {
+      Field{value, field_path + ".command", file_label}.fail("missing required field");
+    }
+    config.command = object.at("command").non_empty_string();
+  }
+  if (has("timeout_s")) config.timeout_s = object.at("timeout_s").number(0, true);
+  if (has("max_retries")) config.max_retries = object.at("max_retries").integer(0);
+  if (has("max_concurrency")) config.max_concurrency = object.at("max_concurrency").integer(1);
+  if (has("temperature")) config.temperature = object.at("temperature").number(0, false);
+  if (has("max_tokens")) config.max_tokens = object.at("max_tokens").integer(1);
+  if (has("anthropic_version")) {
+    config.anthropic_version = object.at("anthropic_version").non_empty_string();
+  }
+  if (has("price")) config.price = parse_price(object.at("price"));
+  return config;
+}
+
+LlmConfig parse_llm_config(const json& llm, const std::string& file_label) {
+  LlmConfig config;
+  if (llm.is_null()) return config;
+  Field object{llm, "llm", file_label};
+  object.check_keys({"propose", "critique", "rerank"}, "");
+  auto read = [&](const char* role, std::optional<ProviderConfig>& slot) {
+    auto found = llm.find(role);
+    if (found == llm.end() || found->is_null()) return;
+    slot = parse_provider_config(*found, file_label, std::string("llm.") + role);
+  };
+  read("propose", config.propose);
+  read("critique", config.critique);
+  read("rerank", config.rerank);
+  return config;
+}
+
+}  // namespace maxcode::llm

@@ -1,0 +1,115 @@
+// The OpenAI-compatible chat-completions API: OpenAI itself and the servers that copy it
+// (vLLM, llama.cpp server, Ollama, SGLang, TGI).
+// https://platform.openai.com/docs/api-reference/chat
+#include <chrono>
+
+#include "runner/llm/http_client.h"
+#include "runner/llm/providers.h"
+#include "runner/llm/redact.h"
+
+namespace maxcode::llm {
+namespace {
+
+using nlohmann::json;
+
+// `content` is a string from OpenAI; some compatible servers send a list of parts.
+std::string content_text(const json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array()) {
+    for (const json& part : content) {
+      if (string_field(part, "type") == "text") {
+        text += string_field(part, "text");
+      }
+    }
+  }
+  return text;
+}
+
+class OpenAiProvider : public Provider {
+ public:
+  explicit OpenAiProvider(const ProviderConfig& config)
+      : config_(config),
+        label_("openai " + config.model + " at " + config.base_url),
+        http_(config, label_) {}
+
+  std::string describe() const override { return label_; }
+
+  Reply complete(const Request& request) override {
+    return with_purpose(request, [&] { return call(request); });
+  }
+
+ private:
+  Reply call(const Request& request) {
+    auto start = std::chrono::steady_clock::now();
+    std::string key = http_.api_key();
+    json messages = json::array();
+    for (const Message& message : request.messages) {
+      messages.push_back({{"role", message.role}, {"content", message.content}});
+    }
+    json body = {{"model", config_.model},
+                 {"messages", std::move(messages)},
+                 {"temperature", temperature_for(request, config_)},
+                 {"max_tokens", max_tokens_for(request, config_)}};
+    HeaderList headers;
+    if (!key.empty()) headers.emplace_back("Authorization", "Bearer " + key);
+
+    JsonReply answer = http_.post_json("/chat/completions", headers, dump_json(body), key);
+    Reply reply = read_reply(answer.body);
+    reply.attempts = answer.attempts;
+    reply.latency_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return reply;
+  }
+
+  [[noreturn]] void fail(ErrorKind kind, const std::string& problem,
+                         const json& body) const {
+    throw LlmError(kind, label_ + ": " + problem + ": " + excerpt(dump_json(body)));
+  }
+
+  Reply read_reply(const json& body) const {
+    if (!body.is_object() || !body.contains("choices") || !body["choices"].is_array() ||
+        body["choices"].empty() || !body["choices"][0].is_object()) {
+      fail(ErrorKind::kBadReply, "reply has no choices", body);
+    }
+    const json& choice = body["choices"][0];
+    if (!choice.contains("message") || !choice["message"].is_object()) {
+      fail(ErrorKind::kBadReply, "reply has no choices[0].message", body);
+    }
+    const json& message = choice["message"];
+    std::string finish = string_field(choice, "finish_reason");
+    if (auto refusal = message.find("refusal"); refusal != message.end() && !refusal->is_null()) {
+      std::string text = refusal->is_string() ? refusal->get<std::string>() : refusal->dump();
+      throw LlmError(ErrorKind::kRefusal, label_ + ": the model refused: " + excerpt(text, 500));
+    }
+    if (finish == "content_filter") {
+      throw LlmError(ErrorKind::kRefusal,
+                     label_ + ": the reply was stopped by the provider's content filter");
+    }
+    Reply reply;
+    reply.text = content_text(message.value("content", json()));
+    if (reply.text.empty()) {
+      fail(ErrorKind::kBadReply,
+           "reply has no text (finish_reason " + (finish.empty() ? "none" : finish) + ")", body);
+    }
+    reply.finish_reason = finish;
+    reply.model = string_field(body, "model");
+    if (reply.model.empty()) reply.model = config_.model;
+    const json& usage = body.contains("usage") ? body["usage"] : json::object();
+    reply.usage = priced_usage(count_field(usage, "prompt_tokens"), count_field(usage, "completion_tokens"),
+                               config_.price);
+    return reply;
+  }
+
+  ProviderConfig config_;
+  std::string label_;
+  HttpClient http_;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_openai_provider(const ProviderConfig& config) {
+  return std::make_unique<OpenAiProvider>(config);
+}
+
+}  // namespace maxcode::llm

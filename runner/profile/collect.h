@@ -1,0 +1,40 @@
+// Turning profile files into one ranked Profile: the files the injected profilers
+// wrote for a benchmark run, or files a user already has (perf script, callgrind,
+// gperftools, maxcode's own). CPU and GPU entries share one ranking: each entry's
+// share is its time over all CPU time sampled plus all GPU time recorded.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "runner/profile/call_stacks.h"
+#include "runner/profile/gpu_activity.h"
+#include "runner/profile/origin.h"
+#include "runner/profile/profile.h"
+
+namespace maxcode {
+
+// Profiles read so far, before ranking.
+struct Collected {
+  CallStacks cpu;
+  bool have_cpu = false;
+  std::vector<GpuSummary> gpu;
+  std::vector<std::string> warnings;
+};
+
+// What one benchmark's profile directory held (cpu-*.txt, gpu-*.json), added to
+// `into`; per-run facts (processes, samples, GPU time, partial files) go to `run`.
+// A file that cannot be read becomes a warning, never the end of the profile.
+void collect_run_directory(const std::filesystem::path& dir, Collected& into, BenchmarkRun& run);
+
+// One file of any supported format (detected from its content), added to `into`.
+// Throws ProfileFormatError (naming the line or byte) when it cannot be read, and
+// std::runtime_error when its unit cannot be combined with what is there.
+void collect_file(const std::filesystem::path& file, Collected& into);
+
+// Ranks everything collected: entries sorted by share, totals, and warnings about
+// missing debug information in the repository's own programs.
+Profile rank_profile(const Collected& collected, const CodeOrigin& origin);
+
+}  // namespace maxcode

@@ -1,0 +1,39 @@
+#include "runner/profile/command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "runner/files.h"
+#include "runner/profile/table.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+int run_profile(const ProfileOptions& o) {
+  Progress progress(stderr, o.quiet);
+  try {
+    const fs::path config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
+    Profile profile;
+    if (!o.imports.empty()) {
+      // Imports need no build: the config only contributes its scope, when there is one.
+      std::error_code ec;
+      ScopeConfig scope;
+      if (fs::exists(config_file, ec)) scope = load_config(config_file).scope;
+      profile = profile_imports(o, scope);
+    } else {
+      const Config config = load_config(config_file);
+      profile = profile_benchmarks(o, config, progress);
+    }
+    fs::create_directories(o.out);
+    write_text(o.out / "profile.json", to_json(profile).dump(2) + "\n");
+    std::cout << render_profile_table(profile, o.top, o.min_share) << std::flush;
+    progress.note("wrote " + (o.out / "profile.json").string());
+  } catch (const std::exception& e) {
+    progress.note(std::string("maxcode: error: ") + e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace maxcode

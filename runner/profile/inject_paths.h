@@ -1,0 +1,21 @@
+// Where the libraries loaded into profiled programs are: beside the maxcode
+// executable (build/lib/ in a build tree, lib/maxcode/ when installed).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace maxcode {
+
+struct InjectLibraries {
+  std::filesystem::path sampler;  // libmaxcode_sampler.so; empty when not found
+  std::filesystem::path cupti;    // libmaxcode_cupti.so; empty when not found (no CUPTI)
+  std::vector<std::filesystem::path> searched;
+};
+
+// Looks in $MAXCODE_INJECT_DIR, then relative to /proc/self/exe: lib/, ., ../lib,
+// ../lib/maxcode.
+InjectLibraries find_inject_libraries();
+
+}  // namespace maxcode

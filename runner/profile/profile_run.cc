@@ -1,0 +1,205 @@
+#include "runner/profile/profile_run.h"
+
+#include <cstdlib>
+
+#include "runner/files.h"
+#include "runner/process.h"
+#include "runner/profile/bound.h"
+#include "runner/profile/collect.h"
+#include "runner/profile/inject_paths.h"
+#include "runner/workspace.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Extra seconds past a benchmark's limit before the hard kill: the SIGTERM that ends
+// it first lets the sampler write its file, and CUPTI's last snapshot is on disk.
+constexpr double kGraceS = 10;
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string with_env(const char* name, const std::string& extra) {
+  const char* current = std::getenv(name);
+  return current && *current ? std::string(current) + " " + extra : extra;
+}
+
+// Owns the temporary directory of one profile run.
+struct WorkDir {
+  fs::path path;
+  bool keep = false;
+  ~WorkDir() {
+    if (!keep && !path.empty()) remove_workspace(path);
+  }
+};
+
+Command step(const std::string& shell, const fs::path& cwd, double timeout_s, const Config& config,
+             const std::vector<std::string>& writable) {
+  Command cmd;
+  cmd.shell = shell;
+  cmd.cwd = cwd.string();
+  cmd.timeout_s = timeout_s;
+  cmd.output_cap = config.workspace.output_cap_bytes;
+  cmd.isolate = config.workspace.isolate;
+  cmd.writable_paths = writable;
+  return cmd;
+}
+
+std::string describe(const Outcome& outcome, double limit_s) {
+  // `timeout` reports the end it caused as 124; 128+N is a signal the child died of.
+  if (outcome.exit_code == 124 && !outcome.timed_out) {
+    char text[64];
+    std::snprintf(text, sizeof text, "timed out after %.1f s", limit_s);
+    return text;
+  }
+  if (outcome.exit_code > 128 && outcome.exit_code < 128 + 65) {
+    const char* name = sigabbrev_np(outcome.exit_code - 128);
+    return outcome.describe() + (name ? std::string(" (killed by SIG") + name + ")" : "");
+  }
+  return outcome.describe();
+}
+
+void build(const fs::path& root, const Config& config, const ProfileOptions& o,
+           const std::vector<std::string>& writable, Progress& progress) {
+  std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_WORKSPACE", root.string()}};
+  if (o.debug_flags) {
+    // Names, lines and call stacks need debug info and frame pointers. Flags that
+    // change no code generation (-g) or little (frame pointers); build systems that
+    // read CFLAGS & co. (CMake, autotools, plain make) pick them up.
+    env.push_back({"CFLAGS", with_env("CFLAGS", "-g -fno-omit-frame-pointer")});
+    env.push_back({"CXXFLAGS", with_env("CXXFLAGS", "-g -fno-omit-frame-pointer")});
+    env.push_back({"CUDAFLAGS", with_env("CUDAFLAGS", "-g -lineinfo -Xcompiler=-fno-omit-frame-pointer")});
+  }
+  for (const auto& [label, shell] : {std::pair<std::string, std::string>{"configure", config.build.configure},
+                                     {"build", config.build.command}}) {
+    if (shell.empty()) continue;
+    progress.status("profile: " + label + ": " + shell);
+    Command cmd = step(shell, root, config.build.timeout_s, config, writable);
+    cmd.env = env;
+    Outcome outcome = run(cmd);
+    if (!outcome.ok())
+      throw ProfileError(label + " failed: " + outcome.describe() + "\n" + outcome.tail(3000));
+  }
+}
+
+}  // namespace
+
+Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progress& progress) {
+  if (config.benchmarks.empty()) throw ProfileError("the config names no benchmark to profile");
+  WorkDir work{make_unique_dir(fs::temp_directory_path(), "maxcode-profile-"), o.keep_workspaces};
+  fs::path root = fs::absolute(o.repo).lexically_normal();
+  std::string commit;
+  std::vector<std::string> writable{work.path.string()};
+  if (o.build) {
+    progress.status("profile: copying the repository");
+    SourceSnapshot source = capture_source(o.repo, work.path / "source", config.workspace.exclude);
+    commit = source.commit;
+    root = work.path / "ws";
+    create_workspace(source, root);
+    writable.push_back(root.string());
+    build(root, config, o, writable, progress);
+  } else {
+    writable.push_back(root.string());
+  }
+
+  // The libraries travel into the work directory: a sandbox shows the program a
+  // private /tmp, where a build tree of maxcode itself may live.
+  Profile profile;
+  InjectLibraries libs = find_inject_libraries();
+  fs::create_directories(work.path / "inject");
+  std::string sampler, cupti;
+  if (!libs.sampler.empty()) {
+    sampler = (work.path / "inject" / libs.sampler.filename()).string();
+    fs::copy_file(libs.sampler, sampler, fs::copy_options::overwrite_existing);
+  } else {
+    profile.warnings.push_back("the CPU sampler (libmaxcode_sampler.so) was not found beside maxcode: "
+                               "no CPU profile");
+  }
+  if (!libs.cupti.empty()) {
+    cupti = (work.path / "inject" / libs.cupti.filename()).string();
+    fs::copy_file(libs.cupti, cupti, fs::copy_options::overwrite_existing);
+  } else {
+    profile.warnings.push_back("this maxcode was built without CUPTI: GPU kernels are not profiled");
+  }
+  Command probe;
+  probe.shell = "command -v timeout";
+  probe.timeout_s = 5;
+  const bool have_timeout = run(probe).ok();
+
+  Collected collected;
+  std::vector<BenchmarkRun> runs;
+  for (std::size_t i = 0; i < config.benchmarks.size(); ++i) {
+    const BenchmarkConfig& bench = config.benchmarks[i];
+    progress.status("profile: running " + bench.name + ": " + bench.command);
+    const fs::path dir = work.path / "profiles" / std::to_string(i);
+    fs::create_directories(dir);
+    // SIGTERM at the benchmark's own limit, so that the profilers still write.
+    const std::string shell =
+        have_timeout ? "exec timeout -s TERM " + std::to_string(bench.timeout_s) + " /bin/sh -c " + shell_quote(bench.command)
+                     : bench.command;
+    Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable);
+    cmd.env = {{"MAXCODE_PROFILE_DIR", dir.string()},
+               {"MAXCODE_WORKSPACE", root.string()},
+               {"MAXCODE_SEED", std::to_string(config.acceptance.seeds.empty() ? 1 : config.acceptance.seeds.front())}};
+    if (!sampler.empty()) {
+      const char* preload = std::getenv("LD_PRELOAD");
+      cmd.env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
+    }
+    if (!cupti.empty()) cmd.env.push_back({"CUDA_INJECTION64_PATH", cupti});
+    const Outcome outcome = run(cmd);
+
+    BenchmarkRun r;
+    r.name = bench.name;
+    r.command = bench.command;
+    r.wall_s = outcome.wall_s;
+    if (!outcome.ok()) {
+      r.outcome = describe(outcome, bench.timeout_s);
+      r.output_tail = outcome.tail(2000);
+      progress.note("benchmark " + bench.name + ": " + r.outcome + " (what was recorded until then is kept)");
+    }
+    collect_run_directory(dir, collected, r);
+    const Boundness b = classify_boundness(r.wall_s, r.gpu_busy_s, r.kernel_launches, r.gpu_kernel_s,
+                                           r.gpu_processes > 0 && (r.kernel_launches > 0 || r.gpu_transfer_s > 0));
+    r.bound = b.kind;
+    r.bound_reason = b.reason;
+    if (r.gpu_processes > 0 && r.kernel_launches == 0)
+      profile.warnings.push_back("benchmark " + bench.name + ": the program initialized CUDA but ran no kernels");
+    if (r.samples == 0)
+      profile.warnings.push_back("benchmark " + bench.name + ": no CPU samples (it ran for less than a few "
+                                 "milliseconds of CPU time, or the sampler could not load)");
+    else if (r.dropped * 100 > r.samples)
+      profile.warnings.push_back("benchmark " + bench.name + ": " + std::to_string(r.dropped) + " of " +
+                                 std::to_string(r.samples) + " samples dropped (stack table full)");
+    if (r.gpu_dropped > 0)
+      profile.warnings.push_back("benchmark " + bench.name + ": CUPTI dropped " + std::to_string(r.gpu_dropped) +
+                                 " activity records: kernel times are too low");
+    runs.push_back(std::move(r));
+  }
+
+  // Recorded paths name the workspace; the user knows the repository.
+  CodeOrigin origin({root, o.repo}, config.scope);
+  Profile ranked = rank_profile(collected, origin);
+  ranked.warnings.insert(ranked.warnings.begin(), profile.warnings.begin(), profile.warnings.end());
+  ranked.runs = std::move(runs);
+  ranked.repository = fs::absolute(o.repo).lexically_normal().string();
+  ranked.commit = commit;
+  if (o.keep_workspaces) progress.note("profile files kept in " + work.path.string());
+  return ranked;
+}
+
+Profile profile_imports(const ProfileOptions& o, const ScopeConfig& scope) {
+  Collected collected;
+  for (const auto& file : o.imports) collect_file(file, collected);
+  CodeOrigin origin({o.repo}, scope);
+  Profile profile = rank_profile(collected, origin);
+  profile.repository = fs::absolute(o.repo).lexically_normal().string();
+  return profile;
+}
+
+}  // namespace maxcode

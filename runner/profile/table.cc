@@ -1,0 +1,86 @@
+#include "runner/profile/table.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace maxcode {
+
+namespace {
+
+std::string amount(double value, const std::string& unit) {
+  char text[48];
+  if (unit == "ns") {
+    if (value >= 1e9) std::snprintf(text, sizeof text, "%.3f s", value / 1e9);
+    else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f ms", value / 1e6);
+    else std::snprintf(text, sizeof text, "%.1f us", value / 1e3);
+  } else if (value >= 1e9) {
+    std::snprintf(text, sizeof text, "%.2fG %s", value / 1e9, unit.c_str());
+  } else if (value >= 1e6) {
+    std::snprintf(text, sizeof text, "%.2fM %s", value / 1e6, unit.c_str());
+  } else {
+    std::snprintf(text, sizeof text, "%.0f %s", value, unit.c_str());
+  }
+  return text;
+}
+
+// Cut to `width` display columns (names are ASCII), marking the cut.
+std::string fit(const std::string& text, std::size_t width) {
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 3) + "...";
+}
+
+std::string where(const ProfileEntry& e) {
+  if (!e.file.empty()) return e.line > 0 ? e.file + ":" + std::to_string(e.line) : e.file;
+  if (!e.module.empty()) return std::filesystem::path(e.module).filename().string();
+  return "?";
+}
+
+std::string flags(const ProfileEntry& e) {
+  if (e.external) return "external";
+  if (!e.in_scope) return "out of scope";
+  return "";
+}
+
+}  // namespace
+
+std::string render_profile_table(const Profile& p, int top, double min_share) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%4s %7s %11s %9s %-4s %-48s %-32s %s\n", "#", "share", "time", "calls",
+                "kind", "function", "where", "");
+  out += line;
+  int shown = 0;
+  for (std::size_t i = 0; i < p.entries.size() && shown < top; ++i) {
+    const ProfileEntry& e = p.entries[i];
+    if (e.share < min_share) break;
+    ++shown;
+    const std::string calls = e.calls ? std::to_string(e.calls) : "-";
+    std::snprintf(line, sizeof line, "%4zu %6.1f%% %11s %9s %-4s %-48s %-32s %s\n", i + 1, e.share * 100,
+                  amount(e.self, p.unit).c_str(), calls.c_str(), e.kind.c_str(), fit(e.name, 48).c_str(),
+                  fit(where(e), 32).c_str(), flags(e).c_str());
+    out += line;
+  }
+  if (shown == 0) out += "   (no entry at or above " + std::to_string(min_share * 100).substr(0, 4) + "% of the time)\n";
+  const std::size_t hidden = p.entries.size() - static_cast<std::size_t>(shown);
+  if (hidden > 0) out += "   ... " + std::to_string(hidden) + " more below the cut (all in profile.json)\n";
+
+  std::snprintf(line, sizeof line, "\ntotal: CPU %s sampled, GPU %s\n", amount(p.cpu_total, p.unit).c_str(),
+                amount(p.gpu_total, "ns").c_str());
+  out += line;
+  for (const BenchmarkRun& r : p.runs) {
+    std::snprintf(line, sizeof line, "benchmark %s: %s; wall %.3f s, CPU %.3f s (%llu samples), GPU busy %.3f s",
+                  r.name.c_str(), r.outcome.c_str(), r.wall_s, r.cpu_s,
+                  static_cast<unsigned long long>(r.samples), r.gpu_busy_s);
+    out += line;
+    if (r.kernel_launches) {
+      std::snprintf(line, sizeof line, " (%llu kernel launches, %.3f s kernels, %.3f s copies)",
+                    static_cast<unsigned long long>(r.kernel_launches), r.gpu_kernel_s, r.gpu_transfer_s);
+      out += line;
+    }
+    out += "\n  " + r.bound + ": " + r.bound_reason + (r.partial ? " [partial profile]" : "") + "\n";
+  }
+  for (const auto& w : p.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace maxcode
