@@ -167,14 +167,31 @@ std::string correctness(const DeliveryInput& in) {
   return out;
 }
 
+// Who wrote a critique: result.json's `critic` is "llm <model>" or "metrics" (maxcode's
+// rule-based critic); without it the text is treated as model-written, the cautious label.
+std::string critic_label(const json& candidate) {
+  const std::string critic = str(candidate, "critic");
+  if (critic == "metrics") return "";
+  if (critic.rfind("llm", 0) == 0 && critic.size() > 4) return " (" + sanitize_inline(critic.substr(4), 60) + ")";
+  return "";
+}
+
 std::string rationale(const DeliveryInput& in, std::size_t max_bytes) {
-  const std::string critique = critique_of(in.winner_candidate());
+  const json winner = in.winner_candidate();
+  const std::string critique = critique_of(winner);
   if (critique.empty()) return "";
   std::string text(utf8_prefix(critique, max_bytes));
   const bool cut = text.size() < critique.size();
-  std::string out = "### Why it is faster (model-written)\n\n";
-  out += "> [!NOTE]\n> This rationale was written by a language model from the measurements. It explains; it does not "
-         "prove. The numbers above are measured.\n\n";
+  const bool rules = str(winner, "critic") == "metrics";
+  std::string out;
+  if (rules) {
+    out = "### Why it is faster (rule-based diagnosis)\n\n> [!NOTE]\n> Written by maxcode's rule-based critic from the "
+          "measured metrics, not by a person. The numbers above are measured.\n\n";
+  } else {
+    out = "### Why it is faster (model-written)\n\n> [!NOTE]\n> This rationale was written by a language model" +
+          critic_label(winner) +
+          " from the measurements. It explains; it does not prove. The numbers above are measured.\n\n";
+  }
   out += sanitize_markdown(text);
   if (!out.empty() && out.back() != '\n') out += "\n";
   if (cut) out += "\n*(rationale shortened to fit the PR body)*\n";
@@ -243,7 +260,8 @@ std::string trajectory(const DeliveryInput& in, std::size_t max_rows, bool evide
         out += code_block(tail);
       }
       if (!critique.empty())
-        out += "\nCritique (model-written): " + sanitize_inline(critique, 600) + "\n";
+        out += std::string("\nCritique (") + (str(c, "critic") == "metrics" ? "rule-based" : "model-written") +
+               "): " + sanitize_inline(critique, 600) + "\n";
       out += "\n";
     }
   }
@@ -278,13 +296,15 @@ json metadata(const DeliveryInput& in, const PrContext& ctx) {
           {"branch", ctx.branch},
           {"speedup", num(w["speedup"], "median")},
           {"interval", {num(w["speedup"], "low"), num(w["speedup"], "high")}},
-          {"rounds", num(w["speedup"], "rounds")},
+          {"rounds", static_cast<long long>(num(w["speedup"], "rounds"))},
           {"maxcode", str(in.result["environment"], "maxcode")}};
 }
 
-// A section and its renditions from full to absent; trimming steps down one at a time.
+// A section and its renditions from full to absent; trimming steps down one at a time,
+// lowest `keep` first.
 struct Section {
   std::string name;
+  int keep;  // how much the section matters: trimmed in increasing order
   std::vector<std::string> renditions;
   std::size_t level = 0;
   const std::string& text() const { return renditions[level]; }
@@ -317,17 +337,17 @@ PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t lim
   out.title = pr_title(in);
   out.metadata = metadata(in, ctx);
 
-  // Listed most important first; trimmed from the end of this list.
+  // In reading order; `keep` orders the trimming (trajectory first, correctness last).
   std::vector<Section> sections;
-  sections.push_back({"summary", {header(in)}});
-  sections.push_back({"results", {results(in)}});
-  sections.push_back({"correctness evidence", {correctness(in), ""}});
-  sections.push_back({"reproduce", {reproduce(in, ctx), ""}});
-  sections.push_back({"environment", {environment(in), ""}});
-  sections.push_back({"rationale", {rationale(in, 20000), rationale(in, 2000), ""}});
   const std::size_t rows = in.trajectory.size();
-  sections.push_back({"trajectory", {trajectory(in, rows, true), trajectory(in, rows, false),
-                                     trajectory(in, std::min<std::size_t>(rows, 20), false), ""}});
+  sections.push_back({"summary", 99, {header(in)}});
+  sections.push_back({"results", 99, {results(in)}});
+  sections.push_back({"correctness evidence", 5, {correctness(in), ""}});
+  sections.push_back({"rationale", 2, {rationale(in, 20000), rationale(in, 2000), ""}});
+  sections.push_back({"environment", 3, {environment(in), ""}});
+  sections.push_back({"reproduce", 4, {reproduce(in, ctx), ""}});
+  sections.push_back({"trajectory", 1, {trajectory(in, rows, true), trajectory(in, rows, false),
+                                        trajectory(in, std::min<std::size_t>(rows, 20), false), ""}});
 
   const std::string metadata_line = render_metadata(out.metadata);
   auto render = [&](const std::vector<std::string>& trimmed) {
@@ -337,8 +357,12 @@ PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t lim
     return body + footer(in, trimmed, ctx.superseded_pr) + "\n" + metadata_line + "\n";
   };
   std::string body = render({});
-  for (std::size_t i = sections.size(); i-- > 0 && body.size() > limit;) {
-    Section& s = sections[i];
+  std::vector<Section*> by_keep;
+  for (auto& s : sections) by_keep.push_back(&s);
+  std::stable_sort(by_keep.begin(), by_keep.end(), [](const Section* a, const Section* b) { return a->keep < b->keep; });
+  for (Section* section : by_keep) {
+    if (body.size() <= limit) break;
+    Section& s = *section;
     while (s.level + 1 < s.renditions.size() && body.size() > limit) {
       ++s.level;
       if (std::find(out.trimmed.begin(), out.trimmed.end(), s.name) == out.trimmed.end()) out.trimmed.push_back(s.name);

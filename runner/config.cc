@@ -357,12 +357,19 @@ std::vector<KnobConfig> parse_knobs(const Node& node) {
 }
 
 SearchConfig parse_search(const Node& node) {
-  Reader r(node, {"policy", "max_evaluations", "batch", "replay_dir", "knobs", "seed",
-                  "max_wall_s"});
+  Reader r(node, {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
+                  "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"});
   SearchConfig search;
-  if (auto policy = r.get("policy")) search.policy = one_of(*policy, "policy", {"tune", "replay"});
+  if (auto policy = r.get("policy"))
+    search.policy = one_of(*policy, "policy", {"tune", "replay", "maxcode", "cuda-llm", "effilearner"});
   search.max_evaluations = r.integer("max_evaluations", search.max_evaluations, 1);
   search.batch = r.integer("batch", search.batch, 1);
+  search.proposals = r.integer("proposals", search.proposals, 0);
+  search.max_tokens = r.integer("max_tokens", search.max_tokens, 0);
+  search.max_dollars = r.number("max_dollars", search.max_dollars, {0.0, false});
+  if (auto critic = r.get("critic")) search.critic = one_of(*critic, "critic", {"auto", "metrics", "llm", "none"});
+  if (auto reranker = r.get("reranker")) search.reranker = one_of(*reranker, "reranker", {"auto", "llm", "none"});
+  search.trajectory_window = r.integer("trajectory_window", search.trajectory_window, 1);
   // Replay may get its directory on the command line instead, so it is not required here.
   if (auto dir = r.get("replay_dir")) search.replay_dir = dir->relative_path();
   if (auto knobs = r.get("knobs")) search.knobs = parse_knobs(*knobs);
@@ -521,7 +528,10 @@ json to_json(const Config& config) {
   const SearchConfig& s = config.search;
   json search = {{"policy", s.policy},         {"max_evaluations", s.max_evaluations},
                  {"batch", s.batch},           {"knobs", knobs},
-                 {"seed", s.seed},             {"max_wall_s", s.max_wall_s}};
+                 {"seed", s.seed},             {"max_wall_s", s.max_wall_s},
+                 {"proposals", s.proposals},   {"max_tokens", s.max_tokens},
+                 {"max_dollars", s.max_dollars}, {"critic", s.critic},
+                 {"reranker", s.reranker},     {"trajectory_window", s.trajectory_window}};
   put_optional(search, "replay_dir", s.replay_dir);
 
   const AcceptanceConfig& a = config.acceptance;

@@ -71,9 +71,16 @@ struct KnobConfig {
 };
 
 struct SearchConfig {
-  std::string policy = "tune";  // "tune" | "replay"
+  // "tune" | "replay" | LLM presets "maxcode" | "cuda-llm" | "effilearner" (need llm.propose)
+  std::string policy = "tune";
   int max_evaluations = 32;     // candidates evaluated (duplicates not counted)
-  int batch = 4;                // candidates built and checked in parallel per step
+  int batch = 4;                // n: candidates built and checked in parallel per step
+  int proposals = 0;            // k: proposed per step, reranked down to n; 0 = batch
+  long max_tokens = 0;          // LLM token budget; 0 = none
+  double max_dollars = 0;       // LLM cost budget (llm.*.price); 0 = none
+  std::string critic = "auto";    // "auto" (llm if llm.critique, else metrics) | "metrics" | "llm" | "none"
+  std::string reranker = "auto";  // "auto" (llm if llm.rerank, else none) | "llm" | "none"
+  int trajectory_window = 8;    // earlier attempts shown to the maxcode policy
   std::string replay_dir;       // for "replay"; relative to the repository root
   std::vector<KnobConfig> knobs;
   std::uint64_t seed = 1;       // random choices of the search

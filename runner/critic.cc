@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "runner/feedback.h"
+#include "runner/spend.h"
 
 namespace maxcode {
 
@@ -106,8 +107,8 @@ class MetricsCritic : public Critic {
 
 class LlmCritic : public Critic {
  public:
-  LlmCritic(TargetContext context, llm::Provider& provider, const Prompts& prompts)
-      : context_(std::move(context)), provider_(provider), prompts_(prompts), fallback_(context_) {}
+  LlmCritic(TargetContext context, llm::Provider& provider, const Prompts& prompts, Spend* spend)
+      : context_(std::move(context)), provider_(provider), prompts_(prompts), spend_(spend), fallback_(context_) {}
   std::string name() const override { return "llm " + provider_.describe(); }
 
   std::string critique(const Evaluation& e) override {
@@ -123,6 +124,7 @@ class LlmCritic : public Critic {
                                                      {"evaluation", render_feedback(e)}})}};
     try {
       llm::Reply reply = provider_.complete(request);
+      if (spend_) spend_->add(reply.usage);
       std::string text = reply.text.substr(0, 3000);
       if (!text.empty()) return text;
       return fallback_.critique(e) + " (The LLM critic returned nothing; rule-based critique.)";
@@ -136,6 +138,7 @@ class LlmCritic : public Critic {
   TargetContext context_;
   llm::Provider& provider_;
   const Prompts& prompts_;
+  Spend* spend_;
   MetricsCritic fallback_;
 };
 
@@ -163,8 +166,8 @@ std::unique_ptr<Critic> make_metrics_critic(const TargetContext& context) {
 }
 
 std::unique_ptr<Critic> make_llm_critic(const TargetContext& context, llm::Provider& provider,
-                                        const Prompts& prompts) {
-  return std::make_unique<LlmCritic>(context, provider, prompts);
+                                        const Prompts& prompts, Spend* spend) {
+  return std::make_unique<LlmCritic>(context, provider, prompts, spend);
 }
 
 }  // namespace maxcode

@@ -34,7 +34,8 @@ class Critic {
 
 std::unique_ptr<Critic> make_metrics_critic(const TargetContext& context);
 // Falls back to the metrics critic (and says so) when a call fails for one candidate.
+class Spend;
 std::unique_ptr<Critic> make_llm_critic(const TargetContext& context, llm::Provider& provider,
-                                        const Prompts& prompts);
+                                        const Prompts& prompts, Spend* spend = nullptr);
 
 }  // namespace maxcode

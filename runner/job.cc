@@ -14,6 +14,10 @@
 #include "runner/profile/select.h"
 #include "runner/report.h"
 #include "runner/search.h"
+#include "runner/checkpoint.h"
+#include "runner/method.h"
+#include "runner/rollout_store.h"
+#include <random>
 
 namespace maxcode {
 
@@ -102,6 +106,7 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
   const auto start = std::chrono::steady_clock::now();
   Progress progress(stderr, o.quiet);
   Session s;
+  int status = 0;
   try {
     setup(s, o, command);
     fs::path ccache;
@@ -138,6 +143,13 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
       progress.note("no winner" + (result.unconfirmed ? ": " + *result.unconfirmed : std::string()));
     }
     for (const auto& w : s.info.warnings) progress.note("warning: " + w);
+    if (result.fatal) {
+      progress.note("maxcode: error: " + *result.fatal +
+                    (command == "optimize" ? " (results so far are written; fix it and run with --resume " +
+                                                 o.out.string() + ")"
+                                           : ""));
+      status = 1;
+    }
     progress.note("wrote " + (o.out / "report.md").string() + ", result.json" +
                   (patch.empty() ? "" : ", patch.diff") + (command == "optimize" ? ", trajectory.jsonl" : ""));
   } catch (const std::exception& e) {
@@ -147,40 +159,97 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
   }
   if (!o.keep_workspaces) remove_workspace(s.work_dir);
   else progress.note("workspaces kept in " + s.work_dir.string());
-  return 0;
+  return status;
 }
 
 }  // namespace
 
-int run_optimize(const JobOptions& o) {
-  return run_job(o, "optimize", [&](Session& s, Evaluator& evaluator, Progress& progress) {
+// "20261122T130501Z-3f9a1c": sortable, unique enough to key the rollout store.
+std::string new_run_id() {
+  std::string id = utc_now();
+  id.erase(std::remove_if(id.begin(), id.end(), [](char c) { return c == '-' || c == ':'; }), id.end());
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(std::random_device{}() & 0xffffff));
+  return id + "-" + suffix;
+}
+
+int run_optimize(const JobOptions& given) {
+  JobOptions o = given;
+  std::optional<Checkpoint> checkpoint;
+  if (!o.resume.empty()) {
+    try {
+      checkpoint = read_checkpoint(o.resume);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "maxcode: error: %s\n", e.what());
+      return 1;
+    }
+    // The interrupted run decides what is searched and where results go.
+    o.out = o.resume;
+    o.function = checkpoint->target.function;
+    o.policy = checkpoint->policy;
+  }
+  int status = run_job(o, "optimize", [&](Session& s, Evaluator& evaluator, Progress& progress) {
     if (!o.policy.empty()) s.config.search.policy = o.policy;
-    if (!o.replay_dir.empty()) s.config.search.replay_dir = o.replay_dir.string();
     if (o.max_evaluations > 0) s.config.search.max_evaluations = o.max_evaluations;
     const SearchConfig& sc = s.config.search;
     s.info.policy = sc.policy;
-    std::unique_ptr<Policy> policy;
-    if (sc.policy == "tune") {
-      policy = make_tune_policy(s.knobs, sc.max_evaluations, sc.seed);
-    } else if (sc.policy == "replay") {
-      if (sc.replay_dir.empty())
-        throw PolicyError("the replay policy needs a directory: --replay-dir or search.replay_dir");
-      fs::path dir = sc.replay_dir;
-      if (dir.is_relative() && o.replay_dir.empty()) dir = o.repo / dir;  // config paths are repo-relative
-      policy = make_replay_policy(dir);
-    } else {
-      throw PolicyError("unknown policy '" + sc.policy + "' (this build knows tune and replay)");
-    }
+    Spend spend;
+    if (checkpoint) spend.restore(checkpoint->spend);
+    const std::string file_text = read_text(s.source.root / s.located.target.file);
+    auto method = make_method(
+        {s.config, o.repo, o.replay_dir,
+         make_target_context(s.located.target, file_text, evaluator.baseline_definition()), s.knobs},
+        spend);
+
+    // Everything a run learns is kept as it happens: trajectory.jsonl, the rollout
+    // store, and a checkpoint after every step.
+    const std::string run_id = checkpoint ? checkpoint->run_id : new_run_id();
+    RolloutStore store(o.db.empty() ? o.out / "rollouts.sqlite" : o.db);
+    store.begin_run({run_id, s.info.started_at, s.info.repository, s.info.commit, s.located.target,
+                     method->context.language, sc.policy, evaluator.baseline_definition(), method->prompts.system});
     const fs::path trajectory_file = o.out / "trajectory.jsonl";
-    write_text(trajectory_file, "");
+    if (!checkpoint) write_text(trajectory_file, "");
     std::ofstream trajectory(trajectory_file, std::ios::app);
-    return run_search(evaluator, *policy, s.located.target,
-                      {sc.max_evaluations, sc.batch, sc.max_wall_s}, progress,
-                      [&](const TrajectoryEntry& entry) {
-                        trajectory << trajectory_line(entry).dump() << "\n";
-                        trajectory.flush();
-                      });
+    int seq = checkpoint ? static_cast<int>(checkpoint->state.trajectory.size()) : 0;
+    double best_so_far = 1.0;
+    if (checkpoint)
+      for (const auto& e : checkpoint->state.trajectory) best_so_far = std::max(best_so_far, e.evaluation.reward());
+
+    SearchHooks hooks;
+    hooks.critic = method->critic.get();
+    hooks.reranker = method->reranker.get();
+    hooks.spend = &spend;
+    hooks.on_entry = [&](const TrajectoryEntry& entry) {
+      trajectory << trajectory_line(entry).dump() << "\n";
+      trajectory.flush();
+      store.add_candidate(run_id, seq++, entry, best_so_far);
+      best_so_far = std::max(best_so_far, entry.evaluation.reward());
+    };
+    hooks.on_step = [&](const SearchState& state) {
+      write_checkpoint(o.out, {run_id, sc.policy, s.located.target, state, spend.to_json()});
+    };
+    SearchLimits limits{sc.max_evaluations, sc.batch, sc.proposals > 0 ? sc.proposals : sc.batch,
+                        sc.max_wall_s, sc.max_tokens, sc.max_dollars};
+    SearchResult result = run_search(evaluator, *method->policy, s.located.target, limits, progress, hooks,
+                                     checkpoint ? &checkpoint->state : nullptr);
+    store.finish_run(run_id, result.winner ? std::optional<std::string>(result.winner->id) : std::nullopt,
+                     result.winner ? to_json(result.winner->confirmed.speedup) : nlohmann::json(nullptr));
+    return result;
   });
+  return status;
+}
+
+int run_export(const fs::path& db, const fs::path& out) {
+  try {
+    ExportCounts counts = export_training_data(db, out);
+    std::printf("wrote %d slow/fast pairs to %s, %d reward-to-go samples to %s, %d staged rewards to %s\n",
+                counts.sft_pairs, (out / "sft.jsonl").c_str(), counts.rtg_samples, (out / "rtg.jsonl").c_str(),
+                counts.staged_rewards, (out / "rewards.jsonl").c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "maxcode: error: %s\n", e.what());
+    return 1;
+  }
 }
 
 int run_eval(const JobOptions& o) {

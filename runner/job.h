@@ -18,6 +18,8 @@ struct JobOptions {
   std::filesystem::path replay_dir;      // overrides search.replay_dir
   int max_evaluations = 0;               // overrides search.max_evaluations when > 0
   std::filesystem::path candidate_file;  // eval: the candidate
+  std::filesystem::path resume;          // optimize: an output directory with a checkpoint
+  std::filesystem::path db;              // rollout store; default <out>/rollouts.sqlite
   bool keep_workspaces = false;
   bool quiet = false;
 };
@@ -26,5 +28,8 @@ struct JobOptions {
 // original failing its own checks); the message is printed on stderr.
 int run_optimize(const JobOptions& options);
 int run_eval(const JobOptions& options);
+
+// `maxcode export`: training data from a rollout store (see rollout_store.h).
+int run_export(const std::filesystem::path& db, const std::filesystem::path& out);
 
 }  // namespace maxcode

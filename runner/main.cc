@@ -27,13 +27,19 @@ int main(int argc, char** argv) {
 
   maxcode::JobOptions optimize_options;
   CLI::App* optimize = app.add_subcommand(
-      "optimize", "search for a faster version of a function; writes result.json, report.md, "
-                  "patch.diff and trajectory.jsonl");
+      "optimize", "search for a faster version of a function; writes result.json, report.md, report.html, "
+                  "patch.diff, trajectory.jsonl, checkpoint.json and rollouts.sqlite");
   add_common(optimize, optimize_options);
   optimize->add_option("--function", optimize_options.function,
                        "function to optimize (default: the config's targets.functions[0])");
-  optimize->add_option("--policy", optimize_options.policy, "tune | replay (default: search.policy)")
-      ->check(CLI::IsMember({"tune", "replay"}));
+  optimize->add_option("--policy", optimize_options.policy,
+                       "tune | replay | maxcode | cuda-llm | effilearner (default: search.policy)")
+      ->check(CLI::IsMember({"tune", "replay", "maxcode", "cuda-llm", "effilearner"}));
+  optimize->add_option("--resume", optimize_options.resume,
+                       "continue the interrupted run whose --out directory this is (its checkpoint.json)")
+      ->check(CLI::ExistingDirectory);
+  optimize->add_option("--db", optimize_options.db,
+                       "rollout store (SQLite) to record every step in (default: OUT/rollouts.sqlite)");
   optimize->add_option("--replay-dir", optimize_options.replay_dir,
                        "directory of candidate files for the replay policy");
   optimize->add_option("--max-evaluations", optimize_options.max_evaluations,
@@ -48,6 +54,15 @@ int main(int argc, char** argv) {
   eval->add_option("--candidate", eval_options.candidate_file, "candidate file")
       ->required()
       ->check(CLI::ExistingFile);
+
+  std::filesystem::path export_db, export_out = "maxcode-export";
+  CLI::App* export_command = app.add_subcommand(
+      "export", "training data from a rollout store: sft.jsonl (slow/fast pairs), rtg.jsonl (reward-to-go "
+                "samples), rewards.jsonl (staged rewards)");
+  export_command->add_option("--db", export_db, "the rollout store (rollouts.sqlite)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  export_command->add_option("--out", export_out, "output directory (default: maxcode-export)");
 
   maxcode::bot::PrCommandOptions pr_options;
   CLI::App* pr = app.add_subcommand(
@@ -104,6 +119,7 @@ int main(int argc, char** argv) {
   }
   if (optimize->parsed()) return maxcode::run_optimize(optimize_options);
   if (eval->parsed()) return maxcode::run_eval(eval_options);
+  if (export_command->parsed()) return maxcode::run_export(export_db, export_out);
   if (profile->parsed()) return maxcode::run_profile(profile_options);
   if (pr->parsed()) return maxcode::bot::run_pr_command(pr_options);
   return 2;

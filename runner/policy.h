@@ -38,6 +38,8 @@ class Policy {
   virtual std::string name() const = 0;
   // Up to `count` new candidates; none when the policy has nothing left to try.
   virtual std::vector<Candidate> propose(const SearchState& state, int count) = 0;
+  // After a resume: `state` holds what earlier sessions tried; do not propose it again.
+  virtual void resume(const SearchState& state) { (void)state; }
 };
 
 class PolicyError : public std::runtime_error {
@@ -52,6 +54,21 @@ std::unique_ptr<Policy> make_tune_policy(std::vector<Knob> knobs, int budget, st
 // Candidates from files in `directory`, in name order: each file is either a complete
 // new definition of the target (helpers may precede it) or a unified diff.
 std::unique_ptr<Policy> make_replay_policy(const std::filesystem::path& directory);
+
+struct TargetContext;
+struct Prompts;
+class Spend;
+namespace llm { class Provider; }
+
+// Observations of the LLM presets (DESIGN.md "The method"):
+//   "maxcode"     the best so far with its feedback, the trajectory with feedback and
+//                 critiques; fix a compile error, else a logic error, else beat the best
+//   "cuda-llm"    iterative refinement on the raw feedback of the latest attempt
+//   "effilearner" self-refinement of the current best from its execution profile
+bool is_llm_policy(const std::string& name);
+std::unique_ptr<Policy> make_llm_policy(const std::string& name, const TargetContext& context,
+                                        llm::Provider& provider, const Prompts& prompts, Spend& spend,
+                                        int trajectory_window = 8);
 
 // Reads one candidate file (definition or diff) as replay does.
 Candidate read_candidate_file(const std::filesystem::path& file, const std::string& origin);

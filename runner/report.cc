@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "runner/files.h"
+#include "runner/html_report.h"
 
 namespace maxcode {
 
@@ -89,6 +90,8 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
       {"wall_s", info.wall_s},
       {"evaluator_cost", {{"wall_s", wall}, {"child_s", child}, {"ratio", child > 0 ? wall / child : 0}}}};
   if (result.unconfirmed) j["unconfirmed"] = *result.unconfirmed;
+  if (result.fatal) j["fatal"] = *result.fatal;
+  if (!result.spend.is_null()) j["spend"] = result.spend;
   return j;
 }
 
@@ -103,6 +106,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
      << "  \nPolicy: `" << info.policy << "`, " << result.evaluations << " candidate(s) evaluated in "
      << fixed(result.wall_s, 1) << " s; stopped: " << result.stop_reason << "\n\n";
 
+  if (result.fatal) md << "**Stopped by an error:** " << *result.fatal << "\n\n";
   md << "## Result\n\n";
   if (result.winner) {
     const Timing& t = result.winner->confirmed;
@@ -127,6 +131,16 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
        << (e.timing ? interval_text(e.timing->speedup) : "—") << " | " << cell(e.reason) << " |\n";
   }
   md << "\n";
+
+  bool critiques = false;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    if (e.critique.empty() || e.duplicate_of) continue;
+    if (!critiques) md << "## Critiques\n\nModel- or rule-written diagnoses of each attempt, as the next step saw them.\n\n";
+    critiques = true;
+    md << "- `" << cell(e.candidate_id, 60) << "` (" << e.critic << "): " << cell(e.critique, 1500) << "\n";
+  }
+  if (critiques) md << "\n";
 
   bool details = false;
   for (const auto& entry : result.trajectory) {
@@ -168,6 +182,7 @@ void write_outputs(const std::filesystem::path& out, const RunInfo& info, const 
   std::filesystem::create_directories(out);
   write_text(out / "result.json", result_to_json(info, result).dump(2) + "\n");
   write_text(out / "report.md", render_report(info, result, patch));
+  write_text(out / "report.html", render_html_report(info, result, patch));
   std::error_code ignored;
   std::filesystem::remove(out / "patch.diff", ignored);
   if (!patch.empty()) write_text(out / "patch.diff", patch);

@@ -32,7 +32,7 @@ struct RunInfo {
 nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result);
 std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch);
 
-// Writes result.json, report.md and (with a winner) patch.diff into `out`.
+// Writes result.json, report.md, report.html and (with a winner) patch.diff into `out`.
 void write_outputs(const std::filesystem::path& out, const RunInfo& info,
                    const SearchResult& result, const std::string& patch);
 

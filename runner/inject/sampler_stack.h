@@ -92,11 +92,18 @@ struct ThreadStack {
 
 inline __attribute__((tls_model("initial-exec"))) thread_local ThreadStack t_stack;
 
-// Fills pcs[0..depth) innermost first and returns depth (>= 1 when pc is known).
+// Fills pcs[0..depth) and returns depth: pcs[0] the interrupted instruction, pcs[1]
+// the word at the stack pointer (0 when unknown), then the return addresses of the
+// frame-pointer chain, innermost first. The word at the stack pointer is the return
+// address when the innermost function set up no frame — compilers leave leaf
+// functions without one even with -fno-omit-frame-pointer — and the chain then starts
+// at the caller's caller. Which case holds, the reader decides from the unwind tables
+// (runner/profile/symbolize.cc), which a signal handler cannot afford to read.
 inline int walk_stack(const Registers& r, std::uint64_t* pcs, int max_depth) {
+  if (r.pc == 0 || max_depth < 2) return 0;
   int depth = 0;
-  if (r.pc == 0 || max_depth <= 0) return 0;
   pcs[depth++] = r.pc;
+  pcs[depth++] = 0;
   ThreadStack& stack = t_stack;
   if (r.sp < stack.low || r.sp >= stack.high) {
     // A main-thread stack that grew past the mapping seen, a signal stack, a
@@ -107,6 +114,7 @@ inline int walk_stack(const Registers& r, std::uint64_t* pcs, int max_depth) {
     if (!find_mapping(r.sp, &low, &high)) return depth;
     stack.low = low, stack.high = high;
   }
+  if ((r.sp & 7) == 0 && r.sp + 8 <= stack.high) pcs[1] = *reinterpret_cast<const std::uint64_t*>(r.sp);
   std::uint64_t fp = r.fp;
   while (depth < max_depth) {
     if (fp < r.sp || fp > stack.high - 16 || (fp & 7) != 0) break;

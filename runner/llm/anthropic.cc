@@ -1,6 +1,7 @@
 // The Anthropic Messages API. https://docs.anthropic.com/en/api/messages
 #include <chrono>
 
+#include "runner/llm/endpoint.h"
 #include "runner/llm/http_client.h"
 #include "runner/llm/providers.h"
 #include "runner/llm/redact.h"
@@ -21,7 +22,7 @@ class AnthropicProvider : public Provider {
  public:
   explicit AnthropicProvider(const ProviderConfig& config)
       : config_(config),
-        label_("anthropic " + config.model + " at " + config.base_url),
+        label_("anthropic " + config.model + " at " + display_url(config.base_url)),
         http_(config, label_) {}
 
   std::string describe() const override { return label_; }

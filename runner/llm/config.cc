@@ -109,8 +109,10 @@ struct Field {
     expect(value.is_number(), "a number");
     double number = value.get<double>();
     if (!std::isfinite(number) || (strict ? number <= min : number < min)) {
-      fail(std::string("must be ") + (strict ? "> " : ">= ") + json(min).dump() + ", got " +
-           value.dump());
+      // Whole bounds print as "> 0", not "> 0.0".
+      std::string bound = min == std::trunc(min) ? std::to_string(static_cast<long long>(min))
+                                                 : json(min).dump();
+      fail(std::string("must be ") + (strict ? "> " : ">= ") + bound + ", got " + value.dump());
     }
     return number;
   }
@@ -212,7 +214,16 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
   if (has("timeout_s")) config.timeout_s = object.at("timeout_s").number(0, true);
   if (has("max_retries")) config.max_retries = object.at("max_retries").integer(0);
   if (has("max_concurrency")) config.max_concurrency = object.at("max_concurrency").integer(1);
-  if (has("temperature")) config.temperature = object.at("temperature").number(0, false);
+  if (has("temperature")) {
+    Field field = object.at("temperature");
+    config.temperature = field.number(0, false);
+    // The APIs' own ranges: caught here rather than as a 400 on every call.
+    double most = config.provider == "anthropic" ? 1 : 2;
+    if (config.temperature > most) {
+      field.fail("must be at most " + std::to_string(static_cast<int>(most)) + " for " +
+                 config.provider + ", got " + field.value.dump());
+    }
+  }
   if (has("max_tokens")) config.max_tokens = object.at("max_tokens").integer(1);
   if (has("anthropic_version")) {
     config.anthropic_version = object.at("anthropic_version").non_empty_string();

@@ -55,4 +55,13 @@ std::string parse_endpoint(const std::string& base_url, Endpoint& endpoint) {
   return "";
 }
 
+std::string display_url(const std::string& base_url) {
+  std::size_t scheme = base_url.find("://");
+  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  std::size_t end = base_url.find_first_of("/?#", start);
+  std::size_t at = base_url.rfind('@', end == std::string::npos ? base_url.size() : end);
+  if (at == std::string::npos || at < start) return base_url;
+  return base_url.substr(0, start) + base_url.substr(at + 1);
+}
+
 }  // namespace maxcode::llm

@@ -18,4 +18,7 @@ struct Endpoint {
 // (other schemes, credentials in the URL, a query or fragment), or "" with `endpoint` set.
 std::string parse_endpoint(const std::string& base_url, Endpoint& endpoint);
 
+// `base_url` fit to show in descriptions and errors: any "user:password@" removed.
+std::string display_url(const std::string& base_url);
+
 }  // namespace maxcode::llm

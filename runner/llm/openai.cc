@@ -3,6 +3,7 @@
 // https://platform.openai.com/docs/api-reference/chat
 #include <chrono>
 
+#include "runner/llm/endpoint.h"
 #include "runner/llm/http_client.h"
 #include "runner/llm/providers.h"
 #include "runner/llm/redact.h"
@@ -30,7 +31,7 @@ class OpenAiProvider : public Provider {
  public:
   explicit OpenAiProvider(const ProviderConfig& config)
       : config_(config),
-        label_("openai " + config.model + " at " + config.base_url),
+        label_("openai " + config.model + " at " + display_url(config.base_url)),
         http_(config, label_) {}
 
   std::string describe() const override { return label_; }

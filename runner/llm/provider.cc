@@ -85,8 +85,13 @@ std::string dump_json(const nlohmann::json& value) {
 std::unique_ptr<Provider> make_provider(const ProviderConfig& config) {
   if (config.provider == "openai" || config.provider == "anthropic") {
     ignore_sigpipe_once();
-    return config.provider == "openai" ? make_openai_provider(config)
-                                       : make_anthropic_provider(config);
+    bool openai = config.provider == "openai";
+    // parse_provider_config fills this in; a config built in code may leave it out.
+    ProviderConfig filled = config;
+    if (filled.base_url.empty()) {
+      filled.base_url = openai ? "https://api.openai.com/v1" : "https://api.anthropic.com";
+    }
+    return openai ? make_openai_provider(filled) : make_anthropic_provider(filled);
   }
   if (config.provider == "command") return make_command_provider(config);
   throw LlmError(ErrorKind::kConfig, "unknown LLM provider '" + config.provider +

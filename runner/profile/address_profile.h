@@ -21,6 +21,8 @@ struct AddressStack {
   std::uint64_t count = 0;
   // Innermost first. pcs[0] is the interrupted instruction; the others are return
   // addresses (the instruction after a call), so their caller line is at pc - 1.
+  // With AddressProfile::sp_word, pcs[1] is the word at the stack pointer instead (0
+  // when unknown): the caller's return address if pcs[0]'s function set up no frame.
   std::vector<std::uint64_t> pcs;
 };
 
@@ -36,6 +38,7 @@ struct AddressProfile {
   std::uint64_t dropped = 0;
   double cpu_ns = 0;
   double wall_ns = 0;
+  bool sp_word = false;         // see AddressStack::pcs
   std::string maps;             // /proc/PID/maps text
   std::vector<AddressStack> stacks;
   bool truncated = false;       // the file ended early (process killed while writing)

@@ -37,6 +37,20 @@ class Parser {
 
   // "(12) name" defines id 12, "(12)" refers to it, "name" is plain.
   std::string name(std::string_view value, std::map<std::string, std::string>& table) {
+    return strip_recursion(compressed_name(value, table));
+  }
+
+  // Callgrind names the levels of a recursion "fn'2", "fn'3" (--separate-recs): the
+  // same function for us.
+  static std::string strip_recursion(std::string name) {
+    const std::size_t quote = name.rfind('\'');
+    if (quote != std::string::npos && quote + 1 < name.size() &&
+        name.find_first_not_of("0123456789", quote + 1) == std::string::npos)
+      name.erase(quote);
+    return name;
+  }
+
+  std::string compressed_name(std::string_view value, std::map<std::string, std::string>& table) {
     if (value.empty() || value.front() != '(') return std::string(value);
     const std::size_t close = value.find(')');
     if (close == std::string_view::npos) fail("unclosed '(' in a compressed name");

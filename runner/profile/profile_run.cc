@@ -71,10 +71,12 @@ void build(const fs::path& root, const Config& config, const ProfileOptions& o,
   if (o.debug_flags) {
     // Names, lines and call stacks need debug info and frame pointers. Flags that
     // change no code generation (-g) or little (frame pointers); build systems that
-    // read CFLAGS & co. (CMake, autotools, plain make) pick them up.
-    env.push_back({"CFLAGS", with_env("CFLAGS", "-g -fno-omit-frame-pointer")});
-    env.push_back({"CXXFLAGS", with_env("CXXFLAGS", "-g -fno-omit-frame-pointer")});
-    env.push_back({"CUDAFLAGS", with_env("CUDAFLAGS", "-g -lineinfo -Xcompiler=-fno-omit-frame-pointer")});
+    // read CFLAGS & co. (CMake, autotools, plain make) pick them up. GCC leaves
+    // leaf functions without a frame unless told, which hides their caller.
+    const std::string flags = "-g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer";
+    env.push_back({"CFLAGS", with_env("CFLAGS", flags)});
+    env.push_back({"CXXFLAGS", with_env("CXXFLAGS", flags)});
+    env.push_back({"CUDAFLAGS", with_env("CUDAFLAGS", "-g -lineinfo -Xcompiler=-fno-omit-frame-pointer,-mno-omit-leaf-frame-pointer")});
   }
   for (const auto& [label, shell] : {std::pair<std::string, std::string>{"configure", config.build.configure},
                                      {"build", config.build.command}}) {

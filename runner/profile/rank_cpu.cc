@@ -19,8 +19,10 @@ struct Accumulator {
   std::map<std::pair<std::string, int>, double> lines;
 };
 
-std::string shown(const CodeOrigin& origin, const std::string& file) {
+// Repository-relative when inside it, else as recorded.
+std::string shown(const CodeOrigin& origin, const std::string& file, bool* inside = nullptr) {
   std::string rel = origin.relative(file);
+  if (inside) *inside = !rel.empty();
   return rel.empty() ? file : rel;
 }
 
@@ -93,21 +95,20 @@ std::vector<ProfileEntry> rank_cpu(const CallStacks& cs, const CodeOrigin& origi
     for (std::size_t i = 0; i < hot.size() && i < kHotLines; ++i)
       e.lines.push_back({shown(origin, hot[i].second.first), hot[i].second.second,
                          e.self > 0 ? hot[i].first / e.self : 0});
+    bool inside = false;
     if (!a.decl_file.empty()) {
-      e.file = shown(origin, a.decl_file);
+      e.file = shown(origin, a.decl_file, &inside);
       e.line = a.decl_line;
     } else if (!e.external && sources) {
       // No line information: look for the definition by name.
-      if (auto found = sources->find(e.function)) e.file = found->file, e.line = found->line;
+      if (auto found = sources->find(e.function)) e.file = found->file, e.line = found->line, inside = true;
     }
     if (e.file.empty() && !hot.empty()) {
-      e.file = shown(origin, hot[0].second.first);
+      e.file = shown(origin, hot[0].second.first, &inside);
       e.line = hot[0].second.second;
     }
     if (auto it = cs.calls.find(e.name); it != cs.calls.end()) e.calls = it->second;
-    // e.file is repository-relative exactly when it is inside the repository.
-    e.in_scope = !e.external && !e.file.empty() && !std::filesystem::path(e.file).is_absolute() &&
-                 origin.in_scope(e.file);
+    e.in_scope = !e.external && inside && origin.in_scope(e.file);
     e.share = all > 0 ? e.self / all : 0;
     out.push_back(std::move(e));
   }

@@ -24,6 +24,7 @@ AddressProfile parse_sampler_file(std::string_view text, const std::string& labe
   AddressProfile p;
   p.source = label;
   p.format = "maxcode-sampler";
+  p.sp_word = true;
   enum class Section { kHeader, kMaps, kBetween, kStacks, kDone } section = Section::kHeader;
   std::uint64_t interval_us = 0;
   bool have_cpu = false;
@@ -94,7 +95,7 @@ AddressProfile parse_sampler_file(std::string_view text, const std::string& labe
           ++field;
           at = next + 1;
         }
-        if (stack.pcs.empty()) fail(label, line_number, "a stack without addresses");
+        if (stack.pcs.size() < 2) fail(label, line_number, "a stack needs the pc and the word at the stack pointer");
         p.stacks.push_back(std::move(stack));
         break;
       }

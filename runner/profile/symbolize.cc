@@ -202,6 +202,35 @@ const std::vector<CodeFrame>& Symbolizer::frames(std::uint64_t pc, bool return_a
   return cache_.emplace(key, std::move(out)).first->second;
 }
 
+bool Symbolizer::return_address_at_sp(std::uint64_t pc) {
+  auto [cached, fresh] = at_sp_cache_.try_emplace(pc, false);
+  if (!fresh) return cached->second;
+  Dwfl_Module* module = impl_->dwfl ? dwfl_addrmodule(impl_->dwfl, pc) : nullptr;
+  if (!module) return false;
+  GElf_Addr elf_bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &elf_bias);
+  GElf_Ehdr header;
+  if (!elf || !gelf_getehdr(elf, &header) || header.e_machine != EM_X86_64) return false;
+  Dwarf_Addr bias = 0;
+  Dwarf_CFI* cfi = dwfl_module_eh_cfi(module, &bias);
+  if (!cfi) cfi = dwfl_module_dwarf_cfi(module, &bias);
+  if (!cfi) return false;
+  Dwarf_Frame* frame = nullptr;
+  if (dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0 || !frame) return false;
+  Dwarf_Op* ops = nullptr;
+  std::size_t count = 0;
+  bool at_sp = false;
+  if (dwarf_frame_cfa(frame, &ops, &count) == 0 && count == 1) {
+    constexpr unsigned kRsp = 7;  // DWARF register number on x86-64
+    const Dwarf_Op& op = ops[0];
+    at_sp = (op.atom == DW_OP_bregx && op.number == kRsp && op.number2 == 8) ||
+            (op.atom == DW_OP_breg7 && op.number == 8);
+  }
+  std::free(frame);
+  cached->second = at_sp;
+  return at_sp;
+}
+
 std::string Symbolizer::module_of(std::uint64_t pc, ModuleInfo* info) {
   Dwfl_Module* module = impl_->dwfl ? dwfl_addrmodule(impl_->dwfl, pc) : nullptr;
   if (!module) return "";
@@ -222,6 +251,11 @@ CallStacks symbolize(const AddressProfile& profile) {
     symbolic.weight = static_cast<double>(stack.count) * profile.ns_per_sample;
     symbolic.samples = stack.count;
     for (std::size_t i = 0; i < stack.pcs.size(); ++i) {
+      // The word at the stack pointer is the caller only when the innermost function
+      // has no frame of its own; the frame-pointer chain then lacks it.
+      if (profile.sp_word && i == 1 &&
+          (stack.pcs[1] == 0 || !symbolizer.return_address_at_sp(stack.pcs[0])))
+        continue;
       for (const CodeFrame& frame : symbolizer.frames(stack.pcs[i], i > 0))
         symbolic.frames.push_back(out.intern(frame));
     }

@@ -29,6 +29,10 @@ class Symbolizer {
   // known function is named after its object and offset, "bench+0x1a2b", or "0x7f..").
   // A return address is looked up at pc - 1, inside the call that it returns from.
   const std::vector<CodeFrame>& frames(std::uint64_t pc, bool return_address);
+  // Whether the return address of the function executing `pc` is at the stack pointer
+  // (x86-64: its unwind table puts the canonical frame address at rsp + 8), that is,
+  // it has not set up a frame (a leaf function, or one at its entry).
+  bool return_address_at_sp(std::uint64_t pc);
   // The ELF object at `pc` ("" when none) and what it holds.
   std::string module_of(std::uint64_t pc, ModuleInfo* info = nullptr);
 
@@ -36,6 +40,7 @@ class Symbolizer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::unordered_map<std::uint64_t, std::vector<CodeFrame>> cache_;
+  std::unordered_map<std::uint64_t, bool> at_sp_cache_;
 };
 
 // All stacks of `profile` symbolized; weights in ns (count x ns_per_sample).

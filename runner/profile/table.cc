@@ -30,6 +30,9 @@ std::string fit(const std::string& text, std::size_t width) {
 }
 
 std::string where(const ProfileEntry& e) {
+  // Library code: the object it lives in says more than a path inside its sources.
+  if (e.external && !e.module.empty() && e.kind == "cpu")
+    return std::filesystem::path(e.module).filename().string();
   if (!e.file.empty()) return e.line > 0 ? e.file + ":" + std::to_string(e.line) : e.file;
   if (!e.module.empty()) return std::filesystem::path(e.module).filename().string();
   return "?";
@@ -64,9 +67,8 @@ std::string render_profile_table(const Profile& p, int top, double min_share) {
   const std::size_t hidden = p.entries.size() - static_cast<std::size_t>(shown);
   if (hidden > 0) out += "   ... " + std::to_string(hidden) + " more below the cut (all in profile.json)\n";
 
-  std::snprintf(line, sizeof line, "\ntotal: CPU %s sampled, GPU %s\n", amount(p.cpu_total, p.unit).c_str(),
-                amount(p.gpu_total, "ns").c_str());
-  out += line;
+  out += "\ntotal: CPU " + amount(p.cpu_total, p.unit) + (p.unit == "ns" ? " sampled" : "") + ", GPU " +
+         (p.gpu_total > 0 ? amount(p.gpu_total, "ns") : std::string("none")) + "\n";
   for (const BenchmarkRun& r : p.runs) {
     std::snprintf(line, sizeof line, "benchmark %s: %s; wall %.3f s, CPU %.3f s (%llu samples), GPU busy %.3f s",
                   r.name.c_str(), r.outcome.c_str(), r.wall_s, r.cpu_s,

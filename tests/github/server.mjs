@@ -132,10 +132,13 @@ function serve(req, res, url, raw) {
 
   const body = raw.length ? JSON.parse(raw) : undefined;
   let out;
+  let fromReplay = false;
   const failure = takeFailure(method, url.pathname);
   try {
     if (failure && failure.kind !== "after") throw failureResponse(failure);
-    out = replayed(method, url) || github.handle(checked.operationId, checked.params, url, body, req.headers);
+    out = replayed(method, url);
+    fromReplay = !!out;
+    out = out || github.handle(checked.operationId, checked.params, url, body, req.headers);
     // A failure after the work is done: the state changed, but the caller sees an error.
     if (failure) throw failureResponse({ status: failure.status || 502 });
   } catch (e) {
@@ -145,7 +148,8 @@ function serve(req, res, url, raw) {
     }
     out = { status: e.status, body: e.body, headers: e.headers };
   }
-  const responseProblems = api.checkResponse(checked.route, out.status, out.body);
+  // Recorded answers are GitHub's own (from years ago): only our answers must fit today's schema.
+  const responseProblems = fromReplay ? [] : api.checkResponse(checked.route, out.status, out.body);
   if (responseProblems.length) {
     stats.response_invalid++;
     stats.problems.push(`response to ${method} ${url.pathname}: ${responseProblems.join("; ")}`);

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -53,10 +54,25 @@ LlmServer::LlmServer(Tls tls) : tls_(tls == Tls::kSelfSigned) {
   };
   server_->Post(".*", handler);
   server_->Get(".*", handler);
+  int listening = -1;
+  server_->set_socket_options([&listening](socket_t sock) {
+    int on = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    listening = sock;
+  });
   port_ = server_->bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("could not bind a test server to 127.0.0.1");
+  // cpp-httplib 0.11 listens with a backlog of 5: a burst of concurrent clients on a busy
+  // machine overflows it, and the dropped connections come back a whole second later.
+  ::listen(listening, 128);
   // Connections wait in the listen backlog until the loop below accepts them.
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // Server::stop() does nothing until the loop has started, so a test that ends at once
+  // would leave it running and hang in the destructor's join.
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server_->is_running() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 LlmServer::~LlmServer() {

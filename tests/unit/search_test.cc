@@ -20,8 +20,10 @@ TEST(Search, TuneFindsAndConfirmsTheKnobThatRemovesWork) {
   auto policy = make_tune_policy({passes}, 6, 1);
   Progress progress(stderr, true);
   std::vector<std::string> streamed;
-  SearchResult result = run_search(evaluator, *policy, Target{"src/sum.cpp", "sum_squares"}, {6, 2, 600},
-                                   progress, [&](const TrajectoryEntry& e) { streamed.push_back(e.candidate.id); });
+  SearchHooks hooks;
+  hooks.on_entry = [&](const TrajectoryEntry& e) { streamed.push_back(e.candidate.id); };
+  SearchResult result = run_search(evaluator, *policy, Target{"src/sum.cpp", "sum_squares"},
+                                   SearchLimits{6, 2, 2, 600}, progress, hooks);
   ASSERT_EQ(result.trajectory.size(), 2u);  // 3 values minus the original
   EXPECT_EQ(streamed, (std::vector<std::string>{"PASSES=4", "PASSES=1"}));
   EXPECT_EQ(result.evaluations, 2);
@@ -42,17 +44,22 @@ TEST(Search, DuplicatesCostNothingAndReuseTheVerdict) {
     std::string name() const override { return "twice"; }
     std::vector<Candidate> propose(const SearchState&, int) override {
       if (calls_++) return {};
-      Candidate a{"a", "test", "long long sum_squares(const int* v, int n) { return n > 1000 ? 1 : 0; }", {}, {}, ""};
+      Candidate a;
+      a.id = "a";
+      a.definition = "long long sum_squares(const int* v, int n) { return n > 1000 ? 1 : 0; }";
       Candidate b = a;
       b.id = "b";
-      Candidate same_as_original{"orig", "test", {}, {}, {{"PASSES", "16"}}, ""};
+      b.definition = "long long sum_squares(const int* v, int n) {\n  // same code, other layout\n  return n > 1000\n    ? 1 : 0;\n}";
+      Candidate same_as_original;
+      same_as_original.id = "orig";
+      same_as_original.knobs = {{"PASSES", "16"}};
       return {a, b, same_as_original};
     }
     int calls_ = 0;
   } policy;
   Progress progress(stderr, true);
-  SearchResult result = run_search(evaluator, policy, Target{"src/sum.cpp", "sum_squares"}, {10, 4, 600},
-                                   progress, [](const TrajectoryEntry&) {});
+  SearchResult result = run_search(evaluator, policy, Target{"src/sum.cpp", "sum_squares"},
+                                   SearchLimits{10, 4, 4, 600}, progress, SearchHooks{});
   ASSERT_EQ(result.trajectory.size(), 3u);
   EXPECT_EQ(result.evaluations, 1);  // only "a" was built and run
   const auto& b = result.trajectory[1].evaluation;
