@@ -329,7 +329,7 @@ std::string time_change(double speedup) {
 std::string pr_title(const DeliveryInput& in) {
   const double s = num(in.winner()["speedup"], "median");
   // The name comes from the repository: no mentions, no references, short.
-  return "perf: speed up " + sanitize_inline(in.function(), 120) + " " + ratio(s) + " (" + time_change(s) + " time)";
+  return "perf: speed up " + sanitize_plain(in.function(), 120) + " " + ratio(s) + " (" + time_change(s) + " time)";
 }
 
 PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t limit) {

@@ -36,8 +36,9 @@ std::size_t invisible_length(std::string_view s, std::size_t i) {
   return 0;
 }
 
-// One line outside fenced code.
-std::string sanitize_line(std::string_view line) {
+// One line outside fenced code. `markdown`: the line is rendered as Markdown (escape
+// HTML, keep code spans, disarm images); otherwise it is plain text such as a PR title.
+std::string sanitize_line(std::string_view line, bool markdown = true) {
   std::string out;
   out.reserve(line.size() + 16);
   for (std::size_t i = 0; i < line.size();) {
@@ -46,7 +47,7 @@ std::string sanitize_line(std::string_view line) {
       i += skip;
       continue;
     }
-    if (c == '`') {
+    if (c == '`' && markdown) {
       // A code span runs to the next backtick run of the same length; GitHub renders
       // nothing inside it, so it is copied as it is. Without a closing run the
       // backticks are literal text.
@@ -82,9 +83,9 @@ std::string sanitize_line(std::string_view line) {
       out += kZeroWidthJoiner;
       i += 3;
       continue;
-    } else if (c == '<') {
+    } else if (c == '<' && markdown) {
       out += "&lt;";
-    } else if (c == '!' && next == '[') {
+    } else if (c == '!' && next == '[' && markdown) {
       out += "\\!";  // an image becomes a link: no remote content loads with the page
     } else {
       out += c;
@@ -166,6 +167,15 @@ std::string sanitize_inline(std::string_view text, std::size_t limit) {
   std::string cut(utf8_prefix(out, limit));
   while (!cut.empty() && cut.back() == '\\') cut.pop_back();  // never end on half an escape
   return cut + "…";
+}
+
+std::string sanitize_plain(std::string_view text, std::size_t limit) {
+  std::string flat(text);
+  for (char& c : flat)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  const std::string out = sanitize_line(flat, /*markdown=*/false);
+  if (out.size() <= limit) return out;
+  return std::string(utf8_prefix(out, limit)) + "…";
 }
 
 std::string code_block(std::string_view text, std::string_view language) {

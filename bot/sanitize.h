@@ -25,6 +25,10 @@ std::string sanitize_markdown(std::string_view text);
 // escaped, and cut at `limit` bytes (on a UTF-8 boundary) with an ellipsis.
 std::string sanitize_inline(std::string_view text, std::size_t limit = 200);
 
+// Plain text that GitHub does not render as Markdown but still links (a PR title):
+// mentions and references broken as above, whitespace folded, nothing escaped.
+std::string sanitize_plain(std::string_view text, std::size_t limit = 200);
+
 // `text` as a fenced code block that its content cannot close.
 std::string code_block(std::string_view text, std::string_view language = "");
 

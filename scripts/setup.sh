@@ -7,6 +7,10 @@ pkgs=(
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
 )
+# The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
+# already there (any source) is used; otherwise Debian's.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,3 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 echo "setup: dependencies present (${#missing[@]} installed now)"
+# The local GitHub's npm packages (GitHub's OpenAPI description, ajv, @octokit/fixtures),
+# exactly as locked; skipped when node_modules is already newer than the lock file.
+github_tests="$(dirname "$0")/../tests/github"
+if [ -f "$github_tests/package-lock.json" ] && \
+   ! [ "$github_tests/node_modules/.package-lock.json" -nt "$github_tests/package-lock.json" ]; then
+  npm ci --prefix "$github_tests" --no-audit --no-fund --loglevel=error
+fi

@@ -8,7 +8,9 @@
 // frames. A thread that meets a slot still being filled moves on, so the same stack
 // can (rarely) occupy two slots: the reader of the profile file adds them up.
 // Identical stacks, the common case in a hot loop, cost one atomic increment, which
-// keeps memory bounded however long the program runs.
+// keeps memory bounded however long the program runs. Published slots are also listed
+// in order, so that writing the file (and clearing after fork) touches only the pages
+// in use, not the whole table: at exit that is the sampler's largest fixed cost.
 #pragma once
 
 #include <atomic>
@@ -34,10 +36,12 @@ class StackTable {
   static constexpr int kProbes = 64;
 
   // `memory` holds bytes() zeroed bytes (fresh anonymous pages).
-  static constexpr std::size_t bytes() { return kSlots * sizeof(Slot) + kArenaWords * 8; }
+  static constexpr std::size_t bytes() { return kSlots * sizeof(Slot) + kSlots * 4 + kArenaWords * 8; }
   void attach(void* memory) {
-    slots_ = static_cast<Slot*>(memory);
-    arena_ = reinterpret_cast<std::uint64_t*>(static_cast<char*>(memory) + kSlots * sizeof(Slot));
+    char* base = static_cast<char*>(memory);
+    slots_ = reinterpret_cast<Slot*>(base);
+    used_ = reinterpret_cast<std::atomic<std::uint32_t>*>(base + kSlots * sizeof(Slot));
+    arena_ = reinterpret_cast<std::uint64_t*>(base + kSlots * sizeof(Slot) + kSlots * 4);
   }
   bool ready() const { return slots_ != nullptr; }
 
@@ -63,6 +67,9 @@ class StackTable {
       slot.depth = static_cast<std::uint32_t>(depth);
       slot.count.store(1, std::memory_order_relaxed);
       slot.key.store(key, std::memory_order_release);
+      // Listed as index + 1: a reader that sees 0 meets an entry still being listed.
+      used_[used_count_.fetch_add(1, std::memory_order_relaxed)].store(static_cast<std::uint32_t>(index) + 1,
+                                                                        std::memory_order_release);
       return true;
     }
     return false;
@@ -71,19 +78,29 @@ class StackTable {
   // Calls fn(count, frames, depth) for every published stack. Async-signal-safe.
   template <typename Fn>
   void for_each(Fn&& fn) const {
-    for (std::size_t i = 0; i < kSlots; ++i) {
-      const Slot& slot = slots_[i];
+    const std::uint32_t n = used_count_.load(std::memory_order_acquire);
+    for (std::uint32_t i = 0; i < n && i < kSlots; ++i) {
+      const std::uint32_t listed = used_[i].load(std::memory_order_acquire);
+      if (listed == 0) continue;
+      const Slot& slot = slots_[listed - 1];
       if (slot.key.load(std::memory_order_acquire) <= kClaimed) continue;
       fn(slot.count.load(std::memory_order_relaxed), arena_ + slot.offset, static_cast<int>(slot.depth));
     }
   }
 
   // After fork: the child starts with an empty table. Only the forking thread exists.
+  // Slots claimed but never published (the arena ran out) stay claimed: harmless.
   void clear() {
-    for (std::size_t i = 0; i < kSlots; ++i) {
-      slots_[i].key.store(0, std::memory_order_relaxed);
-      slots_[i].count.store(0, std::memory_order_relaxed);
+    const std::uint32_t n = used_count_.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n && i < kSlots; ++i) {
+      const std::uint32_t listed = used_[i].load(std::memory_order_relaxed);
+      if (listed != 0) {
+        slots_[listed - 1].key.store(0, std::memory_order_relaxed);
+        slots_[listed - 1].count.store(0, std::memory_order_relaxed);
+      }
+      used_[i].store(0, std::memory_order_relaxed);
     }
+    used_count_.store(0, std::memory_order_relaxed);
     arena_used_.store(0, std::memory_order_relaxed);
   }
 
@@ -106,7 +123,9 @@ class StackTable {
   }
 
   Slot* slots_ = nullptr;
+  std::atomic<std::uint32_t>* used_ = nullptr;  // published slots, as index + 1
   std::uint64_t* arena_ = nullptr;
+  std::atomic<std::uint32_t> used_count_{0};
   std::atomic<std::uint64_t> arena_used_{0};
 };
 

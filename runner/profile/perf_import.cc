@@ -1,6 +1,7 @@
 #include "runner/profile/perf_import.h"
 
 #include <charconv>
+#include <map>
 #include <vector>
 
 #include "runner/files.h"
@@ -91,7 +92,7 @@ CallStacks parse_perf_script(std::string_view text, const std::string& label) {
   bool have_sample = false, keep = false;
   std::vector<CodeFrame> frames;
   double weight = 1;
-  std::uint64_t other_events = 0;
+  std::map<std::string, std::uint64_t> other_events;
   auto flush = [&] {
     if (have_sample && keep && !frames.empty()) {
       CallStack stack;
@@ -144,7 +145,7 @@ CallStacks parse_perf_script(std::string_view text, const std::string& label) {
         out.unit = !has_period ? "samples" : timed ? "ns" : base;
       }
       keep = event == first_event;
-      if (!keep) ++other_events;
+      if (!keep) ++other_events[event];
       have_sample = true;
       // Without call chains the one frame follows on the header line.
       if (event_at + 1 < tokens.size()) {
@@ -170,9 +171,9 @@ CallStacks parse_perf_script(std::string_view text, const std::string& label) {
   }
   flush();
   if (first_event.empty()) throw ProfileFormatError(label + ":1: no samples (is this `perf script` output?)");
-  if (other_events > 0)
-    out.warnings.push_back(label + ": " + std::to_string(other_events) + " samples of events other than " +
-                           first_event + " left out");
+  for (const auto& [event, count] : other_events)
+    out.warnings.push_back(label + ": " + std::to_string(count) + " samples of " + event + " left out (ranked by " +
+                           first_event + ")");
   return out;
 }
 

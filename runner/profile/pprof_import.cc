@@ -52,7 +52,9 @@ AddressProfile parse_pprof(std::string_view b, const std::string& label) {
   const std::size_t period_at = at;
   const std::uint64_t period_us = next("the header");
   if (period_us == 0) fail(period_at, "sampling period of 0");
-  for (std::uint64_t i = 3; i < header_words; ++i) next("the header");  // padding
+  // header_words counts the words after itself: version, period, padding (and any
+  // more a newer writer adds).
+  for (std::uint64_t i = 2; i < header_words; ++i) next("the header");
   bool trailer = false;
   while (!trailer) {
     const std::size_t record_at = at;

@@ -141,9 +141,13 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
     progress.status("profile: running " + bench.name + ": " + bench.command);
     const fs::path dir = work.path / "profiles" / std::to_string(i);
     fs::create_directories(dir);
-    // SIGTERM at the benchmark's own limit, so that the profilers still write.
+    // SIGTERM at the benchmark's own limit, so that the profilers still write. The
+    // shell between `timeout` and the benchmark traps TERM, and so waits for the
+    // benchmark to finish writing: `timeout` ends when its child does, and every
+    // process still running is killed at that moment.
     const std::string shell =
-        have_timeout ? "exec timeout -s TERM " + std::to_string(bench.timeout_s) + " /bin/sh -c " + shell_quote(bench.command)
+        have_timeout ? "exec timeout -s TERM -k 5 " + std::to_string(bench.timeout_s) + " /bin/sh -c " +
+                           shell_quote("trap : TERM; " + bench.command)
                      : bench.command;
     Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable);
     cmd.env = {{"MAXCODE_PROFILE_DIR", dir.string()},

@@ -75,16 +75,32 @@ std::vector<CodeFrame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr addr, const 
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, addr, &bias);
   if (!cu) return out;
+  // A build that names its sources relatively (c++ src/a.cc) records them relative
+  // to the compilation directory.
+  const std::string comp_dir = text_attr(cu, DW_AT_comp_dir);
+  auto absolute = [&](const char* f) -> std::string {
+    std::filesystem::path p(f);
+    if (p.is_relative() && !comp_dir.empty()) p = std::filesystem::path(comp_dir) / p;
+    return p.lexically_normal().string();
+  };
   std::string file;
   int line = 0;
   if (Dwfl_Line* source = dwfl_module_getsrc(module, addr)) {
-    if (const char* f = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr)) file = f;
+    if (const char* f = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr)) file = absolute(f);
   }
   Dwarf_Files* files = nullptr;
   std::size_t file_count = 0;
   if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) files = nullptr;
   Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cu, addr - bias, &scopes);
+  int n = dwarf_getscopes(cu, addr - bias, &scopes);
+  if (n > 0) {
+    // Past an inlined instance, dwarf_getscopes follows its abstract origin (up to the
+    // CU); the function it was inlined into comes from the DIE's own containers.
+    Dwarf_Die innermost = scopes[0];
+    std::free(scopes);
+    scopes = nullptr;
+    n = dwarf_getscopes_die(&innermost, &scopes);
+  }
   for (int i = 0; i < n; ++i) {
     const int tag = dwarf_tag(&scopes[i]);
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
@@ -93,7 +109,7 @@ std::vector<CodeFrame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr addr, const 
     frame.file = file;
     frame.line = line;
     name_die(&scopes[i], frame);
-    if (const char* decl = dwarf_decl_file(&scopes[i])) frame.decl_file = decl;
+    if (const char* decl = dwarf_decl_file(&scopes[i])) frame.decl_file = absolute(decl);
     dwarf_decl_line(&scopes[i], &frame.decl_line);
     frame.inlined = tag == DW_TAG_inlined_subroutine;
     out.push_back(std::move(frame));
@@ -103,7 +119,7 @@ std::vector<CodeFrame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr addr, const 
     Dwarf_Word value = 0;
     if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value) == 0 &&
         value < file_count) {
-      if (const char* f = dwarf_filesrc(files, value, nullptr, nullptr)) file = f;
+      if (const char* f = dwarf_filesrc(files, value, nullptr, nullptr)) file = absolute(f);
     }
     if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value) == 0)
       line = static_cast<int>(value);
@@ -120,8 +136,9 @@ std::vector<CodeFrame> frames_in(Dwfl_Module* module, Dwarf_Addr addr) {
   const char* symbol = dwfl_module_addrinfo(module, addr, &offset, &sym, nullptr, nullptr, nullptr);
   std::vector<CodeFrame> out = dwarf_frames(module, addr, path);
   if (!out.empty()) {
-    // Artificial or nameless DWARF entries: the symbol table still knows the function.
-    if (out.back().function.empty() && symbol) {
+    // The out-of-line function without a linkage name in its DWARF (internal linkage,
+    // anonymous namespaces) or without a name at all: the symbol table has it whole.
+    if (out.back().symbol.empty() && symbol && !out.back().inlined) {
       out.back().symbol = symbol;
       out.back().function = demangle(symbol);
     }

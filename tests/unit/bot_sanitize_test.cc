@@ -56,6 +56,10 @@ TEST(Sanitize, InlineTextFitsATableCell) {
   EXPECT_EQ(sanitize_inline("ééé", 3), "é…");
 }
 
+TEST(Sanitize, PlainTextForTitlesBreaksLinksButEscapesNothing) {
+  EXPECT_EQ(sanitize_plain("operator<\n@x #1"), "operator< @" + zwj + "x #" + zwj + "1");
+}
+
 TEST(Sanitize, CodeBlocksAndSpansCannotBeClosedByTheirContent) {
   EXPECT_EQ(code_block("a\n```\nb"), "````\na\n```\nb\n````\n");
   EXPECT_EQ(code_span("x`y"), "``x`y``");

@@ -283,7 +283,18 @@ TEST(ConfigTest, SearchPolicy) {
   json doc = minimal();
   doc["search"] = {{"policy", "llm"}};
   EXPECT_EQ(error_of(doc),
-            kFile + "search.policy: unsupported policy 'llm' (supported: tune, replay)");
+            kFile + "search.policy: unsupported policy 'llm' (supported: tune, replay, maxcode, cuda-llm, "
+                    "effilearner)");
+  doc["search"] = {{"policy", "maxcode"}, {"critic", "gpt"}};
+  EXPECT_EQ(error_of(doc), kFile + "search.critic: unsupported critic 'gpt' (supported: auto, metrics, llm, none)");
+  doc["search"] = {{"policy", "maxcode"}, {"proposals", 8}, {"batch", 2}, {"max_tokens", 100000},
+                   {"max_dollars", 2.5}, {"reranker", "llm"}, {"trajectory_window", 4}};
+  const SearchConfig search = parse_config(doc, "f").search;
+  EXPECT_EQ(search.proposals, 8);
+  EXPECT_EQ(search.max_tokens, 100000);
+  EXPECT_DOUBLE_EQ(search.max_dollars, 2.5);
+  EXPECT_EQ(search.reranker, "llm");
+  EXPECT_EQ(search.trajectory_window, 4);
 
   // replay_dir may come from the command line later, so the file need not name it.
   doc["search"] = {{"policy", "replay"}};
