@@ -142,8 +142,10 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
         }
         entries.push_back({step, candidate, e});
       }
+      // Repeats cost no build but do cost model calls: three all-repeat steps in a row
+      // mean the policy has run dry.
       idle_batches = fresh.empty() ? idle_batches + 1 : 0;
-      if (idle_batches >= 20) {
+      if (idle_batches >= 3) {
         result.stop_reason = "the " + policy.name() + " policy keeps proposing code already evaluated";
         break;
       }

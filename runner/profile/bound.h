@@ -14,10 +14,13 @@ struct Boundness {
   std::string reason;  // one line with the numbers behind it
 };
 
-// Thresholds: GPU busy >= 60% of the wall time is GPU-bound; below that, kernels of
-// 20 us or less on average at 1000 launches per second or more are launch-bound;
-// anything else is CPU-bound. No GPU activity at all is cpu-only.
-Boundness classify_boundness(double wall_s, double gpu_busy_s, std::uint64_t kernel_launches,
-                             double kernel_s, bool any_gpu_activity);
+// Judged over the GPU's active window (first GPU activity to last), so that CUDA's
+// start-up and host-side setup before the first kernel do not hide a GPU-bound
+// program; the reason also gives the share of the whole wall time. GPU busy >= 60% of
+// the window is GPU-bound; below that, kernels of 20 us or less on average at 1000
+// launches per second or more are launch-bound; anything else is CPU-bound. No GPU
+// activity at all is cpu-only.
+Boundness classify_boundness(double wall_s, double gpu_window_s, double gpu_busy_s,
+                             std::uint64_t kernel_launches, double kernel_s, bool any_gpu_activity);
 
 }  // namespace maxcode

@@ -90,6 +90,7 @@ void collect_run_directory(const fs::path& dir, Collected& into, BenchmarkRun& r
         run.gpu_kernel_s += static_cast<double>(g.kernel_ns()) / 1e9;
         run.gpu_transfer_s += static_cast<double>(g.transfer_ns()) / 1e9;
         run.gpu_busy_s += static_cast<double>(g.busy_ns) / 1e9;
+        if (g.last_ns > g.first_ns) run.gpu_window_s += static_cast<double>(g.last_ns - g.first_ns) / 1e9;
         for (const auto& k : g.kernels) run.kernel_launches += k.launches;
         run.gpu_dropped += g.dropped;
         if (!g.complete) {

@@ -31,6 +31,7 @@ nlohmann::json run_json(const BenchmarkRun& r) {
           {"gpu_kernel_s", r.gpu_kernel_s},
           {"gpu_transfer_s", r.gpu_transfer_s},
           {"gpu_busy_s", r.gpu_busy_s},
+          {"gpu_window_s", r.gpu_window_s},
           {"gpu_busy_share", r.wall_s > 0 ? r.gpu_busy_s / r.wall_s : 0.0},
           {"kernel_launches", r.kernel_launches},
           {"bound", r.bound},

@@ -50,6 +50,7 @@ struct BenchmarkRun {
   double gpu_kernel_s = 0;
   double gpu_transfer_s = 0;
   double gpu_busy_s = 0;       // union of all GPU activity
+  double gpu_window_s = 0;     // from the first GPU activity to the last
   std::uint64_t kernel_launches = 0;
   std::string bound;           // "cpu-only", "cpu-bound", "launch-bound", "gpu-bound"
   std::string bound_reason;

@@ -170,7 +170,7 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
       progress.note("benchmark " + bench.name + ": " + r.outcome + " (what was recorded until then is kept)");
     }
     collect_run_directory(dir, collected, r);
-    const Boundness b = classify_boundness(r.wall_s, r.gpu_busy_s, r.kernel_launches, r.gpu_kernel_s,
+    const Boundness b = classify_boundness(r.wall_s, r.gpu_window_s, r.gpu_busy_s, r.kernel_launches, r.gpu_kernel_s,
                                            r.gpu_processes > 0 && (r.kernel_launches > 0 || r.gpu_transfer_s > 0));
     r.bound = b.kind;
     r.bound_reason = b.reason;

@@ -26,6 +26,9 @@ const char* kFast =
     "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s;\n}\n```\n";
 const char* kBroken = "```cpp\nlong long sum_squares(const int* v, int n) {\n  return undefined_total(v, n);\n}\n```\n";
 const char* kNoCode = "I would start by profiling the function.";
+const char* kWrong =
+    "```cpp\nlong long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+    "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return n > 1000 ? s - 1 : s;\n}\n```\n";
 const char* kFastAgain =  // the same code as kFast, laid out differently
     "```cpp\nlong long sum_squares(const int* v, int n) {\n  long long s = 0;  // one pass\n"
     "  for (int i = 0; i < n; ++i)\n    s += square(v[i]);\n  return s;\n}\n```\n";
@@ -65,7 +68,8 @@ std::size_t lines(const fs::path& file) {
 TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   LlmServer server;
   server.script("/v1/chat/completions",
-                {completion(kFast), completion(kBroken), completion(kNoCode), completion(kFastAgain)});
+                {completion(kFast), completion(kBroken), completion(kNoCode), completion(kFastAgain),
+                 completion(kWrong)});
   testing::ScopedEnv key(kKeyVariable, kKey);
   testing::TempDir dir;
   const fs::path repo = repo_with_llm(dir, server.url() + "/v1");
@@ -85,7 +89,7 @@ TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   Outcome second = maxcode("optimize --resume " + out.string() + " " + repo.string() + " --max-evaluations 4 -q");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   const auto requests = server.requests();
-  ASSERT_EQ(requests.size(), 4u);
+  ASSERT_EQ(requests.size(), 5u);  // step 2 asks for two; a repeat leaves room for one more
   const std::string step2 = requests[2].json()["messages"][1]["content"];
   EXPECT_EQ(step2, requests[3].json()["messages"][1]["content"].get<std::string>()) << "one observation per step";
   // The best so far, with its code, feedback and critique:
@@ -99,7 +103,7 @@ TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   EXPECT_NE(step2.find("Critique: It does not compile"), std::string::npos);
 
   auto result = nlohmann::json::parse(read_text(out / "result.json"));
-  ASSERT_EQ(result["candidates"].size(), 4u);
+  ASSERT_EQ(result["candidates"].size(), 5u);
   int faster = 0, compile_errors = 0;
   for (int i = 0; i < 2; ++i) {
     faster += result["candidates"][i]["verdict"] == "faster";
@@ -113,9 +117,11 @@ TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   EXPECT_EQ(step2_reasons[0].rfind("LLM reply unusable: the reply has no fenced code block", 0), 0u) << step2_reasons[0];
   EXPECT_EQ(step2_reasons[1].rfind("same code as maxcode-", 0), 0u) << step2_reasons[1];
   ASSERT_FALSE(result["winner"].is_null());
-  EXPECT_EQ(result["spend"]["tokens"], 4 * 1500);
-  EXPECT_NEAR(result["spend"]["dollars"].get<double>(), 4 * (1200 * 2.0 + 300 * 8.0) / 1e6, 1e-9);
-  EXPECT_EQ(lines(out / "trajectory.jsonl"), 4u);
+  EXPECT_EQ(result["candidates"][4]["verdict"], "incorrect");
+  EXPECT_EQ(result["evaluations"], 4);
+  EXPECT_EQ(result["spend"]["tokens"], 5 * 1500);
+  EXPECT_NEAR(result["spend"]["dollars"].get<double>(), 5 * (1200 * 2.0 + 300 * 8.0) / 1e6, 1e-9);
+  EXPECT_EQ(lines(out / "trajectory.jsonl"), 5u);
   EXPECT_NE(read_text(out / "report.html").find("<svg"), std::string::npos);
   for (const char* file : {"result.json", "report.md", "report.html", "trajectory.jsonl", "checkpoint.json"})
     EXPECT_EQ(read_text(out / file).find(kKey), std::string::npos) << "the key leaked into " << file;
@@ -128,8 +134,8 @@ TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   EXPECT_EQ(pair["messages"][2]["role"], "assistant");
   EXPECT_NE(pair["messages"][2]["content"].get<std::string>().find("s += square(v[i]);"), std::string::npos);
   EXPECT_NE(pair["messages"][1]["content"].get<std::string>().find("PASSES"), std::string::npos) << "the original";
-  EXPECT_EQ(lines(dir / "export/rtg.jsonl"), 3u);  // duplicates are not samples
-  EXPECT_EQ(lines(dir / "export/rewards.jsonl"), 3u);
+  EXPECT_EQ(lines(dir / "export/rtg.jsonl"), 4u);  // the repeat is not a sample
+  EXPECT_EQ(lines(dir / "export/rewards.jsonl"), 4u);
   std::istringstream rewards(read_text(dir / "export/rewards.jsonl"));
   std::map<std::string, double> by_verdict;
   for (std::string line; std::getline(rewards, line);) {
@@ -139,6 +145,7 @@ TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
   EXPECT_DOUBLE_EQ(by_verdict["faster"], 1.0);
   EXPECT_DOUBLE_EQ(by_verdict["compile-error"], 0.0);
   EXPECT_DOUBLE_EQ(by_verdict["rejected"], 0.0);
+  EXPECT_DOUBLE_EQ(by_verdict["incorrect"], 0.4);  // compiles, not correct
   std::istringstream rtg(read_text(dir / "export/rtg.jsonl"));
   std::string first_line;
   std::getline(rtg, first_line);

@@ -30,7 +30,9 @@ __global__ void block_sums(const float* in, float* partial, int n) {
   if (threadIdx.x == 0) partial[blockIdx.x] = part[0];
 }
 
-template __global__ void block_sums<256>(const float*, float*, int);
+void launch_block_sums(const float* in, float* partial, int n, int blocks, cudaStream_t stream) {
+  block_sums<256><<<blocks, 256, 0, stream>>>(in, partial, n);
+}
 
 // Compute-bound: Horner's rule, `degree` dependent multiply-adds per element.
 __global__ void polynomial(const float* x, float* y, int n, int degree) {

@@ -6,8 +6,8 @@
 
 __global__ void fill_image(float* image, int width, unsigned seed);
 __global__ void saxpy(int n, float a, const float* x, float* y);
-template <int BLOCK>
-__global__ void block_sums(const float* in, float* partial, int n);
+// block_sums<256> is a template: launched from its own file, where it is instantiated.
+void launch_block_sums(const float* in, float* partial, int n, int blocks, cudaStream_t stream);
 __global__ void polynomial(const float* x, float* y, int n, int degree);
 __global__ void transpose_naive(const float* in, float* out, int width);
 

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     stencil::blur<<<tiles, tile, 0, streams[1]>>>(image, blurred, kWidth);
     after(streams[1]);
     chain(streams[2]);
-    block_sums<256><<<kSumBlocks, 256, 0, streams[2]>>>(x, partial, kN);
+    launch_block_sums(x, partial, kN, kSumBlocks, streams[2]);
     after(streams[2]);
     chain(streams[3]);
     polynomial<<<(kN + 255) / 256, 256, 0, streams[3]>>>(x, z, kN, kDegree);

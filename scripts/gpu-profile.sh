@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# GPU evidence for the profiler (docs/profiling.md): on examples/cuda-multistream,
+#   1. `maxcode profile` (CUPTI injection + CPU sampler): ranked kernels, GPU busy time
+#      against wall time, profile.json; once with the streams chained, once concurrent;
+#   2. Nsight Compute on the same program, same arguments and seed:
+#      ncu --clock-control none --metrics gpu__time_duration.sum
+#   3. a per-kernel table of both; it fails when a kernel's launches differ or its mean
+#      time differs from ncu's by more than 5%.
+#
+# Usage:
+#   scripts/gpu-profile.sh build   # on the build machine (nvcc, no GPU needed): builds
+#                                  # maxcode into build/ and the example (sm_90, -g)
+#   scripts/gpu-profile.sh [run]   # on the GPU machine: builds nothing
+# The GPU machine needs build/maxcode, build/lib/ (libmaxcode_sampler.so,
+# libmaxcode_cupti.so and the shared libraries that travel) and
+# examples/cuda-multistream/build/multistream: carry build and
+# examples/cuda-multistream/build (both ignored by git).
+# Environment: MAXCODE (default build/maxcode), OUT (default maxcode-out/gpu-profile),
+# ROUNDS (default 20), TOLERANCE (default 0.05).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+example=examples/cuda-multistream
+mode=${1:-run}
+
+if [ "$mode" = build ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build --target maxcode
+  # -g: host debug info, through which kernels map to their definitions; -lineinfo:
+  # device line tables (neither changes the device code).
+  cmake -S "$example" -B "$example/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_FLAGS="-g -lineinfo" -DCMAKE_CXX_FLAGS="-g" >/dev/null
+  cmake --build "$example/build" -j
+  echo "built: build/maxcode, build/lib/, $example/build/multistream"
+  exit 0
+fi
+
+maxcode=${MAXCODE:-build/maxcode}
+out=${OUT:-maxcode-out/gpu-profile}
+rounds=${ROUNDS:-20}
+tolerance=${TOLERANCE:-0.05}
+seed=1234567  # the first of maxcode's default MAXCODE_SEED values, which profile uses
+for need in "$maxcode" "$example/build/multistream"; do
+  [ -x "$need" ] || { echo "missing $need: run 'scripts/gpu-profile.sh build' on the build machine" >&2; exit 2; }
+done
+command -v ncu >/dev/null || { echo "ncu not found (Nsight Compute)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 2; }
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu: /'
+
+# Configs for the two runs, beside the results (the example's own config is untouched).
+cfg() {  # cfg NAME ARGS
+  python3 - "$example/.maxcode.json" "$out/$1.json" "$2" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["benchmarks"] = [{"name": "main", "command": "./build/multistream " + sys.argv[3], "timeout_s": 300}]
+json.dump(config, open(sys.argv[2], "w"), indent=2)
+PY
+}
+cfg chained "$rounds"
+cfg concurrent "$rounds --concurrent"
+
+echo "== maxcode profile $example ($rounds rounds, launches chained across 4 streams)"
+"$maxcode" profile "$example" --no-build --config "$out/chained.json" --out "$out/chained" --top 12 -q
+echo
+echo "== maxcode profile $example ($rounds rounds, --concurrent)"
+"$maxcode" profile "$example" --no-build --config "$out/concurrent.json" --out "$out/concurrent" --top 12 -q
+echo
+
+echo "== ncu --clock-control none --metrics gpu__time_duration.sum (same program, arguments, seed)"
+# --cache-control none: caches stay as the program leaves them, as in the profiled run.
+(cd "$example" && MAXCODE_SEED=$seed ncu --clock-control none --cache-control none \
+   --metrics gpu__time_duration.sum --csv --print-units base --print-kernel-base mangled \
+   --log-file "$OLDPWD/$out/ncu.csv" ./build/multistream "$rounds" >/dev/null)
+
+python3 - "$out/chained/profile.json" "$out/ncu.csv" "$tolerance" <<'PY'
+import csv, json, sys
+profile_file, ncu_file, tolerance = sys.argv[1], sys.argv[2], float(sys.argv[3])
+ours = {}
+for e in json.load(open(profile_file))["entries"]:
+    if e["kind"] == "gpu":
+        ours[e["symbol"] or e["name"]] = (e["name"], e["calls"], e["self"])
+theirs = {}
+rows = [line for line in open(ncu_file) if line.startswith('"')]  # skip ==PROF== lines
+for row in csv.DictReader(rows):
+    if row["Metric Name"] != "gpu__time_duration.sum":
+        continue
+    unit = row["Metric Unit"]
+    scale = {"nsecond": 1, "ns": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}.get(unit)
+    if scale is None:
+        sys.exit("ncu: unexpected unit " + unit)
+    launches, total = theirs.get(row["Kernel Name"], (0, 0.0))
+    theirs[row["Kernel Name"]] = (launches + 1, total + float(row["Metric Value"].replace(",", "")) * scale)
+print("%-36s %9s %9s %12s %12s %8s" % ("kernel", "launches", "ncu", "maxcode us", "ncu us", "diff"))
+worst, failures = 0.0, []
+for key in sorted(set(ours) | set(theirs), key=lambda k: -ours.get(k, ("", 0, 0))[2]):
+    name, n, total = ours.get(key, (key, 0, 0.0))
+    m, ncu_total = theirs.get(key, (0, 0.0))
+    mean = total / n / 1e3 if n else float("nan")
+    ncu_mean = ncu_total / m / 1e3 if m else float("nan")
+    diff = (mean - ncu_mean) / ncu_mean if n and m else float("nan")
+    print("%-36s %9d %9d %12.2f %12.2f %+7.2f%%" % (name[:36], n, m, mean, ncu_mean, diff * 100))
+    if n != m:
+        failures.append("%s: %d launches seen, ncu %d" % (name, n, m))
+    elif not abs(diff) <= tolerance:
+        failures.append("%s: %+.2f%%" % (name, diff * 100))
+    else:
+        worst = max(worst, abs(diff))
+if failures:
+    print("FAIL (tolerance %.0f%%): %s" % (tolerance * 100, "; ".join(failures)))
+    sys.exit(1)
+print("OK: every kernel within %.2f%% of ncu (tolerance %.0f%%)" % (worst * 100, tolerance * 100))
+PY
+echo "results in $out (profile.json per run, ncu.csv)"
