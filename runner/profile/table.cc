@@ -67,7 +67,9 @@ std::string render_profile_table(const Profile& p, int top, double min_share) {
   const std::size_t hidden = p.entries.size() - static_cast<std::size_t>(shown);
   if (hidden > 0) out += "   ... " + std::to_string(hidden) + " more below the cut (all in profile.json)\n";
 
-  out += "\ntotal: CPU " + amount(p.cpu_total, p.unit) + (p.unit == "ns" ? " sampled" : "") + ", GPU " +
+  out += "\ntotal: CPU " +
+         (p.cpu_total > 0 ? amount(p.cpu_total, p.unit) + (p.unit == "ns" ? " sampled" : "") : std::string("none")) +
+         ", GPU " +
          (p.gpu_total > 0 ? amount(p.gpu_total, "ns") : std::string("none")) + "\n";
   for (const BenchmarkRun& r : p.runs) {
     std::snprintf(line, sizeof line, "benchmark %s: %s; wall %.3f s, CPU %.3f s (%llu samples), GPU busy %.3f s",

@@ -92,8 +92,9 @@ export class GitHub {
   user(login, type = "User") {
     const u = this.api.example("simple-user");
     const id = [...login].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1e7, 7);
-    return { ...u, login, id, node_id: `U_${id}`, type, html_url: `${this.base}/${login}`,
-      url: `${this.base}/users/${login}`, site_admin: false };
+    const path = encodeURIComponent(login);
+    return { ...u, login, id, node_id: `U_${id}`, type, html_url: `${this.base}/${path}`,
+      url: `${this.base}/users/${path}`, site_admin: false };
   }
 
   // --- git refs: read from the bare repository the git server serves --------------------
@@ -214,7 +215,7 @@ export class GitHub {
         const b = this.api.example("branch-with-protection");
         const isProtected = repo.protected.has(params.branch);
         return { status: 200, body: { ...b, name: params.branch, commit: { ...b.commit, sha }, protected: isProtected,
-          protection: { ...b.protection, enabled: isProtected }, protection_url: `${this.base}/repos/${repo.owner}/${repo.name}/branches/${params.branch}/protection` } };
+          protection: { enabled: isProtected, required_status_checks: { enforcement_level: "off", contexts: [], checks: [] } }, protection_url: `${this.base}/repos/${repo.owner}/${repo.name}/branches/${params.branch}/protection` } };
       }
       case "pulls/list": {
         this.require(token, repo, "pull_requests", "read");

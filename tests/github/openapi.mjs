@@ -26,7 +26,7 @@ export class OpenApi {
     addFormats(this.ajv);
     // Octokit's own formats: not standard, accepted as documented strings.
     for (const f of ["repo.nwo", "uri-template", "ssh-key", "ssh-key fingerprint"]) this.ajv.addFormat(f, true);
-    this.ajv.addSchema({ components: this.spec.components }, "gh");
+    this.ajv.addSchema({ components: OpenApi.fixNullable(this.spec.components) }, "gh");
     this.validators = new Map();
     this.routes = [];
     for (const [template, item] of Object.entries(this.spec.paths)) {
@@ -59,10 +59,24 @@ export class OpenApi {
   validator(key, schema) {
     if (!this.validators.has(key)) {
       // Schemas point into #/components; rebase their refs on the registered document.
-      const rebased = JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"gh#/'));
+      const rebased = OpenApi.fixNullable(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"gh#/')));
       this.validators.set(key, this.ajv.compile(rebased));
     }
     return this.validators.get(key);
+  }
+
+  // GitHub's description has `nullable` beside `allOf`/`anyOf` without a `type`, which
+  // ajv refuses; there it means "or null", written the JSON Schema way.
+  static fixNullable(node) {
+    if (Array.isArray(node)) return node.map(OpenApi.fixNullable);
+    if (!node || typeof node !== "object") return node;
+    const out = {};
+    for (const [k, v] of Object.entries(node)) out[k] = OpenApi.fixNullable(v);
+    if (out.nullable === true && out.type === undefined) {
+      delete out.nullable;
+      return { anyOf: [out, { type: "null" }] };
+    }
+    return out;
   }
 
   // The operation for METHOD PATH, with its decoded path parameters, or null.
