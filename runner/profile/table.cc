@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 namespace maxcode {
 
@@ -36,6 +37,22 @@ std::string where(const ProfileEntry& e) {
   if (!e.file.empty()) return e.line > 0 ? e.file + ":" + std::to_string(e.line) : e.file;
   if (!e.module.empty()) return std::filesystem::path(e.module).filename().string();
   return "?";
+}
+
+// The end of a failed benchmark's output, indented: what it said before it stopped.
+std::string last_lines(const std::string& text, int count) {
+  std::vector<std::string> lines;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    if (end > begin) lines.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > static_cast<std::size_t>(count) ? lines.size() - count : 0; i < lines.size(); ++i)
+    out += "  | " + fit(lines[i], 160) + "\n";
+  return out;
 }
 
 std::string flags(const ProfileEntry& e) {
@@ -82,6 +99,7 @@ std::string render_profile_table(const Profile& p, int top, double min_share) {
       out += line;
     }
     out += "\n  " + r.bound + ": " + r.bound_reason + (r.partial ? " [partial profile]" : "") + "\n";
+    if (r.outcome != "ok") out += last_lines(r.output_tail, 5);
   }
   for (const auto& w : p.warnings) out += "warning: " + w + "\n";
   return out;
