@@ -1,3 +1,4 @@
+#include "runner/format.h"
 #include "runner/critic.h"
 
 #include <cstdio>
@@ -10,12 +11,6 @@
 namespace maxcode {
 
 namespace {
-
-std::string fixed(double v, int digits = 2) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
 
 // The first line of `text` that contains `needle` (compiler "error:", test "FAIL").
 std::string first_line_with(const std::string& text, const std::string& needle) {

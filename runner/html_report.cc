@@ -1,3 +1,4 @@
+#include "runner/format.h"
 #include "runner/html_report.h"
 
 #include <algorithm>
@@ -8,12 +9,6 @@
 namespace maxcode {
 
 namespace {
-
-std::string fixed(double v, int digits = 2) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
 
 constexpr const char* kStyle = R"(
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runner/files.h"
+#include "runner/git_util.h"
 #include "runner/process.h"
 
 namespace maxcode {
@@ -14,16 +15,6 @@ namespace maxcode {
 namespace fs = std::filesystem;
 
 namespace {
-
-void init_libgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
-}
-
-std::string git_error_text() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "unknown libgit2 error";
-}
 
 // libgit2 reports /dev/null sides as the other side's path with a zero oid; the status
 // says what happened.

@@ -4,20 +4,15 @@
 #include <sstream>
 
 #include "runner/files.h"
+#include "runner/format.h"
 #include "runner/html_report.h"
 
 namespace maxcode {
 
 namespace {
 
-std::string fixed(double value, int digits = 3) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
 std::string interval_text(const RatioInterval& s) {
-  return fixed(s.median) + "x [" + fixed(s.low) + ", " + fixed(s.high) + "]";
+  return fixed(s.median, 3) + "x [" + fixed(s.low, 3) + ", " + fixed(s.high, 3) + "]";
 }
 
 // Table cells must not break the Markdown table.
@@ -111,11 +106,11 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
   if (result.winner) {
     const Timing& t = result.winner->confirmed;
     md << "**Winner: `" << result.winner->id << "` — " << fixed(t.speedup.median, 2) << "x faster** (confirmed in a fresh A/B session: 95% interval "
-       << fixed(t.speedup.low) << "–" << fixed(t.speedup.high) << ", " << t.speedup.rounds << " rounds).\n\n";
+       << fixed(t.speedup.low, 3) << "–" << fixed(t.speedup.high, 3) << ", " << t.speedup.rounds << " rounds).\n\n";
     md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
        << fixed(t.candidate_median_s, 4) << " s |\n\n";
-    md << "The speedup counts because its lower bound " << fixed(t.speedup.low) << " exceeds both the minimum ("
-       << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor) << ").\n\n";
+    md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
+       << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
     if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
   } else {
     md << "**No winner.** No candidate was significantly faster than the original";
@@ -164,7 +159,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
     md << "Each candidate's benchmarks ran in interleaved A/B rounds against the original, in random order per round, "
           "after warm-up. Speedup = median(original) / median(candidate); the interval is a paired bootstrap 95% "
           "percentile interval. A/A run (original against itself): "
-       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor) << ".\n\n";
+       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor, 3) << ".\n\n";
   }
   if (!info.warnings.empty()) {
     md << "## Warnings\n\n";

@@ -8,22 +8,13 @@
 #include <set>
 
 #include "runner/files.h"
+#include "runner/git_util.h"
 
 namespace maxcode {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-void init_libgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
-}
-
-std::string git_error_text() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "unknown libgit2 error";
-}
 
 template <typename T, void (*Free)(T*)>
 struct GitPtr {

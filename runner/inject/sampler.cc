@@ -181,11 +181,15 @@ long interval_from_env() {
 __attribute__((constructor)) void sampler_start() {
   const char* dir = getenv("MAXCODE_PROFILE_DIR");
   if (!dir || !*dir) return;
-  if (strlen(dir) >= sizeof g_dir) {
+  // Absolute now: the program may change its directory before it writes.
+  g_dir[0] = 0;
+  if (dir[0] != '/' && (!getcwd(g_dir, sizeof g_dir - 2) || strlen(g_dir) + 1 >= sizeof g_dir)) g_dir[0] = 0;
+  if (g_dir[0]) strcat(g_dir, "/");
+  if (strlen(g_dir) + strlen(dir) >= sizeof g_dir) {
     say("MAXCODE_PROFILE_DIR is too long; not sampling");
     return;
   }
-  strcpy(g_dir, dir);
+  strcat(g_dir, dir);
   g_interval_us = interval_from_env();
   g_real_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
   g_real_execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));

@@ -58,11 +58,12 @@ std::string describe(const Outcome& outcome, double limit_s) {
     std::snprintf(text, sizeof text, "timed out after %.1f s", limit_s);
     return text;
   }
-  if (outcome.exit_code > 128 && outcome.exit_code < 128 + 65) {
+  const std::string text = outcome.describe();
+  if (outcome.exit_code > 128 && outcome.exit_code < 128 + 65 && text.find("signal") == std::string::npos) {
     const char* name = sigabbrev_np(outcome.exit_code - 128);
-    return outcome.describe() + (name ? std::string(" (killed by SIG") + name + ")" : "");
+    return text + (name ? std::string(" (killed by SIG") + name + ")" : "");
   }
-  return outcome.describe();
+  return text;
 }
 
 void build(const fs::path& root, const Config& config, const ProfileOptions& o,
