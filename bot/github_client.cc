@@ -135,6 +135,9 @@ GithubClient::GithubClient(ClientOptions options, std::shared_ptr<TokenSource> t
   http_->client.set_read_timeout(seconds, 0);
   http_->client.set_write_timeout(seconds, 0);
   http_->client.set_keep_alive(true);
+  // Headers and body go out in separate writes; without this, Nagle's algorithm and the
+  // server's delayed ACK add ~40 ms to every request with a body.
+  http_->client.set_tcp_nodelay(true);
   http_->client.enable_server_certificate_verification(true);
   if (!options_.sleep)
     options_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };

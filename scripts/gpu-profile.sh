@@ -45,6 +45,7 @@ done
 command -v ncu >/dev/null || { echo "ncu not found (Nsight Compute)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 2; }
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu: /'
 
 # Configs for the two runs, beside the results (the example's own config is untouched).
@@ -70,7 +71,7 @@ echo "== ncu --clock-control none --metrics gpu__time_duration.sum (same program
 # --cache-control none: caches stay as the program leaves them, as in the profiled run.
 (cd "$example" && MAXCODE_SEED=$seed ncu --clock-control none --cache-control none \
    --metrics gpu__time_duration.sum --csv --print-units base --print-kernel-base mangled \
-   --log-file "$OLDPWD/$out/ncu.csv" ./build/multistream "$rounds" >/dev/null)
+   --log-file "$out/ncu.csv" ./build/multistream "$rounds" >/dev/null)
 
 python3 - "$out/chained/profile.json" "$out/ncu.csv" "$tolerance" <<'PY'
 import csv, json, sys

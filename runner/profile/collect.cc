@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "runner/files.h"
 #include "runner/profile/callgrind_import.h"

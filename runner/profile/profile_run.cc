@@ -1,6 +1,7 @@
 #include "runner/profile/profile_run.h"
 
 #include <cstdlib>
+#include <cstring>
 
 #include "runner/files.h"
 #include "runner/process.h"
@@ -113,7 +114,7 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
 
   // The libraries travel into the work directory: a sandbox shows the program a
   // private /tmp, where a build tree of maxcode itself may live.
-  Profile profile;
+  std::vector<std::string> warnings;
   InjectLibraries libs = find_inject_libraries();
   fs::create_directories(work.path / "inject");
   std::string sampler, cupti;
@@ -121,14 +122,14 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
     sampler = (work.path / "inject" / libs.sampler.filename()).string();
     fs::copy_file(libs.sampler, sampler, fs::copy_options::overwrite_existing);
   } else {
-    profile.warnings.push_back("the CPU sampler (libmaxcode_sampler.so) was not found beside maxcode: "
+    warnings.push_back("the CPU sampler (libmaxcode_sampler.so) was not found beside maxcode: "
                                "no CPU profile");
   }
   if (!libs.cupti.empty()) {
     cupti = (work.path / "inject" / libs.cupti.filename()).string();
     fs::copy_file(libs.cupti, cupti, fs::copy_options::overwrite_existing);
   } else {
-    profile.warnings.push_back("this maxcode was built without CUPTI: GPU kernels are not profiled");
+    warnings.push_back("this maxcode was built without CUPTI: GPU kernels are not profiled");
   }
   Command probe;
   probe.shell = "command -v timeout";
@@ -176,15 +177,15 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
     r.bound = b.kind;
     r.bound_reason = b.reason;
     if (r.gpu_processes > 0 && r.kernel_launches == 0)
-      profile.warnings.push_back("benchmark " + bench.name + ": the program initialized CUDA but ran no kernels");
+      warnings.push_back("benchmark " + bench.name + ": the program initialized CUDA but ran no kernels");
     if (r.samples == 0)
-      profile.warnings.push_back("benchmark " + bench.name + ": no CPU samples (it ran for less than a few "
+      warnings.push_back("benchmark " + bench.name + ": no CPU samples (it ran for less than a few "
                                  "milliseconds of CPU time, or the sampler could not load)");
     else if (r.dropped * 100 > r.samples)
-      profile.warnings.push_back("benchmark " + bench.name + ": " + std::to_string(r.dropped) + " of " +
+      warnings.push_back("benchmark " + bench.name + ": " + std::to_string(r.dropped) + " of " +
                                  std::to_string(r.samples) + " samples dropped (stack table full)");
     if (r.gpu_dropped > 0)
-      profile.warnings.push_back("benchmark " + bench.name + ": CUPTI dropped " + std::to_string(r.gpu_dropped) +
+      warnings.push_back("benchmark " + bench.name + ": CUPTI dropped " + std::to_string(r.gpu_dropped) +
                                  " activity records: kernel times are too low");
     runs.push_back(std::move(r));
   }
@@ -192,7 +193,7 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
   // Recorded paths name the workspace; the user knows the repository.
   CodeOrigin origin({root, o.repo}, config.scope);
   Profile ranked = rank_profile(collected, origin);
-  ranked.warnings.insert(ranked.warnings.begin(), profile.warnings.begin(), profile.warnings.end());
+  ranked.warnings.insert(ranked.warnings.begin(), warnings.begin(), warnings.end());
   ranked.runs = std::move(runs);
   ranked.repository = fs::absolute(o.repo).lexically_normal().string();
   ranked.commit = commit;

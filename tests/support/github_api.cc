@@ -47,7 +47,8 @@ class Report : public ::testing::Environment {
   void TearDown() override {
     if (auto& s = instance()) {
       s->reset();
-      std::printf("fake GitHub: %d requests validated against GitHub's OpenAPI description\n", s->validated_total());
+      std::printf("fake GitHub: %d requests validated against GitHub's OpenAPI description, %d invalid\n",
+                  s->validated_total(), s->invalid_total());
     }
   }
 };

@@ -33,6 +33,7 @@ class FakeGithub {
   void check_clean();
 
   int validated_total() const { return validated_total_; }
+  int invalid_total() const { return invalid_total_ + response_invalid_total_; }
 
   ~FakeGithub();
 
@@ -45,11 +46,5 @@ class FakeGithub {
   int port_ = 0;
   int validated_total_ = 0, invalid_total_ = 0, response_invalid_total_ = 0;
 };
-
-// Skips the current test when node is missing.
-#define MAXCODE_NEED_FAKE_GITHUB(var)                                   \
-  std::string fake_github_why;                                          \
-  ::maxcode::testing::FakeGithub* var = ::maxcode::testing::FakeGithub::get(&fake_github_why); \
-  if (!var) GTEST_SKIP() << fake_github_why
 
 }  // namespace maxcode::testing

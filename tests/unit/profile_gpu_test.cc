@@ -6,9 +6,11 @@
 #include <algorithm>
 
 #include "runner/files.h"
+#include "runner/process.h"
 #include "runner/profile/bound.h"
 #include "runner/profile/collect.h"
 #include "runner/profile/gpu_activity.h"
+#include "runner/profile/inject_paths.h"
 #include "runner/profile/rank_gpu.h"
 #include "support/test_support.h"
 
@@ -194,6 +196,32 @@ TEST(GpuRunDirectory, SnapshotsDroppedRecordsAndCuptiErrorsAreReported) {
   EXPECT_EQ(second.gpu_processes, 1);
   ASSERT_FALSE(again.warnings.empty());
   EXPECT_NE(again.warnings.back().find("gpu-9-2.json: pid: missing"), std::string::npos);
+}
+
+TEST(CuptiInjection, WithoutAGpuItDegradesWritesOnceAndNeverBreaksTheProgram) {
+  const auto library = find_inject_libraries().cupti;
+  if (library.empty()) GTEST_SKIP() << "built without CUPTI";
+  TempDir dir;
+  Command build;
+  build.shell = "cc -o " + (dir / "host").string() + " " +
+                source_path("tests/fixtures/profile/programs/inject_host.c").string() + " -ldl";
+  ASSERT_TRUE(run(build).ok());
+  std::filesystem::create_directories(dir / "profiles");
+  Command c;
+  c.shell = (dir / "host").string() + " " + library.string();
+  c.env = {{"MAXCODE_PROFILE_DIR", (dir / "profiles").string()}};
+  Outcome o = run(c);
+  EXPECT_TRUE(o.ok()) << o.describe() << "\n" << o.tail();
+  EXPECT_NE(o.out.find("InitializeInjection -> 1"), std::string::npos);
+  Collected collected;
+  BenchmarkRun r;
+  collect_run_directory(dir / "profiles", collected, r);
+  EXPECT_EQ(r.gpu_processes, 1);  // the parent's; the forked child wrote none
+  ASSERT_EQ(collected.gpu.size(), 1u);
+  EXPECT_TRUE(collected.gpu[0].complete);
+  EXPECT_TRUE(collected.gpu[0].kernels.empty());
+  // Where a GPU is missing, CUPTI says so; where one is present, nothing is wrong.
+  if (!collected.gpu[0].messages.empty()) EXPECT_NE(o.err.find("maxcode cupti: "), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine runs and gathers it in .gpu/ (ignored by git), small
+# enough to travel: maxcode without debug info, the injection libraries, the shared
+# libraries Ubuntu 24.04 lacks (DESIGN.md "Where it runs"), and the CUDA example.
+# Never carries libc, libstdc++, libssl or libcrypto: Ubuntu's are newer and compatible.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/gpu-profile.sh build
+rm -rf .gpu && mkdir -p .gpu/build/lib .gpu/examples/cuda-multistream/build
+strip --strip-debug -o .gpu/build/maxcode build/maxcode
+cp build/lib/libmaxcode_sampler.so build/lib/libmaxcode_cupti.so .gpu/build/lib/
+for lib in libgit2.so.1.5 libcpp-httplib.so.0.11 libmbedtls.so.14 libmbedx509.so.1 libmbedcrypto.so.7 \
+           libhttp_parser.so.2.9 libssh2.so.1 libbrotlicommon.so.1 libbrotlidec.so.1 libbrotlienc.so.1 \
+           libdw.so.1 libelf.so.1 libsqlite3.so.0; do
+  cp -L "/lib/x86_64-linux-gnu/$lib" .gpu/build/lib/
+done
+cp examples/cuda-multistream/build/multistream .gpu/examples/cuda-multistream/build/
+du -sh .gpu
