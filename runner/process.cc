@@ -101,7 +101,10 @@ std::vector<std::string> bwrap_probe_args() {
           "--proc",    "/proc",    "--unshare-net", "--unshare-pid", "--die-with-parent"};
 }
 
-std::vector<std::string> unshare_args() { return {"-n", "-p", "-f", "--kill-child"}; }
+// --mount-proc: in a new pid namespace the host's /proc makes /proc/self point at the
+// wrong process, and the CUDA driver then fails ("OS call failed"); a private /proc
+// (and the mount namespace it needs) keeps it right.
+std::vector<std::string> unshare_args() { return {"-n", "-p", "-f", "--kill-child", "--mount-proc"}; }
 
 bool tool_works(const std::string& tool, const std::vector<std::string>& args) {
   if (tool.empty()) return false;

@@ -1,6 +1,8 @@
 #include "runner/process.h"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -410,6 +412,29 @@ TEST(ProcessTimeInside, ExitCodeAndExitInsideTheCommandAreKept) {
   Outcome o = run(c);
   EXPECT_EQ(o.exit_code, 7);
   EXPECT_GE(o.inner_wall_s, 0.0);
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// /proc/self must be the command itself inside the sandbox: the CUDA driver reads it.
+TEST(ProcessIsolation, ProcSelfIsTheCommandInsideTheSandbox) {
+  if (available_isolation() == Isolation::kNone) GTEST_SKIP() << "no isolation available here";
+  Command c;
+  c.shell = "readlink /proc/self; echo $$";
+  c.isolate = true;
+  c.writable_paths = {"/tmp"};
+  Outcome o = run(c);
+  ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+  std::istringstream lines(o.out);
+  std::string self, shell;
+  lines >> self >> shell;
+  EXPECT_FALSE(self.empty());
+  EXPECT_NE(self, "") << o.out;
+  EXPECT_LT(std::stoi(self), 100) << "a pid from the host's /proc: " << o.out;
 }
 
 }  // namespace
