@@ -150,8 +150,9 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
                                            : ""));
       status = 1;
     }
-    progress.note("wrote " + (o.out / "report.md").string() + ", result.json" +
-                  (patch.empty() ? "" : ", patch.diff") + (command == "optimize" ? ", trajectory.jsonl" : ""));
+    progress.note("wrote " + (o.out / "report.md").string() + ", report.html, result.json" +
+                  (patch.empty() ? "" : ", patch.diff") +
+                  (command == "optimize" ? ", trajectory.jsonl, checkpoint.json, rollouts.sqlite" : ""));
   } catch (const std::exception& e) {
     progress.note(std::string("maxcode: error: ") + e.what());
     if (!s.work_dir.empty() && !o.keep_workspaces) remove_workspace(s.work_dir);
