@@ -16,6 +16,9 @@ seeds=$(jq -r '.settings.seeds | length' "$work/out/result.json")
 runs=$(( 2 * (rounds + warmup) ))
 # By hand: configure, build, test, one run per seed, then the timed runs of both sides.
 cp -r "$repo" "$work/hand" && rm -rf "$work/hand/build"
+# The same compiler cache the evaluator uses, so both builds hit it alike.
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR="${MAXCODE_CACHE_DIR:-$HOME/.cache/maxcode}/ccache" \
+       CCACHE_BASEDIR="$work/hand" CCACHE_NOHASHDIR=true
 start=$(date +%s.%N)
 (
   cd "$work/hand"
