@@ -132,7 +132,7 @@ class LlmCritic : public Critic {
  private:
   TargetContext context_;
   llm::Provider& provider_;
-  const Prompts& prompts_;
+  const Prompts prompts_;  // a copy: a few strings, and no lifetime to get wrong
   Spend* spend_;
   MetricsCritic fallback_;
 };

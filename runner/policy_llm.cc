@@ -147,7 +147,7 @@ class LlmPolicy : public Policy {
   std::string name_;
   TargetContext context_;
   llm::Provider& provider_;
-  const Prompts& prompts_;
+  const Prompts prompts_;  // a copy: a few strings, and no lifetime to get wrong
   Spend& spend_;
   int window_;
   int counter_ = 0;

@@ -44,7 +44,7 @@ class LlmReranker : public Reranker {
  private:
   TargetContext context_;
   llm::Provider& provider_;
-  const Prompts& prompts_;
+  const Prompts prompts_;  // a copy: a few strings, and no lifetime to get wrong
   Spend& spend_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/llm/provider.h"
 #include "support/fixture_repo.h"
 
 namespace maxcode {
@@ -71,6 +72,58 @@ TEST(Search, DuplicatesCostNothingAndReuseTheVerdict) {
   ASSERT_TRUE(orig.duplicate_of);
   EXPECT_EQ(*orig.duplicate_of, "the original");
   EXPECT_FALSE(result.winner);
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// k = 3 proposals, n = 1 evaluated: the reranker's choice is the one that runs. The
+// reranker is a real provider (a local command reading the prompt on stdin).
+TEST(Search, RerankerDecidesWhichProposalsAreEvaluated) {
+  testing::FixtureRepo repo("sum");
+  Evaluator& evaluator = repo.evaluator();
+  class Three : public Policy {
+   public:
+    std::string name() const override { return "three"; }
+    std::vector<Candidate> propose(const SearchState&, int count) override {
+      EXPECT_EQ(count, 3) << "the policy is asked for k, not n";
+      if (calls_++) return {};
+      std::vector<Candidate> out;
+      for (const char* id : {"plain", "chosen", "other"}) {
+        Candidate c;
+        c.id = id;
+        c.definition = std::string("long long sum_squares(const int* v, int n) {  // ") + id +
+                       "\n  long long s = 0;\n  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s + " +
+                       (std::string(id) == "other" ? "1" : "0") + ";\n}";
+        out.push_back(c);
+      }
+      return out;
+    }
+    int calls_ = 0;
+  } policy;
+  llm::ProviderConfig config;
+  config.provider = "command";
+  config.command = "grep -q '// chosen' && echo 'About 4.5' || echo 1.1";
+  config.timeout_s = 10;
+  auto provider = llm::make_provider(config);
+  Spend spend;
+  TargetContext context = make_target_context(Target{"src/sum.cpp", "sum_squares"}, "", evaluator.baseline_definition());
+  auto reranker = make_llm_reranker(context, *provider, default_prompts(), spend);
+  SearchHooks hooks;
+  hooks.reranker = reranker.get();
+  hooks.spend = &spend;
+  Progress progress(stderr, true);
+  SearchResult result = run_search(evaluator, policy, Target{"src/sum.cpp", "sum_squares"},
+                                   SearchLimits{1, 1, 3, 600}, progress, hooks);
+  ASSERT_EQ(result.trajectory.size(), 1u);
+  EXPECT_EQ(result.trajectory[0].candidate.id, "chosen");
+  ASSERT_TRUE(result.trajectory[0].candidate.rerank_score);
+  EXPECT_DOUBLE_EQ(*result.trajectory[0].candidate.rerank_score, 4.5);
+  EXPECT_EQ(result.evaluations, 1);
+  EXPECT_EQ(spend.to_json()["llm_calls"], 3);
 }
 
 }  // namespace
