@@ -3,6 +3,8 @@
 // exact field, and a typo is an error with a suggestion rather than a silent default.
 #include "runner/config.h"
 
+#include "runner/json_fields.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -21,37 +23,6 @@ namespace maxcode {
 namespace {
 
 using nlohmann::json;
-
-// "a string", "an object", "null": the JSON type of a value as it reads in a sentence.
-std::string describe_type(const json& value) {
-  std::string type = value.type_name();
-  if (value.is_null()) return type;
-  bool vowel = std::string_view("aeiou").find(type.front()) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + type;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
-    }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
-
-std::string join(const std::vector<std::string_view>& words) {
-  std::string out;
-  for (std::string_view word : words) {
-    if (!out.empty()) out += ", ";
-    out += word;
-  }
-  return out;
-}
 
 // Prints a bound without a trailing ".0" for whole numbers ("> 0", ">= 1.05").
 std::string format_bound(double bound) {
@@ -225,14 +196,7 @@ class Reader {
   }
 
   std::string suggest(std::string_view key) const {
-    std::string_view best;
-    std::size_t best_distance = 3;  // suggest only within an edit distance of 2
-    for (std::string_view name : known_) {
-      std::size_t distance = edit_distance(key, name);
-      if (distance < best_distance) best = name, best_distance = distance;
-    }
-    if (!best.empty()) return "did you mean '" + std::string(best) + "'?";
-    return "known fields: " + join(known_);
+    return suggest_field(key, known_);
   }
 
   Node node_;
@@ -245,7 +209,7 @@ std::string one_of(const Node& node, std::string_view what,
   std::string value = node.string();
   if (std::find(options.begin(), options.end(), value) == options.end()) {
     node.fail("unsupported " + std::string(what) + " '" + value + "' (supported: " +
-              join(options) + ")");
+              join_words(options) + ")");
   }
   return value;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runner/config.h"
+#include "runner/json_fields.h"
 #include "runner/llm/endpoint.h"
 #include "runner/llm/provider.h"
 
@@ -33,44 +34,6 @@ const std::vector<std::string_view> kAnthropicFields = {
 // temperature and max_tokens reach the program as environment variables.
 const std::vector<std::string_view> kCommandFields = {
     "provider", "model", "command", "timeout_s", "max_concurrency", "temperature", "max_tokens"};
-
-std::string describe_type(const json& value) {
-  std::string type = value.type_name();
-  if (value.is_null()) return type;
-  bool vowel = std::string_view("aeiou").find(type.front()) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + type;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
-    }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
-
-std::string join(const std::vector<std::string_view>& words) {
-  std::string out;
-  for (std::string_view word : words) out += (out.empty() ? "" : ", ") + std::string(word);
-  return out;
-}
-
-std::string suggest(std::string_view key, const std::vector<std::string_view>& known) {
-  std::string_view best;
-  std::size_t best_distance = 3;  // suggest only within an edit distance of 2
-  for (std::string_view name : known) {
-    std::size_t distance = edit_distance(key, name);
-    if (distance < best_distance) best = name, best_distance = distance;
-  }
-  if (!best.empty()) return "did you mean '" + std::string(best) + "'?";
-  return "known fields: " + join(known);
-}
 
 bool contains(const std::vector<std::string_view>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -135,7 +98,7 @@ struct Field {
       if (contains(kAllFields, key) && !owner.empty()) {
         field.fail("not used by the " + owner + " provider");
       }
-      field.fail("unknown field (" + suggest(key, known) + ")");
+      field.fail("unknown field (" + suggest_field(key, known) + ")");
     }
   }
 };
@@ -166,7 +129,7 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
   config.provider = provider.string();
   if (!contains(kProviders, config.provider)) {
     provider.fail("unsupported provider '" + config.provider + "' (supported: " +
-                  join(kProviders) + ")");
+                  join_words(kProviders) + ")");
   }
   bool http = config.provider != "command";
   object.check_keys(config.provider == "openai"      ? kOpenAiFields
