@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -232,11 +233,30 @@ TestConfig parse_test(const Node& node) {
 }
 
 BenchmarkConfig parse_benchmark(const Node& node) {
-  Reader r(node, {"name", "command", "metric", "compare_output", "rtol", "atol", "timeout_s"});
+  Reader r(node, {"name", "command", "metric", "kernels", "warmup_launches", "roofline",
+                  "compare_output", "rtol", "atol", "timeout_s"});
   BenchmarkConfig bench;
   bench.name = r.require("name").non_empty_string();
   bench.command = r.require("command").non_empty_string();
-  if (auto metric = r.get("metric")) bench.metric = one_of(*metric, "metric", {"wall"});
+  if (auto metric = r.get("metric")) bench.metric = one_of(*metric, "metric", {"wall", "kernels"});
+  bench.kernels = r.strings("kernels", {}, &Node::non_empty_string);
+  for (std::size_t i = 0; i < bench.kernels.size(); ++i) {
+    try {
+      std::regex check(bench.kernels[i]);
+    } catch (const std::regex_error& error) {
+      r.require("kernels").element(i).fail(std::string("not a regular expression: ") + error.what());
+    }
+  }
+  bench.warmup_launches = r.integer("warmup_launches", bench.warmup_launches, 0);
+  if (auto roofline = r.get("roofline")) {
+    Reader rr(*roofline, {"bytes", "flops"});
+    bench.roofline_bytes = rr.number("bytes", 0, kNonNegative);
+    bench.roofline_flops = rr.number("flops", 0, kNonNegative);
+  }
+  if (bench.metric != "kernels") {
+    for (const char* field : {"kernels", "warmup_launches", "roofline"})
+      if (r.get(field)) r.fail(field, "only for \"metric\": \"kernels\"");
+  }
   bench.compare_output = r.boolean("compare_output", bench.compare_output);
   bench.rtol = r.number("rtol", bench.rtol, kNonNegative);
   bench.atol = r.number("atol", bench.atol, kNonNegative);
@@ -391,6 +411,26 @@ WorkspaceConfig parse_workspace(const Node& node) {
   return workspace;
 }
 
+GpuConfig parse_gpu(const Node& node) {
+  Reader r(node, {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu",
+                  "ncu_kernels", "ncu_timeout_s"});
+  GpuConfig gpu;
+  if (auto tools = r.get("sanitizer")) {
+    gpu.sanitizer.clear();
+    tools->expect_array();
+    for (std::size_t i = 0; i < tools->value.size(); ++i)
+      gpu.sanitizer.push_back(one_of(tools->element(i), "sanitizer tool",
+                                     {"memcheck", "racecheck", "synccheck", "initcheck"}));
+  }
+  if (auto sanitize = r.get("sanitize")) gpu.sanitize = one_of(*sanitize, "sanitize", {"test", "benchmarks"});
+  gpu.sanitizer_timeout_s = r.number("sanitizer_timeout_s", gpu.sanitizer_timeout_s, kPositive);
+  gpu.ptxas_report = r.boolean("ptxas_report", gpu.ptxas_report);
+  gpu.ncu = r.boolean("ncu", gpu.ncu);
+  gpu.ncu_kernels = r.integer("ncu_kernels", gpu.ncu_kernels, 1);
+  gpu.ncu_timeout_s = r.number("ncu_timeout_s", gpu.ncu_timeout_s, kPositive);
+  return gpu;
+}
+
 // nlohmann's parse_error gives a byte offset; people want a line and a column.
 std::string describe_parse_error(const std::string& label, const std::string& text,
                                  const json::parse_error& error) {
@@ -428,7 +468,7 @@ std::string read_text(const std::filesystem::path& file) {
 Config parse_config(const json& document, const std::string& file_label) {
   Node root_node{document, "", file_label};
   Reader root(root_node, {"build", "test", "benchmarks", "scope", "targets", "search",
-                          "acceptance", "workspace", "llm"});
+                          "acceptance", "workspace", "gpu", "llm"});
   Config config;
   config.file = file_label;
   config.build = parse_build(root.require("build"));
@@ -439,6 +479,7 @@ Config parse_config(const json& document, const std::string& file_label) {
   if (auto node = root.get("search")) config.search = parse_search(*node);
   if (auto node = root.get("acceptance")) config.acceptance = parse_acceptance(*node);
   if (auto node = root.get("workspace")) config.workspace = parse_workspace(*node);
+  if (auto node = root.get("gpu")) config.gpu = parse_gpu(*node);
   if (auto node = root.get("llm")) {
     // Validated by the LLM providers, which know their own fields.
     node->expect(node->value.is_object(), "an object");
@@ -471,13 +512,19 @@ json to_json(const Config& config) {
 
   json benchmarks = json::array();
   for (const BenchmarkConfig& bench : config.benchmarks) {
-    benchmarks.push_back({{"name", bench.name},
-                          {"command", bench.command},
-                          {"metric", bench.metric},
-                          {"compare_output", bench.compare_output},
-                          {"rtol", bench.rtol},
-                          {"atol", bench.atol},
-                          {"timeout_s", bench.timeout_s}});
+    json entry = {{"name", bench.name},
+                  {"command", bench.command},
+                  {"metric", bench.metric},
+                  {"compare_output", bench.compare_output},
+                  {"rtol", bench.rtol},
+                  {"atol", bench.atol},
+                  {"timeout_s", bench.timeout_s}};
+    if (bench.metric == "kernels") {
+      entry["kernels"] = bench.kernels;
+      entry["warmup_launches"] = bench.warmup_launches;
+      entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
+    }
+    benchmarks.push_back(entry);
   }
 
   json targets = {{"functions", config.targets.functions}};
@@ -519,9 +566,23 @@ json to_json(const Config& config) {
        {{"exclude", config.workspace.exclude},
         {"output_cap_bytes", config.workspace.output_cap_bytes},
         {"isolate", config.workspace.isolate}}},
+      {"gpu",
+       {{"sanitizer", config.gpu.sanitizer},
+        {"sanitize", config.gpu.sanitize},
+        {"sanitizer_timeout_s", config.gpu.sanitizer_timeout_s},
+        {"ptxas_report", config.gpu.ptxas_report},
+        {"ncu", config.gpu.ncu},
+        {"ncu_kernels", config.gpu.ncu_kernels},
+        {"ncu_timeout_s", config.gpu.ncu_timeout_s}}},
   };
   if (!config.llm.is_null()) document["llm"] = config.llm;
   return document;
+}
+
+bool uses_gpu_timing(const Config& config) {
+  for (const BenchmarkConfig& bench : config.benchmarks)
+    if (bench.metric == "kernels") return true;
+  return false;
 }
 
 }  // namespace maxcode

@@ -39,11 +39,17 @@ struct TestConfig {
 struct BenchmarkConfig {
   std::string name;     // required, unique
   std::string command;  // required
-  std::string metric = "wall";  // only "wall" for now: wall time of the whole command
+  // "wall": wall time of the whole command; "kernels": GPU time of its kernels from
+  // CUPTI records on every stream (docs/evaluation.md "GPU timing").
+  std::string metric = "wall";
   bool compare_output = true;   // compare stdout with the baseline's, per seed
   double rtol = 1e-6;
   double atol = 0;
   double timeout_s = 300;
+  std::vector<std::string> kernels;  // "kernels": regexes over demangled names; empty = all
+  int warmup_launches = 1;           // "kernels": first launches of each kernel left out
+  double roofline_bytes = 0;         // minimum DRAM bytes the counted launches move; 0 = unknown
+  double roofline_flops = 0;         // minimum FLOPs they execute; 0 = unknown
 
   bool operator==(const BenchmarkConfig&) const = default;
 };
@@ -110,6 +116,19 @@ struct WorkspaceConfig {
   bool operator==(const WorkspaceConfig&) const = default;
 };
 
+// GPU checks of candidates whose benchmarks use the "kernels" metric.
+struct GpuConfig {
+  std::vector<std::string> sanitizer{"memcheck", "racecheck"};  // tools run on would-be winners
+  std::string sanitize = "test";  // what runs under them: "test" | "benchmarks"
+  double sanitizer_timeout_s = 600;
+  bool ptxas_report = true;       // collect -Xptxas -v through NVCC_APPEND_FLAGS
+  bool ncu = true;                // Nsight Compute metrics for the baseline and the winner
+  int ncu_kernels = 3;            // top kernels profiled
+  double ncu_timeout_s = 600;
+
+  bool operator==(const GpuConfig&) const = default;
+};
+
 struct Config {
   std::filesystem::path file;  // where it was read from (for messages)
   BuildConfig build;
@@ -120,6 +139,7 @@ struct Config {
   SearchConfig search;
   AcceptanceConfig acceptance;
   WorkspaceConfig workspace;
+  GpuConfig gpu;
   nlohmann::json llm;  // kept as given; read by the LLM providers
 
   bool operator==(const Config&) const = default;
@@ -131,5 +151,8 @@ Config load_config(const std::filesystem::path& file);
 Config parse_config(const nlohmann::json& document, const std::string& file_label);
 
 nlohmann::json to_json(const Config& config);
+
+// True when any benchmark is timed by its kernels: the GPU checks apply.
+bool uses_gpu_timing(const Config& config);
 
 }  // namespace maxcode

@@ -61,15 +61,44 @@ class MetricsCritic : public Critic {
                "): look for out-of-bounds accesses, misaligned vector loads, stack overflows from "
                "large local arrays, or unchecked sizes.";
       case Verdict::kRejected:
+        if (e.reason.rfind("compute-sanitizer", 0) == 0)
+          return "It is fast, but " + e.reason + ". Shared-memory writes need a __syncthreads() before other "
+                 "threads read them, every global access needs a bounds check for partial tiles, and no "
+                 "thread may return before a barrier the others still reach.";
+        if (e.reason.rfind("benchmark '", 0) == 0)
+          return "Its time cannot be trusted and it was rejected: " + e.reason +
+                 ". Do the work in kernels launched by the function itself, on the caller's stream, "
+                 "without extra host-device copies.";
         return "It was rejected before running: " + e.reason +
                ". Only the function itself may change, with new helpers placed right before or "
                "after it in the same file.";
       case Verdict::kNotFaster:
-        return not_faster(e);
+        return not_faster(e) + gpu_notes(e);
       case Verdict::kFaster:
-        return faster(e);
+        return faster(e) + gpu_notes(e);
     }
     return "";
+  }
+
+  // What ptxas and the timing say about the kernels: spills, registers, roofline.
+  static std::string gpu_notes(const Evaluation& e) {
+    std::string notes;
+    for (const auto& k : e.gpu.value("resources", nlohmann::json::array())) {
+      const long spilled = k.value("spill_store_bytes", 0L) + k.value("spill_load_bytes", 0L);
+      const std::string name = k.value("demangled", k.value("kernel", std::string()));
+      if (spilled > 0)
+        notes += " ptxas: " + name + " spills " + std::to_string(spilled) +
+                 " bytes to local memory; use fewer live values or smaller per-thread arrays.";
+      else if (k.value("registers", 0) > 128)
+        notes += " ptxas: " + name + " uses " + std::to_string(k.value("registers", 0)) +
+                 " registers per thread, which limits occupancy.";
+    }
+    if (e.timing && e.timing->roofline_floor_s > 0) {
+      const double pct = 100 * e.timing->roofline_floor_s / e.timing->candidate_median_s;
+      notes += " It runs at " + fixed(pct, 0) + "% of the roofline" +
+               (pct > 80 ? ": little is left to gain." : ": the kernels are far from the hardware limit.");
+    }
+    return notes;
   }
 
  private:

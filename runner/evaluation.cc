@@ -21,8 +21,14 @@ nlohmann::json to_json(const RatioInterval& interval) {
           {"rounds", interval.rounds}};
 }
 
+int Timing::throttled_rounds() const {
+  int n = 0;
+  for (bool t : throttled) n += t;
+  return n;
+}
+
 nlohmann::json to_json(const Timing& timing) {
-  return {{"speedup", to_json(timing.speedup)},
+  nlohmann::json j = {{"speedup", to_json(timing.speedup)},
           {"baseline_median_s", timing.baseline_median_s},
           {"candidate_median_s", timing.candidate_median_s},
           {"baseline_s", timing.baseline_s},
@@ -31,6 +37,19 @@ nlohmann::json to_json(const Timing& timing) {
           {"min_speedup", timing.min_speedup},
           {"significant", timing.significant},
           {"stop_reason", timing.stop_reason}};
+  if (!timing.device.empty()) {
+    j["device"] = timing.device;
+    j["baseline_sm_mhz"] = timing.baseline_sm_mhz;
+    j["candidate_sm_mhz"] = timing.candidate_sm_mhz;
+    j["throttled"] = timing.throttled;
+    j["throttled_rounds"] = timing.throttled_rounds();
+  }
+  if (timing.roofline_floor_s > 0) {
+    j["roofline"] = {{"floor_s", timing.roofline_floor_s},
+                     {"baseline_pct", 100 * timing.roofline_floor_s / timing.baseline_median_s},
+                     {"candidate_pct", 100 * timing.roofline_floor_s / timing.candidate_median_s}};
+  }
+  return j;
 }
 
 nlohmann::json to_json(const Evaluation& e) {
@@ -65,6 +84,7 @@ nlohmann::json to_json(const Evaluation& e) {
     j["critique"] = e.critique;
     j["critic"] = e.critic;
   }
+  if (!e.gpu.empty()) j["gpu"] = e.gpu;
   return j;
 }
 
@@ -91,6 +111,11 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.min_speedup = j.at("min_speedup").get<double>();
   t.significant = j.at("significant").get<bool>();
   t.stop_reason = j.value("stop_reason", "");
+  t.device = j.value("device", "");
+  t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
+  t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});
+  t.throttled = j.value("throttled", std::vector<bool>{});
+  if (j.contains("roofline")) t.roofline_floor_s = j["roofline"].value("floor_s", 0.0);
   return t;
 }
 
@@ -114,6 +139,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.code = j.value("code", "");
   e.critique = j.value("critique", "");
   e.critic = j.value("critic", "");
+  if (j.contains("gpu") && j["gpu"].is_object()) e.gpu = j["gpu"];
   return e;
 }
 

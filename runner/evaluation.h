@@ -45,6 +45,13 @@ struct Timing {
   double min_speedup = 1.05;
   bool significant = false;
   std::string stop_reason;          // "interval narrow", "max rounds", "time cap"
+  // GPU timing ("kernels" metric) only:
+  std::string device;                      // the GPU both sides ran on
+  std::vector<unsigned> baseline_sm_mhz;   // per round: SM clock under load; 0 = unknown
+  std::vector<unsigned> candidate_sm_mhz;
+  std::vector<bool> throttled;             // per round: the GPU held its clock down
+  double roofline_floor_s = 0;             // the least time the counted work can take; 0 = unknown
+  int throttled_rounds() const;
 };
 
 struct Evaluation {
@@ -64,6 +71,9 @@ struct Evaluation {
   std::string code;                 // the target definition as evaluated (for reports, critiques)
   std::string critique;             // natural-language diagnosis of this attempt
   std::string critic;               // who wrote it: "metrics" or "llm <model>"
+  // GPU facts (docs/result-format.md "gpu"): "resources" (-Xptxas -v per kernel),
+  // "kernels" (what a timed run launched and what was counted), "sanitizer", "ncu".
+  nlohmann::json gpu = nlohmann::json::object();
 
   double reward() const {  // the max-reward objective: speedup if faster, else 0
     return verdict == Verdict::kFaster && timing ? timing->speedup.median : 0.0;

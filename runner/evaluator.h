@@ -6,8 +6,10 @@
 // machine while a stopwatch runs.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -17,6 +19,10 @@
 #include "runner/candidate.h"
 #include "runner/config.h"
 #include "runner/evaluation.h"
+#include "runner/gpu/clock_monitor.h"
+#include "runner/gpu/devices.h"
+#include "runner/gpu/kernel_time.h"
+#include "runner/gpu/ncu.h"
 #include "runner/knobs.h"
 #include "runner/process.h"
 #include "runner/progress.h"
@@ -73,10 +79,17 @@ class Evaluator {
   Materialized materialize(const Candidate& candidate) const;
   // Build, test and compare outputs. Thread-safe.
   Checked check(const Materialized& candidate);
-  // A/B timing against the baseline; sets the verdict. One at a time.
-  void time(Checked& candidate);
+  // How many candidates can be timed at once: one per GPU for GPU timing, else one.
+  int timing_workers() const;
+  // A/B timing against the baseline; sets the verdict. One at a time per worker; for
+  // GPU timing, a would-be winner also goes through compute-sanitizer here.
+  void time(Checked& candidate, int worker = 0);
   // A fresh A/B session for a winner; the speedup to report.
   Timing confirm(Checked& candidate);
+  // Nsight Compute metrics of the top kernels (GPU timing with gpu.ncu only); empty
+  // when ncu is missing or fails (a warning says why). `checked` null: the original.
+  std::vector<NcuKernel> ncu_metrics(const Checked* checked);
+  const std::vector<NcuKernel>& baseline_ncu() const { return baseline_ncu_; }
   void release(Checked& candidate) noexcept;
 
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -88,6 +101,19 @@ class Evaluator {
     Outcome outcome;
     std::string tampered;  // files changed behind the harness's back, if any
   };
+  // One timed run of a benchmark on a GPU: where its activity files go.
+  struct GpuRun {
+    std::filesystem::path dir;
+    std::vector<std::pair<std::string, std::string>> env;
+  };
+  // The state of one A/B session (several run at once, one per GPU).
+  struct Session {
+    std::mt19937_64 rng;
+    const GpuDevice* device = nullptr;
+    double child_s = 0;
+    std::optional<ClockSample> clock;  // of the last run_suite
+    nlohmann::json kernels;            // of the last run_suite: what ran, what counted
+  };
   StepResult run_step(Evaluation& evaluation, const std::string& name, const std::string& command,
                       const std::filesystem::path& workspace, double timeout_s,
                       const std::map<std::string, std::string>& overrides,
@@ -98,12 +124,26 @@ class Evaluator {
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,
                               const std::map<std::string, std::string>& overrides);
   // One timed run of every benchmark; returns total seconds, or a failure reason.
-  double run_suite(const std::filesystem::path& workspace,
+  double run_suite(Session& session, const std::filesystem::path& workspace,
                    const std::map<std::string, std::string>& overrides, std::string& failure,
                    Verdict& failure_verdict);
-  Timing ab_session(const std::string& label, const std::filesystem::path& candidate_workspace,
+  Timing ab_session(Session& session, const std::string& label,
+                    const std::filesystem::path& candidate_workspace,
                     const std::map<std::string, std::string>& overrides, std::string& failure,
                     Verdict& failure_verdict);
+  // GPU side: the environment of a benchmark run, and what it left behind.
+  GpuRun gpu_run(const std::filesystem::path& workspace, const GpuDevice* device);
+  // Checks a run of benchmark `b` against the original's GPU activity and the
+  // roofline; empty when it may be timed, else the reason it is rejected.
+  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
+  void prepare_gpu();
+  bool sanitize(Evaluation& evaluation, const std::filesystem::path& workspace,
+                const std::map<std::string, std::string>& overrides, const GpuDevice* device);
+  bool sanitize_with(Evaluation& evaluation, const std::filesystem::path& workspace,
+                     const std::map<std::string, std::string>& overrides, const GpuDevice* device,
+                     const std::string& sanitizer, const std::string& tool);
+  std::vector<std::pair<std::string, std::string>> device_env(const GpuDevice* device) const;
+  Session new_session(int worker);
   std::filesystem::path new_workspace_dir(const std::string& id);
   std::vector<std::pair<std::string, std::string>> base_env(const std::filesystem::path& ws) const;
 
@@ -120,8 +160,18 @@ class Evaluator {
   // reference_[benchmark][seed index] = stdout of the original
   std::vector<std::vector<std::string>> reference_;
   double noise_floor_ = 1.0;
-  double session_child_s_ = 0;  // child time of the current A/B session
   std::vector<std::string> warnings_;
+  // GPU timing (any benchmark with metric "kernels"):
+  bool gpu_ = false;
+  std::vector<GpuDevice> devices_;                 // one timing worker each
+  std::string cupti_library_;                      // the injection library
+  std::vector<std::optional<RunKernels>> original_runs_;  // per benchmark
+  std::vector<KernelSelection> selections_;        // per benchmark
+  std::vector<double> floors_;                     // per benchmark: roofline floor in s; 0 = none
+  std::vector<NcuKernel> baseline_ncu_;
+  double peak_bytes_per_s_ = 0, peak_flops_per_s_ = 0;
+  std::vector<std::string> sanitizer_tools_;      // the tools the original passes
+  std::atomic<long> gpu_run_counter_{0};
   std::mutex mutex_;
   std::mt19937_64 rng_;
   int workspace_counter_ = 0;

@@ -120,6 +120,14 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
     progress.note("maxcode " + command + ": " + s.located.target.function + " in " +
                   s.located.target.file + ":" + std::to_string(s.located.target.line_begin));
     evaluator.prepare_baseline();
+    if (!evaluator.baseline_ncu().empty()) {
+      nlohmann::json kernels = nlohmann::json::array();
+      for (const NcuKernel& k : evaluator.baseline_ncu()) {
+        kernels.push_back(to_json(k));
+        progress.note("original, ncu: " + describe_ncu(k));
+      }
+      s.info.gpu["baseline_ncu"] = kernels;
+    }
     Timing noise = evaluator.measure_noise();
     s.info.noise = noise;
     char line[200];

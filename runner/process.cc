@@ -49,17 +49,6 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 // Resolved in the parent: exec'ing by PATH search in the child is not async-signal-safe.
 std::string find_in_path(const std::string& name) {
@@ -695,6 +684,18 @@ std::string Outcome::tail(std::size_t max_bytes) const {
     --out_share;
   }
   return text + out.substr(out.size() - out_share);
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& arg : argv) out += (out.empty() ? "" : " ") + shell_quote(arg);
+  return out;
 }
 
 }  // namespace maxcode

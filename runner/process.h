@@ -76,4 +76,8 @@ struct Outcome {
 
 Outcome run(const Command& command);
 
+// `text` as one word for /bin/sh; argv as a command line of such words.
+std::string shell_quote(const std::string& text);
+std::string shell_command(const std::vector<std::string>& argv);
+
 }  // namespace maxcode

@@ -87,7 +87,43 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
   if (result.unconfirmed) j["unconfirmed"] = *result.unconfirmed;
   if (result.fatal) j["fatal"] = *result.fatal;
   if (!result.spend.is_null()) j["spend"] = result.spend;
+  if (!info.gpu.is_null()) j["gpu"] = info.gpu;
   return j;
+}
+
+static std::string clock_range(const Timing& t) {
+  unsigned low = 0, high = 0;
+  for (const auto* side : {&t.baseline_sm_mhz, &t.candidate_sm_mhz})
+    for (unsigned mhz : *side) {
+      if (mhz == 0) continue;
+      low = low == 0 ? mhz : std::min(low, mhz);
+      high = std::max(high, mhz);
+    }
+  if (high == 0) return "unknown (no NVML)";
+  return low == high ? std::to_string(high) + " MHz" : std::to_string(low) + "–" + std::to_string(high) + " MHz";
+}
+
+// Nsight Compute figures of the original's and the winner's top kernels.
+static std::string gpu_metrics(const nlohmann::json& baseline, const nlohmann::json& winner) {
+  if (!baseline.is_array() && !winner.is_array()) return "";
+  std::ostringstream md;
+  md << "### Nsight Compute (`ncu --clock-control none`, top kernels)\n\n"
+        "| | kernel | time | DRAM % | SM % | occupancy (limit) | top stall | bytes moved | % of roofline |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [label, rows] : {std::pair{"original", &baseline}, std::pair{"winner", &winner}}) {
+    if (!rows->is_array()) continue;
+    for (const auto& k : *rows) {
+      const auto stalls = k.value("stalls", nlohmann::json::array());
+      std::string stall = stalls.empty() ? "" : stalls[0].value("reason", "");
+      md << "| " << label << " | `" << cell(k.value("name", ""), 60) << "` | " << fixed(k.value("duration_ns", 0.0) / 1e3, 1)
+         << " us | " << fixed(k.value("dram_throughput_pct", 0.0), 0) << " | " << fixed(k.value("sm_throughput_pct", 0.0), 0)
+         << " | " << fixed(k.value("achieved_occupancy_pct", 0.0), 0) << "% (" << k.value("occupancy_limiter", "") << ") | "
+         << stall << " | " << fixed(k.value("dram_bytes", 0.0) / 1e6, 1) << " MB | "
+         << fixed(k.value("roofline_pct", 0.0), 0) << "% |\n";
+    }
+  }
+  md << "\n";
+  return md.str();
 }
 
 std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
@@ -111,6 +147,16 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
        << fixed(t.candidate_median_s, 4) << " s |\n\n";
     md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
        << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
+    if (t.roofline_floor_s > 0)
+      md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
+         << " ms at the GPU's peak rates: the original ran at " << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1)
+         << "% of roofline, the winner at " << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
+    if (!t.device.empty())
+      md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
+         << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()
+         << " rounds with the clock held down.\n\n";
+    md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
+                      result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
     if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
   } else {
     md << "**No winner.** No candidate was significantly faster than the original";

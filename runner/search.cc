@@ -1,6 +1,7 @@
 #include "runner/search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <map>
@@ -159,12 +160,24 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       std::vector<Checked> checked;
       for (auto& f : futures) checked.push_back(f.get());
 
+      // Timing: one candidate at a time per timing worker (one per GPU), so that
+      // nothing else runs on a GPU while its kernels are timed.
+      const int workers = std::min<int>(evaluator.timing_workers(), static_cast<int>(checked.size()));
+      if (workers > 1) {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::future<void>> timers;
+        for (int w = 0; w < workers; ++w)
+          timers.push_back(std::async(std::launch::async, [&, w] {
+            for (std::size_t i = next++; i < checked.size(); i = next++) evaluator.time(checked[i], w);
+          }));
+        for (auto& t : timers) t.get();
+      }
       for (std::size_t i = 0; i < checked.size(); ++i) {
         Checked& c = checked[i];
         ++state.evaluations;
         progress.status("[" + std::to_string(state.evaluations) + "/" + std::to_string(limits.max_evaluations) +
                         "] " + c.evaluation.candidate_id);
-        evaluator.time(c);
+        if (workers <= 1) evaluator.time(c);
         if (hooks.spend && c.evaluation.timing) {
           double timed = 0;
           for (double s : c.evaluation.timing->candidate_s) timed += s;
@@ -221,6 +234,13 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
     Timing confirmed = evaluator.confirm(*best);
     if (confirmed.significant) {
       result.winner = Winner{best->evaluation.candidate_id, confirmed, best->evaluation, best->materialized.files};
+      // Hardware metrics of the winner, for its critique and the report.
+      std::vector<NcuKernel> ncu = evaluator.ncu_metrics(&*best);
+      if (!ncu.empty()) {
+        nlohmann::json kernels = nlohmann::json::array();
+        for (const NcuKernel& k : ncu) kernels.push_back(to_json(k));
+        result.winner->evaluation.gpu["ncu"] = kernels;
+      }
     } else {
       char figure[160];
       std::snprintf(figure, sizeof figure, "%.3fx (95%% CI %.3f-%.3f)", confirmed.speedup.median,

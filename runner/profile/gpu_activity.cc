@@ -37,6 +37,9 @@ void GpuActivity::add_kernel(const KernelLaunch& launch) {
   if (k.launches == 0) {
     k.name = launch.name, k.grid = launch.grid, k.block = launch.block, k.device = launch.device;
     k.min_ns = ns;
+    k.first_start_ns = launch.start_ns, k.first_launch_ns = ns;
+  } else if (launch.start_ns < k.first_start_ns) {  // records need not arrive in order
+    k.first_start_ns = launch.start_ns, k.first_launch_ns = ns;
   }
   ++k.launches;
   k.total_ns += ns;
@@ -105,6 +108,7 @@ nlohmann::json to_json(const GpuSummary& s) {
                        {"block", k.block},         {"device", k.device},
                        {"launches", k.launches},   {"total_ns", k.total_ns},
                        {"min_ns", k.min_ns},       {"max_ns", k.max_ns},
+                       {"first_start_ns", k.first_start_ns}, {"first_launch_ns", k.first_launch_ns},
                        {"registers", k.registers}, {"static_smem", k.static_smem},
                        {"dynamic_smem", k.dynamic_smem}, {"streams", k.streams}});
   }
@@ -189,6 +193,10 @@ GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) 
     ks.total_ns = r.number<std::uint64_t>(k, "total_ns", path);
     ks.min_ns = r.number<std::uint64_t>(k, "min_ns", path);
     ks.max_ns = r.number<std::uint64_t>(k, "max_ns", path);
+    if (k.contains("first_launch_ns")) {  // files of older versions lack them
+      ks.first_start_ns = r.number<std::uint64_t>(k, "first_start_ns", path);
+      ks.first_launch_ns = r.number<std::uint64_t>(k, "first_launch_ns", path);
+    }
     ks.registers = r.number<int>(k, "registers", path);
     ks.static_smem = r.number<int>(k, "static_smem", path);
     ks.dynamic_smem = r.number<int>(k, "dynamic_smem", path);

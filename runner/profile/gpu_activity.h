@@ -43,6 +43,10 @@ struct KernelStats {
   std::uint64_t total_ns = 0;
   std::uint64_t min_ns = 0;
   std::uint64_t max_ns = 0;
+  // The earliest launch, which kernel timing leaves out as warm-up (caches, TLBs and
+  // clocks still cold).
+  std::uint64_t first_start_ns = 0;
+  std::uint64_t first_launch_ns = 0;
   int registers = 0;
   int static_smem = 0;
   int dynamic_smem = 0;

@@ -20,12 +20,6 @@ namespace {
 // it first lets the sampler write its file, and CUPTI's last snapshot is on disk.
 constexpr double kGraceS = 10;
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 std::string with_env(const char* name, const std::string& extra) {
   const char* current = std::getenv(name);
   return current && *current ? std::string(current) + " " + extra : extra;

@@ -199,11 +199,44 @@ TEST(ConfigTest, BenchmarkNamesAreUnique) {
             kFile + "benchmarks[2].name: duplicate name 'main' (also used by benchmarks[0])");
 }
 
-TEST(ConfigTest, OnlyWallMetricIsSupported) {
+TEST(ConfigTest, OnlyWallAndKernelsMetricsAreSupported) {
   json doc = minimal();
   doc["benchmarks"][0]["metric"] = "cupti";
   EXPECT_EQ(error_of(doc),
-            kFile + "benchmarks[0].metric: unsupported metric 'cupti' (supported: wall)");
+            kFile + "benchmarks[0].metric: unsupported metric 'cupti' (supported: wall, kernels)");
+}
+
+TEST(ConfigTest, KernelsMetricFields) {
+  json doc = minimal();
+  doc["benchmarks"][0]["metric"] = "kernels";
+  doc["benchmarks"][0]["kernels"] = {"^transpose", "tile<32>"};
+  doc["benchmarks"][0]["warmup_launches"] = 2;
+  doc["benchmarks"][0]["roofline"] = {{"bytes", 2.5e9}};
+  Config c = parse_config(doc, ".maxcode.json");
+  EXPECT_TRUE(uses_gpu_timing(c));
+  EXPECT_EQ(c.benchmarks[0].kernels, (std::vector<std::string>{"^transpose", "tile<32>"}));
+  EXPECT_EQ(c.benchmarks[0].warmup_launches, 2);
+  EXPECT_EQ(c.benchmarks[0].roofline_bytes, 2.5e9);
+  EXPECT_EQ(parse_config(to_json(c), ".maxcode.json"), c) << "the JSON form must parse back unchanged";
+  EXPECT_FALSE(uses_gpu_timing(parse_config(minimal(), ".maxcode.json")));
+}
+
+TEST(ConfigTest, KernelsMetricErrors) {
+  json doc = minimal();
+  doc["benchmarks"][0]["metric"] = "kernels";
+  doc["benchmarks"][0]["kernels"] = {"(unclosed"};
+  EXPECT_NE(error_of(doc).find("benchmarks[0].kernels[0]: not a regular expression"), std::string::npos)
+      << error_of(doc);
+  doc["benchmarks"][0]["kernels"] = json::array();
+  doc["benchmarks"][0]["roofline"] = {{"byte", 1}};
+  EXPECT_NE(error_of(doc).find("benchmarks[0].roofline.byte: unknown field"), std::string::npos) << error_of(doc);
+  json wall = minimal();
+  wall["benchmarks"][0]["roofline"] = {{"bytes", 1}};
+  EXPECT_EQ(error_of(wall), kFile + "benchmarks[0].roofline: only for \"metric\": \"kernels\"");
+  json gpu = minimal();
+  gpu["gpu"] = {{"sanitizer", {"memcheck", "leakcheck"}}};
+  EXPECT_EQ(error_of(gpu), kFile + "gpu.sanitizer[1]: unsupported sanitizer tool 'leakcheck' (supported: "
+                                   "memcheck, racecheck, synccheck, initcheck)");
 }
 
 TEST(ConfigTest, NumbersOutOfRange) {
