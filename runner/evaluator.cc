@@ -589,6 +589,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
   }
   const auto start = std::chrono::steady_clock::now();
   std::bernoulli_distribution coin(0.5);
+  nlohmann::json candidate_kernels;  // what the candidate's last run launched
   for (int round = -acc.warmup_rounds;; ++round) {
     // Random order within each round: a drift (thermal, caches, other load) cannot
     // favour whichever side always runs second.
@@ -610,6 +611,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
       }
       times[baseline_side ? 0 : 1] = s;
       clocks[baseline_side ? 0 : 1] = session.clock;
+      if (!baseline_side) candidate_kernels = session.kernels;
     }
     if (round < 0) continue;  // warm-up
     t.baseline_s.push_back(times[0]);
@@ -630,6 +632,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
     else if (elapsed >= acc.max_timing_s) t.stop_reason = "time cap";
     if (!t.stop_reason.empty()) break;
   }
+  session.kernels = candidate_kernels;
   t.baseline_median_s = median(t.baseline_s);
   t.candidate_median_s = median(t.candidate_s);
   t.significant = significant(t.speedup, acc.min_speedup, noise_floor_);
@@ -850,7 +853,9 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
                     ws, config_.gpu.ncu_timeout_s, checked ? checked->materialized.files : std::map<std::string, std::string>{}, env);
   if (!r.outcome.ok()) return warn("ncu " + r.outcome.describe() + ": " + r.outcome.tail(600));
   try {
-    return parse_ncu_csv(read_text(log));
+    std::vector<NcuKernel> kernels = parse_ncu_csv(read_text(log));
+    if (kernels.empty()) return warn("no kernel matched " + join(names, ", ") + " in " + bench.command);
+    return kernels;
   } catch (const std::exception& error) {
     return warn(error.what());
   }

@@ -66,6 +66,7 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
               {"search_speedup", result.winner->evaluation.timing
                                      ? to_json(result.winner->evaluation.timing->speedup)
                                      : nlohmann::json(nullptr)}};
+    if (!result.winner->evaluation.gpu.empty()) winner["gpu"] = result.winner->evaluation.gpu;
   }
   nlohmann::json j{
       {"schema", "maxcode.result/1"},

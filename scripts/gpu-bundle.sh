@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs and gathers it in .gpu/ (ignored by git), small
 # enough to travel: maxcode without debug info, the injection libraries, the shared
-# libraries Ubuntu 24.04 lacks (DESIGN.md "Where it runs"), and the CUDA example.
+# libraries Ubuntu 24.04 lacks (DESIGN.md "Where it runs"), the GPU test programs
+# (tests/gpu/) and the profiler's CUDA example. scripts/gpu-check.sh runs it all there.
 # Never carries libc, libstdc++, libssl or libcrypto: Ubuntu's are newer and compatible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/gpu-profile.sh build
-rm -rf .gpu && mkdir -p .gpu/build/lib .gpu/examples/cuda-multistream/build
+gpu_tests=$(cd tests/gpu && ls *_test.cc | sed 's/\.cc$//')
+cmake --build build --target $gpu_tests
+rm -rf .gpu && mkdir -p .gpu/build/lib .gpu/build/tests .gpu/examples/cuda-multistream/build
 strip --strip-debug -o .gpu/build/maxcode build/maxcode
+for t in $gpu_tests; do strip --strip-debug -o ".gpu/build/tests/$t" "build/tests/$t"; done
 cp build/lib/libmaxcode_sampler.so build/lib/libmaxcode_cupti.so .gpu/build/lib/
 for lib in libgit2.so.1.5 libcpp-httplib.so.0.11 libmbedtls.so.14 libmbedx509.so.1 libmbedcrypto.so.7 \
            libhttp_parser.so.2.9 libssh2.so.1 libbrotlicommon.so.1 libbrotlidec.so.1 libbrotlienc.so.1 \

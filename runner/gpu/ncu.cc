@@ -169,6 +169,8 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
     ++line_no;
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (line.empty() || line.starts_with("==")) continue;  // ==PROF==, ==WARNING==, ==ERROR==
+    // ncu's messages may run over several lines; its CSV lines always start quoted.
+    if (!line.starts_with('"')) continue;
 
     std::vector<std::string> fields;
     try {

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Everything GPU-side in one run (issue 5's evidence), on the GPU machine:
+#   1. the GPU tests (tests/gpu/, ctest label `gpu`): the cheat suite and the faults;
+#   2. `maxcode optimize` on examples/cuda-kernels with `tune` and with `replay`:
+#      winners, confirmed speedups with intervals, % of roofline, the A/A run;
+#   3. each winner's kernel speedup against the ratio of Nsight Compute kernel
+#      durations (ncu --clock-control none) of the original and the winner;
+#   4. the profiler check (scripts/gpu-profile.sh);
+# and prints a short table last.
+#
+# Usage: here (no GPU needed) `scripts/gpu-bundle.sh`, then on the GPU machine, with
+# .gpu carried: `scripts/gpu-check.sh` (it copies .gpu/build to build/ first).
+# Environment: OUT (default maxcode-out/gpu-check), TOLERANCE (default 0.05), PARTS
+# (default "tests tune replay profile": a subset runs only those, e.g. when one call to
+# the GPU machine has a time limit; the summary covers what is in OUT).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-maxcode-out/gpu-check}
+tolerance=${TOLERANCE:-0.05}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+if [ -d .gpu/build ]; then rm -rf build && cp -r .gpu/build build; fi
+[ -x build/maxcode ] || { echo "build/maxcode missing: run scripts/gpu-bundle.sh on the build machine" >&2; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /'
+example=examples/cuda-kernels
+rm -rf "$example/build"
+status=0
+parts=${PARTS:-tests tune replay profile}
+want() { [[ " $parts " == *" $1 "* ]]; }
+# Full outputs stay in $work; $out gets what a reader needs (few files travel back).
+work=${WORK:-maxcode-out/gpu-check-work}
+keep() { mkdir -p "$out/$1" && cp "$work/$1/result.json" "$work/$1/report.md" "$out/$1/" 2>/dev/null; }
+
+want tests && echo "== 1. GPU tests (label gpu)"
+want tests && for t in build/tests/*_test; do
+  MAXCODE_GPU_TEST_OUT=$out "$t" 2>&1 | tee "$out/$(basename "$t").log" | grep -E "^(cheat|fault) |^A/A|OK \]|FAILED|Failure|expected|Skipped" 
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+done
+
+if want tune; then
+  echo "== 2. maxcode optimize $example (tune)"
+  build/maxcode optimize "$example" --out "$work/tune" -q 2>&1 | tail -25 | tee "$out/tune.log"
+  keep tune
+fi
+want replay && echo "== 2. maxcode optimize $example (replay)"
+if want replay; then
+  build/maxcode optimize "$example" --policy replay --replay-dir "$example/replay/transpose" --out "$work/replay" -q 2>&1 \
+    | tail -25 | tee "$out/replay.log"
+  keep replay
+fi
+
+want profile && echo "== 4. profiler check"
+if want profile && [ -x .gpu/examples/cuda-multistream/build/multistream ]; then
+  mkdir -p examples/cuda-multistream/build && cp .gpu/examples/cuda-multistream/build/multistream examples/cuda-multistream/build/
+  OUT=$out/profile bash scripts/gpu-profile.sh > "$out/profile.log" 2>&1 || status=1
+  tail -3 "$out/profile.log"
+fi
+
+echo
+echo "== summary"
+python3 - "$out" "$tolerance" <<'PY' || status=1
+import json, os, sys
+out, tolerance = sys.argv[1], float(sys.argv[2])
+rows, failures = [], []
+def load(name):
+    path = os.path.join(out, name, "result.json")
+    return json.load(open(path)) if os.path.exists(path) else None
+for name in ("tune", "replay"):
+    r = load(name)
+    if r is None and not os.path.exists(os.path.join(out, name + ".log")):
+        continue  # not run this time
+    if r is None:
+        failures.append(name + ": no result"); continue
+    n = r.get("noise") or {}
+    s = n.get("speedup", {})
+    rows.append((name + " A/A", "%.3fx [%.3f, %.3f]" % (s.get("median", 0), s.get("low", 0), s.get("high", 0)),
+                 "significant" if n.get("significant") else "not significant", "", ""))
+    if n.get("significant") or not (s.get("low", 2) <= 1.0 <= s.get("high", 0)):
+        failures.append(name + " A/A")
+    w = r.get("winner")
+    if not w:
+        failures.append(name + ": no winner"); rows.append((name, "no winner", "", "", "")); continue
+    t = w.get("confirmation", {})
+    sp = w["speedup"]
+    roof = t.get("roofline", {})
+    roofline = "%.0f%% -> %.0f%%" % (roof.get("baseline_pct", 0), roof.get("candidate_pct", 0)) if roof else "n/a"
+    base = (r.get("gpu") or {}).get("baseline_ncu") or []
+    win = (w.get("gpu") or {}).get("ncu") or []
+    ratio = ""
+    if base and win:
+        nr = sum(k["duration_ns"] for k in base) / sum(k["duration_ns"] for k in win)
+        diff = sp["median"] / nr - 1
+        ratio = "ncu %.3fx (%+.1f%%)" % (nr, diff * 100)
+        if abs(diff) > tolerance: failures.append("%s: %+.1f%% from ncu" % (name, diff * 100))
+    else:
+        failures.append(name + ": no ncu figures")
+    rows.append((name + " winner " + w["id"], "%.3fx [%.3f, %.3f]" % (sp["median"], sp["low"], sp["high"]),
+                 "%d rounds" % sp["rounds"], roofline, ratio))
+for f in sorted(os.listdir(out)):
+    if f.endswith("_test.log"):
+        text = open(os.path.join(out, f)).read()
+        cheats = sum(1 for l in text.splitlines() if l.startswith(("cheat ", "fault ")))
+        rows.append((f[:-4], "PASSED" if "[  PASSED  ]" in text and "FAILED" not in text else "FAILED",
+                     "%d candidates" % cheats, "", ""))
+        if "FAILED" in text or "[  PASSED  ]" not in text: failures.append(f)
+print("%-44s %-26s %-16s %-14s %s" % ("what", "result", "", "roofline", "vs ncu"))
+for row in rows: print("%-44s %-26s %-16s %-14s %s" % row)
+print("FAIL: " + "; ".join(failures) if failures else "OK")
+sys.exit(1 if failures else 0)
+PY
+exit $status
