@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # Configures and builds maxcode and its tests into build/ (Ninja, RelWithDebInfo).
+# With ccache present, compilations are cached across checkouts of this machine (a
+# clean clone or a second worktree rebuilds from the cache): paths are hashed relative
+# to the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -3,7 +3,7 @@
 // The CUDA driver calls InitializeInjection when the program first initializes CUDA.
 // We enable CUPTI activity records for kernels (CONCURRENT_KERNEL: the KERNEL kind
 // would serialize every launch and change what we measure), memcpy and memset, sum
-// them per kernel and launch shape (runner/profile/gpu_activity.cc), and write one
+// them per kernel and launch shape (runner/instrument/gpu_activity.cc), and write one
 // JSON file per process into MAXCODE_PROFILE_DIR: at exit after a forced flush, and
 // every few seconds while the program runs, so a program killed on a timeout still
 // leaves what it did until then.
@@ -25,7 +25,7 @@
 #include <mutex>
 #include <string>
 
-#include "runner/profile/gpu_activity.h"
+#include "runner/instrument/gpu_activity.h"
 
 namespace {
 

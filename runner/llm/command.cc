@@ -7,7 +7,7 @@
 #include "runner/llm/providers.h"
 #include "runner/llm/redact.h"
 #include "runner/llm/slots.h"
-#include "runner/process.h"
+#include "runner/util/process.h"
 
 namespace maxcode::llm {
 namespace {

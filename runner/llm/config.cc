@@ -1,4 +1,4 @@
-// Strict parsing of the `llm` section of .maxcode.json, in the manner of runner/config.cc:
+// Strict parsing of the `llm` section of .maxcode.json, in the manner of runner/core/config.cc:
 // every error names the file and the field, a typo gets a suggestion, and a field that
 // belongs to another provider is an error rather than silently ignored.
 #include <algorithm>
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/config.h"
-#include "runner/json_fields.h"
+#include "runner/core/config.h"
+#include "runner/util/json_fields.h"
 #include "runner/llm/endpoint.h"
 #include "runner/llm/provider.h"
 

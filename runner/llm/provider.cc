@@ -12,7 +12,7 @@ namespace {
 
 // OpenSSL writes to sockets with write(), not send(MSG_NOSIGNAL): a server that drops a
 // TLS connection mid-request would kill maxcode with SIGPIPE instead of failing the
-// call. Children are unaffected: runner/process.cc resets every signal before exec.
+// call. Children are unaffected: runner/util/process.cc resets every signal before exec.
 void ignore_sigpipe_once() {
   static std::once_flag once;
   std::call_once(once, [] {

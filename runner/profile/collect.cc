@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runner/files.h"
+#include "runner/util/files.h"
 #include "runner/profile/callgrind_import.h"
 #include "runner/profile/perf_import.h"
 #include "runner/profile/pprof_import.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runner/profile/call_stacks.h"
-#include "runner/profile/gpu_activity.h"
+#include "runner/instrument/gpu_activity.h"
 #include "runner/profile/origin.h"
 #include "runner/profile/profile.h"
 

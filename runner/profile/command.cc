@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "runner/files.h"
+#include "runner/util/files.h"
 #include "runner/profile/table.h"
 
 namespace maxcode {

@@ -4,7 +4,7 @@
 #include <array>
 #include <string_view>
 
-#include "runner/glob.h"
+#include "runner/util/glob.h"
 
 namespace maxcode {
 

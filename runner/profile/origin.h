@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/config.h"
+#include "runner/core/config.h"
 
 namespace maxcode {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <vector>
 
-#include "runner/files.h"
-#include "runner/profile/names.h"
+#include "runner/util/files.h"
+#include "runner/util/names.h"
 
 namespace maxcode {
 

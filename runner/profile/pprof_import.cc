@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "runner/files.h"
+#include "runner/util/files.h"
 
 namespace maxcode {
 

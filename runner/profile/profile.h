@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/profile/gpu_activity.h"
+#include "runner/instrument/gpu_activity.h"
 
 namespace maxcode {
 

@@ -3,12 +3,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runner/files.h"
-#include "runner/process.h"
+#include "runner/util/files.h"
+#include "runner/util/process.h"
 #include "runner/profile/bound.h"
 #include "runner/profile/collect.h"
-#include "runner/profile/inject_paths.h"
-#include "runner/workspace.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/workspace/workspace.h"
 
 namespace maxcode {
 

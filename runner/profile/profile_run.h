@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "runner/config.h"
+#include "runner/core/config.h"
 #include "runner/profile/profile.h"
-#include "runner/progress.h"
+#include "runner/util/progress.h"
 
 namespace maxcode {
 

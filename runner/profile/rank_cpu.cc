@@ -4,7 +4,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "runner/profile/names.h"
+#include "runner/util/names.h"
 
 namespace maxcode {
 

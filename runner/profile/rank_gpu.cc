@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "runner/profile/names.h"
+#include "runner/util/names.h"
 #include "runner/profile/symbolize.h"
 
 namespace maxcode {

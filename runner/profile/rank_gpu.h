@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "runner/profile/gpu_activity.h"
+#include "runner/instrument/gpu_activity.h"
 #include "runner/profile/origin.h"
 #include "runner/profile/profile.h"
 #include "runner/profile/source_index.h"

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "runner/files.h"
+#include "runner/util/files.h"
 
 namespace maxcode {
 

@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "runner/locate.h"
+#include "runner/workspace/locate.h"
 #include "runner/profile/profile_run.h"
-#include "runner/progress.h"
+#include "runner/util/progress.h"
 
 namespace maxcode {
 

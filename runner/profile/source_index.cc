@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "runner/files.h"
-#include "runner/source_extent.h"
+#include "runner/util/files.h"
+#include "runner/workspace/source_extent.h"
 
 namespace maxcode {
 

@@ -1,7 +1,7 @@
 // Finding a profiled function's definition in the repository's sources, for code
 // whose binary carries no line information (built without -g, stripped, a CUDA
 // kernel known only by name) — the same token scanner `maxcode optimize` uses to
-// locate its target (runner/source_extent.h).
+// locate its target (runner/workspace/source_extent.h).
 #pragma once
 
 #include <filesystem>

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <map>
 
-#include "runner/profile/names.h"
+#include "runner/util/names.h"
 
 namespace maxcode {
 

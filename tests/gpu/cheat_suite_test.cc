@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/files.h"
-#include "runner/process.h"
+#include "runner/util/files.h"
+#include "runner/util/process.h"
 #include "support/test_support.h"
 
 namespace maxcode {

@@ -1,6 +1,6 @@
 #include "support/fixture_repo.h"
 
-#include "runner/files.h"
+#include "runner/util/files.h"
 
 namespace maxcode::testing {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "runner/evaluator.h"
-#include "runner/locate.h"
+#include "runner/evaluate/evaluator.h"
+#include "runner/workspace/locate.h"
 #include "support/test_support.h"
 
 namespace maxcode::testing {

@@ -13,8 +13,8 @@
 
 #include <httplib.h>
 
-#include "runner/files.h"
-#include "runner/process.h"
+#include "runner/util/files.h"
+#include "runner/util/process.h"
 #include "support/test_support.h"
 
 extern char** environ;

@@ -1,0 +1,383 @@
+#include "bot/delivery/pr_body.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "bot/delivery/pr_metadata.h"
+#include "bot/delivery/sanitize.h"
+
+namespace maxcode::bot {
+
+namespace {
+
+using nlohmann::json;
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+double num(const json& j, const char* key, double fallback = 0) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+std::string str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::string ratio(double r) { return fixed(r, 2) + "x"; }
+
+// A code span that is also safe in a table cell.
+std::string cell_code(const std::string& text, std::size_t limit = 80) {
+  std::string span = code_span(std::string(utf8_prefix(text, limit)) + (text.size() > limit ? "…" : ""));
+  std::string out;
+  for (char c : span) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:") ==
+                     std::string::npos;
+  if (plain && !text.empty()) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The critique may be a string, or an object with the text under "text".
+std::string critique_of(const json& candidate) {
+  if (!candidate.is_object() || !candidate.contains("critique")) return "";
+  const json& c = candidate["critique"];
+  if (c.is_string()) return c.get<std::string>();
+  if (c.is_object() && c.contains("text") && c["text"].is_string()) return c["text"].get<std::string>();
+  return c.is_null() ? "" : c.dump(2);
+}
+
+std::string speedup_cell(const json& candidate) {
+  const json& s = candidate.is_object() && candidate.contains("speedup") ? candidate["speedup"] : json();
+  if (!s.is_object()) return "—";
+  return ratio(num(s, "median")) + " [" + fixed(num(s, "low"), 2) + ", " + fixed(num(s, "high"), 2) + "]";
+}
+
+// ---- sections --------------------------------------------------------------------
+
+std::string header(const DeliveryInput& in) {
+  const json& w = in.winner();
+  const double s = num(w["speedup"], "median");
+  std::string out = "maxcode found a faster version of " + cell_code(in.function()) + " in " + cell_code(in.git_path()) +
+                    " and measured it: **" + ratio(s) + " faster** (" + time_change(s) +
+                    " time), confirmed in a fresh A/B session against the original.\n\n";
+  out += "Only the body of this function changed (plus helpers next to it); a candidate touching anything else would "
+         "have been rejected before building.\n";
+  return out;
+}
+
+std::string results(const DeliveryInput& in) {
+  const json& w = in.winner();
+  const json& confirmation = w.contains("confirmation") ? w["confirmation"] : json::object();
+  const json& sp = w["speedup"];
+  const double s = num(sp, "median");
+  const double min_speedup = num(confirmation, "min_speedup", num(in.result["settings"], "min_speedup", 1.05));
+  const double noise = num(confirmation, "noise_floor", 1.0);
+  std::string out = "### Results\n\n";
+  out += "| | median time per round |\n|---|---:|\n";
+  out += "| original | " + format_duration(num(w, "baseline_median_s")) + " |\n";
+  out += "| this PR | " + format_duration(num(w, "candidate_median_s")) + " |\n\n";
+  out += "| speedup | 95% interval | rounds | accepted when |\n|---|---|---:|---|\n";
+  out += "| **" + ratio(s) + "** (" + time_change(s) + " time) | " + ratio(num(sp, "low")) + " – " + ratio(num(sp, "high")) +
+         " | " + std::to_string(static_cast<long long>(num(sp, "rounds"))) + " | lower bound > " + fixed(min_speedup, 2) +
+         "x (minimum) and > " + fixed(noise, 3) + "x (A/A noise floor) |\n\n";
+  out += "Speedup = median(original) / median(candidate) over interleaved A/B rounds in random order after warm-up; "
+         "the interval is a paired bootstrap 95% interval. A round times all benchmarks once";
+  const std::string stop = str(confirmation, "stop_reason");
+  out += stop.empty() ? ".\n" : " (rounds stopped: " + sanitize_inline(stop, 60) + ").\n";
+  if (w.contains("search_speedup") && w["search_speedup"].is_object())
+    out += "During the search the same candidate measured " + ratio(num(w["search_speedup"], "median")) + " [" +
+           fixed(num(w["search_speedup"], "low"), 2) + ", " + fixed(num(w["search_speedup"], "high"), 2) + "].\n";
+  return out;
+}
+
+std::string correctness(const DeliveryInput& in) {
+  const json winner = in.winner_candidate();
+  std::string out = "### Correctness\n\n";
+  std::vector<std::string> seeds;
+  std::map<std::string, std::vector<std::string>> checks;  // benchmark -> seeds
+  std::vector<std::string> sanitizers;
+  if (winner.is_object() && winner.contains("steps") && winner["steps"].is_array()) {
+    for (const auto& step : winner["steps"]) {
+      const std::string name = str(step, "name"), status = str(step, "status");
+      if (name.rfind("check ", 0) == 0) {
+        const std::size_t at = name.find(" seed=");
+        checks[name.substr(6, at == std::string::npos ? std::string::npos : at - 6)].push_back(
+            at == std::string::npos ? "" : name.substr(at + 6));
+      } else if (name.find("sanitizer") != std::string::npos || name.find("memcheck") != std::string::npos ||
+                 name.find("racecheck") != std::string::npos) {
+        sanitizers.push_back(cell_code(name) + ": " + sanitize_inline(status, 80));
+      } else if (name == "test") {
+        out += "- The project's tests passed with this change: " + cell_code(str(step, "command"), 160) + " (" +
+               sanitize_inline(status, 60) + ").\n";
+      } else if (name == "build") {
+        out += "- It builds: " + cell_code(str(step, "command"), 160) + ".\n";
+      }
+    }
+  }
+  for (const auto& [bench, bench_seeds] : checks) {
+    std::string list;
+    for (const auto& s : bench_seeds) list += (list.empty() ? "" : ", ") + sanitize_inline(s, 30);
+    out += "- The output of benchmark " + cell_code(bench) + " matched the original's for " +
+           std::to_string(bench_seeds.size()) + " seed(s) (`MAXCODE_SEED` = " + list +
+           "): exact for integers and text, within the configured relative tolerance for floating point.\n";
+  }
+  if (checks.empty() && in.result["settings"].contains("seeds"))
+    out += "- Seeds configured: " + sanitize_inline(in.result["settings"]["seeds"].dump(), 100) + ".\n";
+  if (!sanitizers.empty()) {
+    for (const auto& s : sanitizers) out += "- Sanitizer " + s + ".\n";
+  } else {
+    const bool gpu = in.result["environment"].is_object() && in.result["environment"].contains("gpu");
+    out += gpu ? "- compute-sanitizer: not run for this result.\n"
+               : "- compute-sanitizer: not applicable (CPU code).\n";
+  }
+  const std::string isolation = str(winner, "isolation");
+  if (!isolation.empty()) out += "- Candidate code ran isolated with " + sanitize_inline(isolation, 40) + ".\n";
+
+  // The candidates that failed show that the checks bite.
+  std::map<std::string, int> verdicts;
+  std::vector<std::string> rejected;
+  const std::string winner_id = str(in.winner(), "id");
+  for (const auto& c : in.result.value("candidates", json::array())) {
+    const std::string verdict = str(c, "verdict");
+    if (str(c, "id") == winner_id) continue;
+    ++verdicts[verdict];
+    if (verdict != "faster" && verdict != "not-faster" && rejected.size() < 5)
+      rejected.push_back(cell_code(str(c, "id"), 60) + " — " + sanitize_inline(verdict, 30) + ": " +
+                         sanitize_inline(str(c, "reason"), 160));
+  }
+  if (!verdicts.empty()) {
+    std::string summary;
+    for (const auto& [v, n] : verdicts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + sanitize_inline(v, 30);
+    out += "- The other candidates of this search: " + summary + ".\n";
+    for (const auto& r : rejected) out += "  - " + r + "\n";
+  }
+  for (const auto& w : in.result.value("warnings", json::array()))
+    if (w.is_string()) out += "- Warning: " + sanitize_inline(w.get<std::string>(), 300) + "\n";
+  return out;
+}
+
+// Who wrote a critique: result.json's `critic` is "llm <model>" or "metrics" (maxcode's
+// rule-based critic); without it the text is treated as model-written, the cautious label.
+std::string critic_label(const json& candidate) {
+  const std::string critic = str(candidate, "critic");
+  if (critic == "metrics") return "";
+  if (critic.rfind("llm", 0) == 0 && critic.size() > 4) return " (" + sanitize_inline(critic.substr(4), 60) + ")";
+  return "";
+}
+
+std::string rationale(const DeliveryInput& in, std::size_t max_bytes) {
+  const json winner = in.winner_candidate();
+  const std::string critique = critique_of(winner);
+  if (critique.empty()) return "";
+  std::string text(utf8_prefix(critique, max_bytes));
+  const bool cut = text.size() < critique.size();
+  const bool rules = str(winner, "critic") == "metrics";
+  std::string out;
+  if (rules) {
+    out = "### Why it is faster (rule-based diagnosis)\n\n> [!NOTE]\n> Written by maxcode's rule-based critic from the "
+          "measured metrics, not by a person. The numbers above are measured.\n\n";
+  } else {
+    out = "### Why it is faster (model-written)\n\n> [!NOTE]\n> This rationale was written by a language model" +
+          critic_label(winner) +
+          " from the measurements. It explains; it does not prove. The numbers above are measured.\n\n";
+  }
+  out += sanitize_markdown(text);
+  if (!out.empty() && out.back() != '\n') out += "\n";
+  if (cut) out += "\n*(rationale shortened to fit the PR body)*\n";
+  return out;
+}
+
+std::string environment(const DeliveryInput& in) {
+  const json& env = in.result["environment"];
+  if (!env.is_object() || env.empty()) return "";
+  static const std::vector<std::string> order = {"gpu", "driver", "cuda", "nvcc", "compiler", "cpu", "cores",
+                                                 "os", "isolation", "runner", "maxcode", "time"};
+  std::string out = "### Environment\n\n| | |\n|---|---|\n";
+  auto row = [&](const std::string& key, const json& value) {
+    out += "| " + sanitize_inline(key, 40) + " | " +
+           sanitize_inline(value.is_string() ? value.get<std::string>() : value.dump(), 200) + " |\n";
+  };
+  for (const auto& key : order)
+    if (env.contains(key)) row(key, env[key]);
+  for (const auto& [key, value] : env.items())
+    if (std::find(order.begin(), order.end(), key) == order.end()) row(key, value);
+  return out;
+}
+
+std::string reproduce(const DeliveryInput& in, const PrContext& ctx) {
+  const std::string base = ctx.base_commit.empty() ? "<base>" : ctx.base_commit.substr(0, 12);
+  const std::string git_path = in.git_path();
+  std::string dir = ".";
+  if (git_path.size() > in.file().size()) dir = git_path.substr(0, git_path.size() - in.file().size() - 1);
+  std::string script = "git fetch origin " + shell_quote(ctx.branch) + "\n";
+  script += "git checkout --detach " + base + "\n";
+  script += "git diff " + base + " FETCH_HEAD > maxcode.diff\n";
+  script += "maxcode eval " + shell_quote(dir) + " --function " + shell_quote(in.function()) +
+            " --candidate maxcode.diff\n";
+  return "### Reproduce\n\nRe-measure this change against the original on your machine (same checks, fresh A/B "
+         "session):\n\n" +
+         code_block(script, "sh");
+}
+
+std::string trajectory(const DeliveryInput& in, std::size_t max_rows, bool evidence) {
+  if (in.trajectory.empty()) return "";
+  std::string out = "<details><summary>Search trajectory (" + std::to_string(in.trajectory.size()) +
+                    " candidates)</summary>\n\n| # | candidate | verdict | speedup [95% CI] | reason |\n|---:|---|---|---|---|\n";
+  std::size_t n = 0;
+  for (const auto& c : in.trajectory) {
+    if (n == max_rows) {
+      out += "| | … " + std::to_string(in.trajectory.size() - n) + " more | | | |\n";
+      break;
+    }
+    ++n;
+    out += "| " + std::to_string(n) + " | " + cell_code(str(c, "id"), 60) + " | " + sanitize_inline(str(c, "verdict"), 30) +
+           " | " + speedup_cell(c) + " | " + sanitize_inline(str(c, "reason"), 160) + " |\n";
+  }
+  out += "\n";
+  if (evidence) {
+    n = 0;
+    for (const auto& c : in.trajectory) {
+      if (++n > max_rows) break;
+      std::string proof = str(c, "compiler_output");
+      if (proof.empty()) proof = str(c, "test_output");
+      if (proof.empty()) proof = str(c, "mismatch");
+      const std::string critique = critique_of(c);
+      if (proof.empty() && critique.empty()) continue;
+      out += "**" + std::to_string(n) + ". " + cell_code(str(c, "id"), 60) + "**\n\n";
+      if (!proof.empty()) {
+        const std::string tail = proof.size() > 1500 ? "…" + proof.substr(proof.size() - 1500) : proof;
+        out += code_block(tail);
+      }
+      if (!critique.empty())
+        out += std::string("\nCritique (") + (str(c, "critic") == "metrics" ? "rule-based" : "model-written") +
+               "): " + sanitize_inline(critique, 600) + "\n";
+      out += "\n";
+    }
+  }
+  return out + "</details>\n";
+}
+
+std::string footer(const DeliveryInput& in, const std::vector<std::string>& trimmed, int superseded) {
+  std::string out = "---\n";
+  if (superseded > 0)
+    out += "An earlier PR for this function (#" + std::to_string(superseded) +
+           ") was closed; the function has changed since, so maxcode looked at it again.\n\n";
+  if (!trimmed.empty()) {
+    std::string list;
+    for (const auto& t : trimmed) list += (list.empty() ? "" : ", ") + t;
+    out += "*Shortened to fit GitHub's 65,536-character limit: " + list +
+           ". The full record is in the run's report.md and trajectory.jsonl.*\n\n";
+  }
+  out += "<sub>Opened by maxcode " + sanitize_inline(str(in.result["environment"], "maxcode"), 20) + " · run `" +
+         in.run_id() +
+         "` · A re-run updates this PR. Closing it without merging tells maxcode to leave this function alone until "
+         "its code changes.</sub>\n";
+  return out;
+}
+
+json metadata(const DeliveryInput& in, const PrContext& ctx) {
+  const json& w = in.winner();
+  return {{"version", 1},
+          {"run", in.run_id()},
+          {"target", {{"file", in.git_path()}, {"function", in.function()}, {"signature", str(in.result["target"], "signature")}}},
+          {"target_hash", ctx.target_hash},
+          {"base_commit", ctx.base_commit},
+          {"branch", ctx.branch},
+          {"speedup", num(w["speedup"], "median")},
+          {"interval", {num(w["speedup"], "low"), num(w["speedup"], "high")}},
+          {"rounds", static_cast<long long>(num(w["speedup"], "rounds"))},
+          {"maxcode", str(in.result["environment"], "maxcode")}};
+}
+
+// A section and its renditions from full to absent; trimming steps down one at a time,
+// lowest `keep` first.
+struct Section {
+  std::string name;
+  int keep;  // how much the section matters: trimmed in increasing order
+  std::vector<std::string> renditions;
+  std::size_t level = 0;
+  const std::string& text() const { return renditions[level]; }
+};
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (seconds >= 1) return fixed(seconds, 3) + " s";
+  if (seconds >= 1e-3) return fixed(seconds * 1e3, 2) + " ms";
+  if (seconds >= 1e-6) return fixed(seconds * 1e6, 1) + " µs";
+  return fixed(seconds * 1e9, 0) + " ns";
+}
+
+std::string time_change(double speedup) {
+  if (speedup <= 0) return "n/a";
+  const double pct = (1.0 / speedup - 1.0) * 100.0;
+  const std::string value = std::fabs(pct) < 1 ? fixed(pct, 1) : fixed(std::round(pct), 0);
+  return (pct > 0 ? "+" : "") + value + "%";
+}
+
+std::string pr_title(const DeliveryInput& in) {
+  const double s = num(in.winner()["speedup"], "median");
+  // The name comes from the repository: no mentions, no references, short.
+  return "perf: speed up " + sanitize_plain(in.function(), 120) + " " + ratio(s) + " (" + time_change(s) + " time)";
+}
+
+PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t limit) {
+  PrText out;
+  out.title = pr_title(in);
+  out.metadata = metadata(in, ctx);
+
+  // In reading order; `keep` orders the trimming (trajectory first, correctness last).
+  std::vector<Section> sections;
+  const std::size_t rows = in.trajectory.size();
+  sections.push_back({"summary", 99, {header(in)}});
+  sections.push_back({"results", 99, {results(in)}});
+  sections.push_back({"correctness evidence", 5, {correctness(in), ""}});
+  sections.push_back({"rationale", 2, {rationale(in, 20000), rationale(in, 2000), ""}});
+  sections.push_back({"environment", 3, {environment(in), ""}});
+  sections.push_back({"reproduce", 4, {reproduce(in, ctx), ""}});
+  sections.push_back({"trajectory", 1, {trajectory(in, rows, true), trajectory(in, rows, false),
+                                        trajectory(in, std::min<std::size_t>(rows, 20), false), ""}});
+
+  const std::string metadata_line = render_metadata(out.metadata);
+  auto render = [&](const std::vector<std::string>& trimmed) {
+    std::string body;
+    for (const auto& s : sections)
+      if (!s.text().empty()) body += s.text() + "\n";
+    return body + footer(in, trimmed, ctx.superseded_pr) + "\n" + metadata_line + "\n";
+  };
+  std::string body = render({});
+  std::vector<Section*> by_keep;
+  for (auto& s : sections) by_keep.push_back(&s);
+  std::stable_sort(by_keep.begin(), by_keep.end(), [](const Section* a, const Section* b) { return a->keep < b->keep; });
+  for (Section* section : by_keep) {
+    if (body.size() <= limit) break;
+    Section& s = *section;
+    while (s.level + 1 < s.renditions.size() && body.size() > limit) {
+      ++s.level;
+      if (std::find(out.trimmed.begin(), out.trimmed.end(), s.name) == out.trimmed.end()) out.trimmed.push_back(s.name);
+      body = render(out.trimmed);
+    }
+  }
+  if (body.size() > limit) {
+    // Only the essential sections are left and they are still too long (a pathological
+    // input): cut the text, keep the metadata.
+    const std::string tail = "\n\n*(cut to fit GitHub's limit)*\n\n" + metadata_line + "\n";
+    body = std::string(utf8_prefix(body, limit - tail.size())) + tail;
+    out.trimmed.push_back("everything past this point");
+  }
+  out.body = body;
+  return out;
+}
+
+}  // namespace maxcode::bot

@@ -1,0 +1,87 @@
+#include "bot/github/app_auth.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "bot/github/jwt.h"
+
+namespace maxcode::bot {
+
+namespace {
+
+// Refresh this long before expiry, so a token never dies in the middle of a delivery.
+constexpr std::int64_t kRefreshMargin = 300;
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+std::int64_t parse_github_time(const std::string& text) {
+  std::tm tm{};
+  std::istringstream in(text);
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) throw std::invalid_argument("not a GitHub timestamp: " + text);
+  return static_cast<std::int64_t>(timegm(&tm));
+}
+
+bool app_credentials_from_env(AppCredentials& out) {
+  out.app_id = env("MAXCODE_APP_ID");
+  if (out.app_id.empty()) return false;
+  const std::string key_file = env("MAXCODE_APP_KEY_FILE");
+  out.installation_id = env("MAXCODE_INSTALLATION_ID");
+  if (key_file.empty() || out.installation_id.empty())
+    throw std::runtime_error("MAXCODE_APP_ID is set, so MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID are needed too");
+  std::ifstream in(key_file, std::ios::binary);
+  if (!in) throw std::runtime_error("MAXCODE_APP_KEY_FILE: cannot read " + key_file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  out.private_key_pem = text.str();
+  return true;
+}
+
+AppInstallationTokens::AppInstallationTokens(AppCredentials credentials, ClientOptions options,
+                                             std::vector<std::string> repositories)
+    : credentials_(std::move(credentials)), options_(std::move(options)), repositories_(std::move(repositories)) {
+  if (!options_.now)
+    options_.now = [] {
+      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    };
+}
+
+std::string AppInstallationTokens::token() {
+  std::lock_guard lock(mutex_);
+  const std::int64_t now = options_.now();
+  if (!token_.empty() && now < expires_at_ - kRefreshMargin) return token_;
+  // The exchange authenticates with the JWT, not with a token from this source.
+  GithubClient client(options_, nullptr);
+  const std::string jwt = make_app_jwt(credentials_.app_id, credentials_.private_key_pem, now);
+  nlohmann::json body = nlohmann::json::object();
+  if (!repositories_.empty()) body["repositories"] = repositories_;
+  const HttpResult r = client.request("POST", "/app/installations/" + url_encode(credentials_.installation_id) + "/access_tokens",
+                                      body, "Bearer " + jwt);
+  const auto answer = nlohmann::json::parse(r.body, nullptr, false);
+  if (!answer.is_object() || !answer.contains("token") || !answer["token"].is_string())
+    throw GithubError("GitHub App token exchange: no token in the answer", r.status);
+  token_ = answer["token"].get<std::string>();
+  // GitHub says when; without it assume the documented hour.
+  expires_at_ = answer.contains("expires_at") && answer["expires_at"].is_string()
+                    ? parse_github_time(answer["expires_at"].get<std::string>())
+                    : now + 3600;
+  ++exchanges_;
+  return token_;
+}
+
+void AppInstallationTokens::invalidate() {
+  std::lock_guard lock(mutex_);
+  token_.clear();
+  expires_at_ = 0;
+}
+
+}  // namespace maxcode::bot

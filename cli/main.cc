@@ -1,0 +1,41 @@
+// The `maxcode` command line: parses, then runs the one subcommand named. Each
+// subcommand is a file of its own in this folder (subcommand.h).
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/subcommand.h"
+
+int main(int argc, char** argv) {
+  using namespace maxcode::cli;
+  CLI::App app{"maxcode: makes C++ and CUDA functions faster, and proves it"};
+  app.set_version_flag("--version", std::string(MAXCODE_VERSION));
+  app.require_subcommand(1);
+
+  std::vector<std::unique_ptr<Subcommand>> commands;
+  commands.push_back(optimize_command());
+  commands.push_back(eval_command());
+  commands.push_back(export_command());
+  commands.push_back(pr_command());
+  commands.push_back(profile_command());
+  std::vector<CLI::App*> parsers;
+  for (auto& c : commands) parsers.push_back(c->add_to(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // usage error
+  }
+  for (std::size_t i = 0; i < commands.size(); ++i)
+    if (parsers[i]->parsed()) return commands[i]->run();
+  return 2;
+}

@@ -1,0 +1,588 @@
+// Strict parsing of `.maxcode.json`. Every field goes through a Reader, which knows the
+// field path and the fields its object may have, so every error names the file and the
+// exact field, and a typo is an error with a suggestion rather than a silent default.
+#include "runner/core/config.h"
+
+#include "runner/util/json_fields.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string_view>
+#include <utility>
+
+namespace maxcode {
+namespace {
+
+using nlohmann::json;
+
+// Prints a bound without a trailing ".0" for whole numbers ("> 0", ">= 1.05").
+std::string format_bound(double bound) {
+  if (bound == std::trunc(bound)) return std::to_string(static_cast<long long>(bound));
+  return json(bound).dump();
+}
+
+bool is_identifier(std::string_view name) {
+  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
+  return !name.empty() && head(name.front()) && std::all_of(name.begin() + 1, name.end(), tail);
+}
+
+// Lower bound of a floating-point field: `> min` when strict, else `>= min`.
+struct Bound {
+  double min;
+  bool strict;
+};
+constexpr Bound kPositive{0, true};
+constexpr Bound kNonNegative{0, false};
+
+// One JSON value of the document and where it sits, for checked access and errors.
+struct Node {
+  const json& value;
+  std::string path;           // "benchmarks[1].command"; empty for the document itself
+  const std::string& label;   // the file, as errors name it
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ConfigError(label + ": " + (path.empty() ? "" : path + ": ") + problem);
+  }
+
+  void expect(bool ok, std::string_view expected) const {
+    if (!ok) fail("expected " + std::string(expected) + ", got " + describe_type(value));
+  }
+
+  // A field known to be present (the object has been read already).
+  Node field(const std::string& name) const { return {value.at(name), path + "." + name, label}; }
+
+  Node element(std::size_t index) const {
+    return {value[index], path + "[" + std::to_string(index) + "]", label};
+  }
+
+  std::string string() const {
+    expect(value.is_string(), "a string");
+    return value.get<std::string>();
+  }
+
+  std::string non_empty_string() const {
+    std::string text = string();
+    if (text.empty()) fail("must not be empty");
+    return text;
+  }
+
+  // A path or glob relative to the repository root.
+  std::string relative_path() const {
+    std::string text = non_empty_string();
+    if (text.front() == '/') fail("must be relative to the repository root, got '" + text + "'");
+    return text;
+  }
+
+  bool boolean() const {
+    expect(value.is_boolean(), "a boolean");
+    return value.get<bool>();
+  }
+
+  double number(Bound bound) const {
+    expect(value.is_number(), "a number");
+    double number = value.get<double>();
+    bool ok = bound.strict ? number > bound.min : number >= bound.min;
+    if (!ok) {
+      fail("must be " + std::string(bound.strict ? "> " : ">= ") + format_bound(bound.min) +
+           ", got " + value.dump());
+    }
+    return number;
+  }
+
+  // Whole numbers written as 3.0 or 1e3 are accepted; 1.5 or out-of-range values are not.
+  template <class Int>
+  Int integer(long long min) const {
+    expect(value.is_number(), "an integer");
+    std::optional<Int> result;
+    if (value.is_number_unsigned()) {
+      auto whole = value.get<std::uint64_t>();
+      if (std::in_range<Int>(whole)) result = static_cast<Int>(whole);
+    } else if (value.is_number_integer()) {
+      auto whole = value.get<std::int64_t>();
+      if (std::in_range<Int>(whole)) result = static_cast<Int>(whole);
+    } else {
+      double number = value.get<double>();
+      if (number != std::trunc(number)) fail("expected an integer, got " + value.dump());
+      // Beyond 2^53 a double no longer holds every integer: treat as out of range.
+      if (std::fabs(number) <= 9007199254740992.0 &&
+          std::in_range<Int>(static_cast<std::int64_t>(number))) {
+        result = static_cast<Int>(number);
+      }
+    }
+    if (!result || std::cmp_less(*result, min)) {
+      fail("must be between " + std::to_string(min) + " and " +
+           std::to_string(std::numeric_limits<Int>::max()) + ", got " + value.dump());
+    }
+    return *result;
+  }
+
+  void expect_array() const { expect(value.is_array(), "an array"); }
+
+  // A list of strings, each checked by `read` (e.g. &Node::relative_path).
+  std::vector<std::string> strings(std::string (Node::*read)() const) const {
+    expect_array();
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < value.size(); ++i) out.push_back((element(i).*read)());
+    return out;
+  }
+};
+
+// Walks one JSON object: rejects fields it does not know (suggesting the nearest known
+// one), and hands out its fields as Nodes whose paths extend the object's own.
+class Reader {
+ public:
+  Reader(const Node& node, std::initializer_list<std::string_view> known)
+      : node_(node), known_(known) {
+    node_.expect(node_.value.is_object(), "an object");
+    for (const auto& [key, value] : node_.value.items()) {
+      if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
+        Node{value, path_of(key), node_.label}.fail("unknown field (" + suggest(key) + ")");
+      }
+    }
+  }
+
+  std::optional<Node> get(std::string_view field) const {
+    auto found = node_.value.find(field);
+    if (found == node_.value.end()) return std::nullopt;
+    return Node{*found, path_of(field), node_.label};
+  }
+
+  Node require(std::string_view field) const {
+    if (auto node = get(field)) return *node;
+    fail(field, "missing required field");
+  }
+
+  [[noreturn]] void fail(std::string_view field, const std::string& problem) const {
+    Node{node_.value, path_of(field), node_.label}.fail(problem);
+  }
+
+  // Typed fields with a default: absent fields keep `fallback`.
+  std::string string(std::string_view field, std::string fallback = {}) const {
+    auto node = get(field);
+    return node ? node->string() : fallback;
+  }
+  bool boolean(std::string_view field, bool fallback) const {
+    auto node = get(field);
+    return node ? node->boolean() : fallback;
+  }
+  double number(std::string_view field, double fallback, Bound bound) const {
+    auto node = get(field);
+    return node ? node->number(bound) : fallback;
+  }
+  template <class Int>
+  Int integer(std::string_view field, Int fallback, long long min) const {
+    auto node = get(field);
+    return node ? node->integer<Int>(min) : fallback;
+  }
+  std::vector<std::string> strings(std::string_view field, std::vector<std::string> fallback,
+                                   std::string (Node::*read)() const) const {
+    auto node = get(field);
+    return node ? node->strings(read) : fallback;
+  }
+
+ private:
+  std::string path_of(std::string_view field) const {
+    return node_.path.empty() ? std::string(field) : node_.path + "." + std::string(field);
+  }
+
+  std::string suggest(std::string_view key) const {
+    return suggest_field(key, known_);
+  }
+
+  Node node_;
+  std::vector<std::string_view> known_;
+};
+
+// The value of `node` when it is one of `options`.
+std::string one_of(const Node& node, std::string_view what,
+                   const std::vector<std::string_view>& options) {
+  std::string value = node.string();
+  if (std::find(options.begin(), options.end(), value) == options.end()) {
+    node.fail("unsupported " + std::string(what) + " '" + value + "' (supported: " +
+              join_words(options) + ")");
+  }
+  return value;
+}
+
+BuildConfig parse_build(const Node& node) {
+  Reader r(node, {"configure", "command", "timeout_s"});
+  BuildConfig build;
+  build.configure = r.string("configure");
+  build.command = r.require("command").non_empty_string();
+  build.timeout_s = r.number("timeout_s", build.timeout_s, kPositive);
+  return build;
+}
+
+TestConfig parse_test(const Node& node) {
+  Reader r(node, {"command", "timeout_s"});
+  TestConfig test;
+  test.command = r.require("command").non_empty_string();
+  test.timeout_s = r.number("timeout_s", test.timeout_s, kPositive);
+  return test;
+}
+
+BenchmarkConfig parse_benchmark(const Node& node) {
+  Reader r(node, {"name", "command", "metric", "kernels", "warmup_launches", "roofline",
+                  "compare_output", "rtol", "atol", "timeout_s"});
+  BenchmarkConfig bench;
+  bench.name = r.require("name").non_empty_string();
+  bench.command = r.require("command").non_empty_string();
+  if (auto metric = r.get("metric")) bench.metric = one_of(*metric, "metric", {"wall", "kernels"});
+  bench.kernels = r.strings("kernels", {}, &Node::non_empty_string);
+  for (std::size_t i = 0; i < bench.kernels.size(); ++i) {
+    try {
+      std::regex check(bench.kernels[i]);
+    } catch (const std::regex_error& error) {
+      r.require("kernels").element(i).fail(std::string("not a regular expression: ") + error.what());
+    }
+  }
+  bench.warmup_launches = r.integer("warmup_launches", bench.warmup_launches, 0);
+  if (auto roofline = r.get("roofline")) {
+    Reader rr(*roofline, {"bytes", "flops"});
+    bench.roofline_bytes = rr.number("bytes", 0, kNonNegative);
+    bench.roofline_flops = rr.number("flops", 0, kNonNegative);
+  }
+  if (bench.metric != "kernels") {
+    for (const char* field : {"kernels", "warmup_launches", "roofline"})
+      if (r.get(field)) r.fail(field, "only for \"metric\": \"kernels\"");
+  }
+  bench.compare_output = r.boolean("compare_output", bench.compare_output);
+  bench.rtol = r.number("rtol", bench.rtol, kNonNegative);
+  bench.atol = r.number("atol", bench.atol, kNonNegative);
+  bench.timeout_s = r.number("timeout_s", bench.timeout_s, kPositive);
+  return bench;
+}
+
+std::vector<BenchmarkConfig> parse_benchmarks(const Node& node) {
+  node.expect_array();
+  if (node.value.empty()) node.fail("must list at least one benchmark");
+  std::vector<BenchmarkConfig> benchmarks;
+  for (std::size_t i = 0; i < node.value.size(); ++i) {
+    Node element = node.element(i);
+    benchmarks.push_back(parse_benchmark(element));
+    // Names key the baseline outputs and timings, so two benchmarks must not share one.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (benchmarks[j].name == benchmarks[i].name) {
+        element.field("name").fail("duplicate name '" + benchmarks[i].name + "' (also used by " +
+                                   node.path + "[" + std::to_string(j) + "])");
+      }
+    }
+  }
+  return benchmarks;
+}
+
+ScopeConfig parse_scope(const Node& node) {
+  Reader r(node, {"include", "exclude"});
+  ScopeConfig scope;
+  scope.include = r.strings("include", scope.include, &Node::relative_path);
+  if (scope.include.empty()) r.fail("include", "must list at least one glob");
+  scope.exclude = r.strings("exclude", scope.exclude, &Node::relative_path);
+  return scope;
+}
+
+TargetsConfig parse_targets(const Node& node) {
+  Reader r(node, {"functions", "signature"});
+  TargetsConfig targets;
+  targets.functions = r.strings("functions", {}, &Node::non_empty_string);
+  targets.signature = r.string("signature");
+  return targets;
+}
+
+// A knob value as it will be written into the source: strings as given, numbers in
+// their JSON spelling (8, not 8.0; 0.5 stays 0.5).
+std::string knob_value(const Node& node) {
+  if (node.value.is_number()) return node.value.dump();
+  node.expect(node.value.is_string(), "a number or a string");
+  return node.non_empty_string();
+}
+
+KnobConfig parse_knob(const Node& node) {
+  Reader r(node, {"name", "values", "file"});
+  KnobConfig knob;
+  knob.name = r.require("name").non_empty_string();
+  if (!is_identifier(knob.name)) {
+    r.fail("name", "'" + knob.name + "' is not a C/C++ identifier");
+  }
+  Node values = r.require("values");
+  values.expect_array();
+  if (values.value.empty()) values.fail("must list at least one value");
+  for (std::size_t i = 0; i < values.value.size(); ++i) {
+    knob.values.push_back(knob_value(values.element(i)));
+  }
+  if (auto file = r.get("file")) knob.file = file->relative_path();
+  return knob;
+}
+
+std::vector<KnobConfig> parse_knobs(const Node& node) {
+  node.expect_array();
+  std::vector<KnobConfig> knobs;
+  for (std::size_t i = 0; i < node.value.size(); ++i) {
+    Node element = node.element(i);
+    knobs.push_back(parse_knob(element));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (knobs[j].name == knobs[i].name && knobs[j].file == knobs[i].file) {
+        element.field("name").fail("duplicate knob '" + knobs[i].name + "' (also " + node.path +
+                                   "[" + std::to_string(j) + "])");
+      }
+    }
+  }
+  return knobs;
+}
+
+SearchConfig parse_search(const Node& node) {
+  Reader r(node, {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
+                  "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"});
+  SearchConfig search;
+  if (auto policy = r.get("policy"))
+    search.policy = one_of(*policy, "policy", {"tune", "replay", "maxcode", "cuda-llm", "effilearner"});
+  search.max_evaluations = r.integer("max_evaluations", search.max_evaluations, 1);
+  search.batch = r.integer("batch", search.batch, 1);
+  search.proposals = r.integer("proposals", search.proposals, 0);
+  search.max_tokens = r.integer("max_tokens", search.max_tokens, 0);
+  search.max_dollars = r.number("max_dollars", search.max_dollars, {0.0, false});
+  if (auto critic = r.get("critic")) search.critic = one_of(*critic, "critic", {"auto", "metrics", "llm", "none"});
+  if (auto reranker = r.get("reranker")) search.reranker = one_of(*reranker, "reranker", {"auto", "llm", "none"});
+  search.trajectory_window = r.integer("trajectory_window", search.trajectory_window, 1);
+  // Replay may get its directory on the command line instead, so it is not required here.
+  if (auto dir = r.get("replay_dir")) search.replay_dir = dir->relative_path();
+  if (auto knobs = r.get("knobs")) search.knobs = parse_knobs(*knobs);
+  search.seed = r.integer("seed", search.seed, 0);
+  search.max_wall_s = r.number("max_wall_s", search.max_wall_s, kPositive);
+  return search;
+}
+
+// Seeds feed MAXCODE_SEED: zero is refused because a benchmark may take it as "no
+// seed" and produce all-zero inputs, and repeats would make three runs prove only one.
+std::vector<std::uint64_t> parse_seeds(const Node& node) {
+  node.expect_array();
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < node.value.size(); ++i) {
+    Node element = node.element(i);
+    auto seed = element.integer<std::uint64_t>(0);
+    if (seed == 0) element.fail("must be non-zero");
+    if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end()) {
+      element.fail("duplicate seed " + std::to_string(seed));
+    }
+    seeds.push_back(seed);
+  }
+  if (seeds.size() < 3) {
+    node.fail("need at least 3 distinct non-zero seeds, got " + std::to_string(seeds.size()));
+  }
+  return seeds;
+}
+
+AcceptanceConfig parse_acceptance(const Node& node) {
+  Reader r(node, {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
+                  "max_timing_s", "target_relative_width"});
+  AcceptanceConfig acceptance;
+  acceptance.min_speedup = r.number("min_speedup", acceptance.min_speedup, {1.0, false});
+  if (auto seeds = r.get("seeds")) acceptance.seeds = parse_seeds(*seeds);
+  acceptance.warmup_rounds = r.integer("warmup_rounds", acceptance.warmup_rounds, 0);
+  // Fewer than 3 paired rounds give no usable bootstrap interval.
+  acceptance.min_rounds = r.integer("min_rounds", acceptance.min_rounds, 3);
+  acceptance.max_rounds = r.integer("max_rounds", acceptance.max_rounds, 3);
+  if (acceptance.max_rounds < acceptance.min_rounds) {
+    r.fail("max_rounds", "must be >= min_rounds (" + std::to_string(acceptance.min_rounds) +
+                             "), got " + std::to_string(acceptance.max_rounds));
+  }
+  acceptance.max_timing_s = r.number("max_timing_s", acceptance.max_timing_s, kNonNegative);
+  acceptance.target_relative_width =
+      r.number("target_relative_width", acceptance.target_relative_width, kPositive);
+  return acceptance;
+}
+
+WorkspaceConfig parse_workspace(const Node& node) {
+  Reader r(node, {"exclude", "output_cap_bytes", "isolate"});
+  WorkspaceConfig workspace;
+  workspace.exclude = r.strings("exclude", workspace.exclude, &Node::relative_path);
+  workspace.output_cap_bytes = r.integer("output_cap_bytes", workspace.output_cap_bytes, 1);
+  workspace.isolate = r.boolean("isolate", workspace.isolate);
+  return workspace;
+}
+
+GpuConfig parse_gpu(const Node& node) {
+  Reader r(node, {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu",
+                  "ncu_kernels", "ncu_timeout_s"});
+  GpuConfig gpu;
+  if (auto tools = r.get("sanitizer")) {
+    gpu.sanitizer.clear();
+    tools->expect_array();
+    for (std::size_t i = 0; i < tools->value.size(); ++i)
+      gpu.sanitizer.push_back(one_of(tools->element(i), "sanitizer tool",
+                                     {"memcheck", "racecheck", "synccheck", "initcheck"}));
+  }
+  if (auto sanitize = r.get("sanitize")) gpu.sanitize = one_of(*sanitize, "sanitize", {"test", "benchmarks"});
+  gpu.sanitizer_timeout_s = r.number("sanitizer_timeout_s", gpu.sanitizer_timeout_s, kPositive);
+  gpu.ptxas_report = r.boolean("ptxas_report", gpu.ptxas_report);
+  gpu.ncu = r.boolean("ncu", gpu.ncu);
+  gpu.ncu_kernels = r.integer("ncu_kernels", gpu.ncu_kernels, 1);
+  gpu.ncu_timeout_s = r.number("ncu_timeout_s", gpu.ncu_timeout_s, kPositive);
+  return gpu;
+}
+
+// nlohmann's parse_error gives a byte offset; people want a line and a column.
+std::string describe_parse_error(const std::string& label, const std::string& text,
+                                 const json::parse_error& error) {
+  std::size_t at = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
+  std::size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+  std::size_t line_start = text.rfind('\n', at == 0 ? std::string::npos : at - 1);
+  line_start = (at == 0 || line_start == std::string::npos) ? 0 : line_start + 1;
+  std::size_t column = at - line_start + 1;
+  // what() reads "[json.exception.parse_error.101] parse error at ...: <what>": keep <what>.
+  std::string what = error.what();
+  std::size_t prefix = what.find("parse error");
+  std::size_t colon = prefix == std::string::npos ? prefix : what.find(": ", prefix);
+  if (colon != std::string::npos) what = what.substr(colon + 2);
+  return label + ": invalid JSON at line " + std::to_string(line) + ", column " +
+         std::to_string(column) + ": " + what;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  auto fail = [&] {
+    throw ConfigError(file.string() + ": cannot read: " + std::strerror(errno));
+  };
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> stream(std::fopen(file.c_str(), "rb"),
+                                                         &std::fclose);
+  if (!stream) fail();
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, stream.get())) > 0) text.append(buffer, got);
+  if (std::ferror(stream.get())) fail();  // e.g. EISDIR: fopen accepts a directory
+  return text;
+}
+
+}  // namespace
+
+Config parse_config(const json& document, const std::string& file_label) {
+  Node root_node{document, "", file_label};
+  Reader root(root_node, {"build", "test", "benchmarks", "scope", "targets", "search",
+                          "acceptance", "workspace", "gpu", "llm"});
+  Config config;
+  config.file = file_label;
+  config.build = parse_build(root.require("build"));
+  config.test = parse_test(root.require("test"));
+  config.benchmarks = parse_benchmarks(root.require("benchmarks"));
+  if (auto node = root.get("scope")) config.scope = parse_scope(*node);
+  if (auto node = root.get("targets")) config.targets = parse_targets(*node);
+  if (auto node = root.get("search")) config.search = parse_search(*node);
+  if (auto node = root.get("acceptance")) config.acceptance = parse_acceptance(*node);
+  if (auto node = root.get("workspace")) config.workspace = parse_workspace(*node);
+  if (auto node = root.get("gpu")) config.gpu = parse_gpu(*node);
+  if (auto node = root.get("llm")) {
+    // Validated by the LLM providers, which know their own fields.
+    node->expect(node->value.is_object(), "an object");
+    config.llm = node->value;
+  }
+  return config;
+}
+
+Config load_config(const std::filesystem::path& file) {
+  std::string text = read_text(file);
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw ConfigError(describe_parse_error(file.string(), text, error));
+  }
+  Config config = parse_config(document, file.string());
+  config.file = file;
+  return config;
+}
+
+// Optional strings that are empty are left out, so the output parses back unchanged.
+json to_json(const Config& config) {
+  auto put_optional = [](json& object, const char* key, const std::string& value) {
+    if (!value.empty()) object[key] = value;
+  };
+
+  json build = {{"command", config.build.command}, {"timeout_s", config.build.timeout_s}};
+  put_optional(build, "configure", config.build.configure);
+
+  json benchmarks = json::array();
+  for (const BenchmarkConfig& bench : config.benchmarks) {
+    json entry = {{"name", bench.name},
+                  {"command", bench.command},
+                  {"metric", bench.metric},
+                  {"compare_output", bench.compare_output},
+                  {"rtol", bench.rtol},
+                  {"atol", bench.atol},
+                  {"timeout_s", bench.timeout_s}};
+    if (bench.metric == "kernels") {
+      entry["kernels"] = bench.kernels;
+      entry["warmup_launches"] = bench.warmup_launches;
+      entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
+    }
+    benchmarks.push_back(entry);
+  }
+
+  json targets = {{"functions", config.targets.functions}};
+  put_optional(targets, "signature", config.targets.signature);
+
+  json knobs = json::array();
+  for (const KnobConfig& knob : config.search.knobs) {
+    json entry = {{"name", knob.name}, {"values", knob.values}};
+    put_optional(entry, "file", knob.file);
+    knobs.push_back(entry);
+  }
+  const SearchConfig& s = config.search;
+  json search = {{"policy", s.policy},         {"max_evaluations", s.max_evaluations},
+                 {"batch", s.batch},           {"knobs", knobs},
+                 {"seed", s.seed},             {"max_wall_s", s.max_wall_s},
+                 {"proposals", s.proposals},   {"max_tokens", s.max_tokens},
+                 {"max_dollars", s.max_dollars}, {"critic", s.critic},
+                 {"reranker", s.reranker},     {"trajectory_window", s.trajectory_window}};
+  put_optional(search, "replay_dir", s.replay_dir);
+
+  const AcceptanceConfig& a = config.acceptance;
+  json acceptance = {{"min_speedup", a.min_speedup},
+                     {"seeds", a.seeds},
+                     {"warmup_rounds", a.warmup_rounds},
+                     {"min_rounds", a.min_rounds},
+                     {"max_rounds", a.max_rounds},
+                     {"max_timing_s", a.max_timing_s},
+                     {"target_relative_width", a.target_relative_width}};
+
+  json document = {
+      {"build", build},
+      {"test", {{"command", config.test.command}, {"timeout_s", config.test.timeout_s}}},
+      {"benchmarks", benchmarks},
+      {"scope", {{"include", config.scope.include}, {"exclude", config.scope.exclude}}},
+      {"targets", targets},
+      {"search", search},
+      {"acceptance", acceptance},
+      {"workspace",
+       {{"exclude", config.workspace.exclude},
+        {"output_cap_bytes", config.workspace.output_cap_bytes},
+        {"isolate", config.workspace.isolate}}},
+      {"gpu",
+       {{"sanitizer", config.gpu.sanitizer},
+        {"sanitize", config.gpu.sanitize},
+        {"sanitizer_timeout_s", config.gpu.sanitizer_timeout_s},
+        {"ptxas_report", config.gpu.ptxas_report},
+        {"ncu", config.gpu.ncu},
+        {"ncu_kernels", config.gpu.ncu_kernels},
+        {"ncu_timeout_s", config.gpu.ncu_timeout_s}}},
+  };
+  if (!config.llm.is_null()) document["llm"] = config.llm;
+  return document;
+}
+
+bool uses_gpu_timing(const Config& config) {
+  for (const BenchmarkConfig& bench : config.benchmarks)
+    if (bench.metric == "kernels") return true;
+  return false;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,146 @@
+#include "runner/core/evaluation.h"
+
+namespace maxcode {
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kFaster: return "faster";
+    case Verdict::kNotFaster: return "not-faster";
+    case Verdict::kIncorrect: return "incorrect";
+    case Verdict::kCompileError: return "compile-error";
+    case Verdict::kTestFailed: return "test-failed";
+    case Verdict::kTimeout: return "timeout";
+    case Verdict::kCrashed: return "crashed";
+    case Verdict::kRejected: return "rejected";
+  }
+  return "unknown";
+}
+
+nlohmann::json to_json(const RatioInterval& interval) {
+  return {{"median", interval.median}, {"low", interval.low}, {"high", interval.high},
+          {"rounds", interval.rounds}};
+}
+
+int Timing::throttled_rounds() const {
+  int n = 0;
+  for (bool t : throttled) n += t;
+  return n;
+}
+
+nlohmann::json to_json(const Timing& timing) {
+  nlohmann::json j = {{"speedup", to_json(timing.speedup)},
+          {"baseline_median_s", timing.baseline_median_s},
+          {"candidate_median_s", timing.candidate_median_s},
+          {"baseline_s", timing.baseline_s},
+          {"candidate_s", timing.candidate_s},
+          {"noise_floor", timing.noise_floor},
+          {"min_speedup", timing.min_speedup},
+          {"significant", timing.significant},
+          {"stop_reason", timing.stop_reason}};
+  if (!timing.device.empty()) {
+    j["device"] = timing.device;
+    j["baseline_sm_mhz"] = timing.baseline_sm_mhz;
+    j["candidate_sm_mhz"] = timing.candidate_sm_mhz;
+    j["throttled"] = timing.throttled;
+    j["throttled_rounds"] = timing.throttled_rounds();
+  }
+  if (timing.roofline_floor_s > 0) {
+    j["roofline"] = {{"floor_s", timing.roofline_floor_s},
+                     {"baseline_pct", 100 * timing.roofline_floor_s / timing.baseline_median_s},
+                     {"candidate_pct", 100 * timing.roofline_floor_s / timing.candidate_median_s}};
+  }
+  return j;
+}
+
+nlohmann::json to_json(const Evaluation& e) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : e.steps) {
+    nlohmann::json step{{"name", s.name}, {"command", s.command}, {"status", s.status},
+                        {"wall_s", s.wall_s}};
+    if (!s.output_tail.empty()) step["output_tail"] = s.output_tail;
+    steps.push_back(std::move(step));
+  }
+  nlohmann::json j{{"id", e.candidate_id},
+                   {"verdict", verdict_name(e.verdict)},
+                   {"reason", e.reason},
+                   {"source_hash", e.source_hash},
+                   {"steps", steps},
+                   {"isolation", e.isolation},
+                   {"wall_s", e.wall_s},
+                   {"child_s", e.child_s},
+                   {"reward", e.reward()}};
+  if (e.duplicate_of) j["duplicate_of"] = *e.duplicate_of;
+  if (!e.compiler_output.empty()) j["compiler_output"] = e.compiler_output;
+  if (!e.test_output.empty()) j["test_output"] = e.test_output;
+  if (!e.mismatch.empty()) j["mismatch"] = e.mismatch;
+  if (e.timing) {
+    j["timing"] = to_json(*e.timing);
+    j["speedup"] = to_json(e.timing->speedup);
+  } else {
+    j["speedup"] = nullptr;
+  }
+  if (!e.code.empty()) j["code"] = e.code;
+  if (!e.critique.empty()) {
+    j["critique"] = e.critique;
+    j["critic"] = e.critic;
+  }
+  if (!e.gpu.empty()) j["gpu"] = e.gpu;
+  return j;
+}
+
+Verdict verdict_from_name(const std::string& name) {
+  for (Verdict v : {Verdict::kFaster, Verdict::kNotFaster, Verdict::kIncorrect, Verdict::kCompileError,
+                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kRejected})
+    if (name == verdict_name(v)) return v;
+  throw std::invalid_argument("unknown verdict '" + name + "'");
+}
+
+RatioInterval interval_from_json(const nlohmann::json& j) {
+  return RatioInterval{j.at("median").get<double>(), j.at("low").get<double>(), j.at("high").get<double>(),
+                       j.at("rounds").get<int>()};
+}
+
+Timing timing_from_json(const nlohmann::json& j) {
+  Timing t;
+  t.baseline_s = j.at("baseline_s").get<std::vector<double>>();
+  t.candidate_s = j.at("candidate_s").get<std::vector<double>>();
+  t.speedup = interval_from_json(j.at("speedup"));
+  t.baseline_median_s = j.at("baseline_median_s").get<double>();
+  t.candidate_median_s = j.at("candidate_median_s").get<double>();
+  t.noise_floor = j.at("noise_floor").get<double>();
+  t.min_speedup = j.at("min_speedup").get<double>();
+  t.significant = j.at("significant").get<bool>();
+  t.stop_reason = j.value("stop_reason", "");
+  t.device = j.value("device", "");
+  t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
+  t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});
+  t.throttled = j.value("throttled", std::vector<bool>{});
+  if (j.contains("roofline")) t.roofline_floor_s = j["roofline"].value("floor_s", 0.0);
+  return t;
+}
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  Evaluation e;
+  e.candidate_id = j.at("id").get<std::string>();
+  e.verdict = verdict_from_name(j.at("verdict").get<std::string>());
+  e.reason = j.value("reason", "");
+  e.source_hash = j.value("source_hash", "");
+  if (j.contains("duplicate_of")) e.duplicate_of = j["duplicate_of"].get<std::string>();
+  for (const auto& s : j.value("steps", nlohmann::json::array()))
+    e.steps.push_back({s.value("name", ""), s.value("command", ""), s.value("status", ""), s.value("wall_s", 0.0),
+                       s.value("output_tail", "")});
+  e.compiler_output = j.value("compiler_output", "");
+  e.test_output = j.value("test_output", "");
+  e.mismatch = j.value("mismatch", "");
+  if (j.contains("timing")) e.timing = timing_from_json(j["timing"]);
+  e.isolation = j.value("isolation", "");
+  e.wall_s = j.value("wall_s", 0.0);
+  e.child_s = j.value("child_s", 0.0);
+  e.code = j.value("code", "");
+  e.critique = j.value("critique", "");
+  e.critic = j.value("critic", "");
+  if (j.contains("gpu") && j["gpu"].is_object()) e.gpu = j["gpu"];
+  return e;
+}
+
+}  // namespace maxcode

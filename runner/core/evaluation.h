@@ -1,0 +1,93 @@
+// Evaluation: everything the evaluator learned about one candidate — the verdict and
+// the evidence behind it. A critic (rule-based or LLM) reads only this record, so it
+// carries compiler errors, failing test output, the first differing values and the
+// timing statistics.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/util/stats.h"
+
+namespace maxcode {
+
+enum class Verdict {
+  kFaster,        // correct, and the speedup's lower bound clears the threshold and noise
+  kNotFaster,     // correct, not significantly faster
+  kIncorrect,     // output differed from the baseline's
+  kCompileError,  // configure or build failed
+  kTestFailed,    // the project's test command failed
+  kTimeout,       // a step ran past its time limit
+  kCrashed,       // a benchmark died (signal, non-zero exit, output flood)
+  kRejected,      // out of scope, protected files touched, or unusable candidate
+};
+const char* verdict_name(Verdict verdict);
+
+// One child process the evaluator ran for this candidate.
+struct StepRecord {
+  std::string name;     // "configure", "build", "test", "check main seed=1", "timing"
+  std::string command;
+  std::string status;   // Outcome::describe(): "exit code 0", "timed out after 5.0 s"
+  double wall_s = 0;
+  std::string output_tail;  // last part of stderr+stdout when the step failed
+};
+
+struct Timing {
+  std::vector<double> baseline_s;   // per round: total wall time of all benchmarks
+  std::vector<double> candidate_s;
+  RatioInterval speedup;            // median(baseline)/median(candidate), 95% paired bootstrap
+  double baseline_median_s = 0;
+  double candidate_median_s = 0;
+  double noise_floor = 1;           // from the A/A session
+  double min_speedup = 1.05;
+  bool significant = false;
+  std::string stop_reason;          // "interval narrow", "max rounds", "time cap"
+  // GPU timing ("kernels" metric) only:
+  std::string device;                      // the GPU both sides ran on
+  std::vector<unsigned> baseline_sm_mhz;   // per round: SM clock under load; 0 = unknown
+  std::vector<unsigned> candidate_sm_mhz;
+  std::vector<bool> throttled;             // per round: the GPU held its clock down
+  double roofline_floor_s = 0;             // the least time the counted work can take; 0 = unknown
+  int throttled_rounds() const;
+};
+
+struct Evaluation {
+  std::string candidate_id;
+  Verdict verdict = Verdict::kRejected;
+  std::string reason;               // one line: why this verdict
+  std::string source_hash;          // of the materialized target file(s); for dedupe
+  std::optional<std::string> duplicate_of;  // id of an earlier identical candidate
+  std::vector<StepRecord> steps;
+  std::string compiler_output;      // on compile errors
+  std::string test_output;          // on test failures
+  std::string mismatch;             // on incorrect output: Comparison::summary()
+  std::optional<Timing> timing;
+  std::string isolation;            // how candidate code ran ("bubblewrap", ...)
+  double wall_s = 0;                // evaluator's time on this candidate
+  double child_s = 0;               // time spent in child processes
+  std::string code;                 // the target definition as evaluated (for reports, critiques)
+  std::string critique;             // natural-language diagnosis of this attempt
+  std::string critic;               // who wrote it: "metrics" or "llm <model>"
+  // GPU facts (docs/result-format.md "gpu"): "resources" (-Xptxas -v per kernel),
+  // "kernels" (what a timed run launched and what was counted), "sanitizer", "ncu".
+  nlohmann::json gpu = nlohmann::json::object();
+
+  double reward() const {  // the max-reward objective: speedup if faster, else 0
+    return verdict == Verdict::kFaster && timing ? timing->speedup.median : 0.0;
+  }
+};
+
+nlohmann::json to_json(const RatioInterval& interval);
+nlohmann::json to_json(const Timing& timing);
+nlohmann::json to_json(const Evaluation& evaluation);
+
+// Readers of the JSON forms above (checkpoints are read back with them).
+Verdict verdict_from_name(const std::string& name);
+RatioInterval interval_from_json(const nlohmann::json& j);
+Timing timing_from_json(const nlohmann::json& j);
+Evaluation evaluation_from_json(const nlohmann::json& j);
+
+}  // namespace maxcode

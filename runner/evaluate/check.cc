@@ -1,0 +1,303 @@
+// Step 2: build, test and compare outputs with the original's (and, first, make the
+// original the reference). Safe for several candidates at once.
+#include "runner/evaluate/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include "runner/util/files.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/ptxas_report.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/workspace/normalize.h"
+#include "runner/evaluate/output_compare.h"
+#include "runner/workspace/patch.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/names.h"
+#include "runner/workspace/scope.h"
+#include "runner/evaluate/evaluator_steps.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::string& name,
+                                          const std::string& command, const fs::path& workspace,
+                                          double timeout_s,
+                                          const std::map<std::string, std::string>& overrides,
+                                          std::vector<std::pair<std::string, std::string>> extra_env,
+                                          bool time_inside) {
+  Command cmd;
+  cmd.time_inside = time_inside;
+  cmd.shell = command;
+  cmd.cwd = workspace.string();
+  cmd.env = base_env(workspace);
+  cmd.env.insert(cmd.env.end(), extra_env.begin(), extra_env.end());
+  cmd.timeout_s = timeout_s;
+  cmd.output_cap = config_.workspace.output_cap_bytes;
+  cmd.isolate = config_.workspace.isolate;
+  cmd.writable_paths = {workspace.string()};
+  if (!options_.ccache_dir.empty()) cmd.writable_paths.push_back(options_.ccache_dir.string());
+
+  StepResult result{run(cmd), ""};
+  evaluation.child_s += result.outcome.wall_s;
+  evaluation.isolation = isolation_name(result.outcome.isolation);
+  StepRecord record{name, command, result.outcome.describe(), result.outcome.wall_s, ""};
+  if (!result.outcome.ok()) record.output_tail = result.outcome.tail(kFeedbackBytes);
+  // Whatever ran may have written anywhere in its workspace: prove the sources intact.
+  auto tampered = tampered_files(source_, workspace, overrides);
+  if (!tampered.empty()) result.tampered = join(tampered, ", ");
+  evaluation.steps.push_back(std::move(record));
+  return result;
+}
+
+bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
+                               const std::map<std::string, std::string>& overrides) {
+  auto tampered = [&](const StepResult& r, const std::string& step) {
+    if (r.tampered.empty()) return false;
+    e.verdict = Verdict::kRejected;
+    e.reason = "source files changed during " + step + ": " + r.tampered;
+    return true;
+  };
+  if (!config_.build.configure.empty()) {
+    auto r = run_step(e, "configure", config_.build.configure, ws, config_.build.timeout_s, overrides);
+    if (tampered(r, "configure")) return false;
+    if (!r.outcome.ok()) {
+      e.verdict = failure_verdict(r.outcome, Verdict::kCompileError);
+      e.reason = "configure failed: " + r.outcome.describe();
+      e.compiler_output = r.outcome.tail(kFeedbackBytes);
+      return false;
+    }
+  }
+  auto build = run_step(e, "build", config_.build.command, ws, config_.build.timeout_s, overrides);
+  if (tampered(build, "build")) return false;
+  if (!build.outcome.ok()) {
+    e.verdict = failure_verdict(build.outcome, Verdict::kCompileError);
+    e.reason = "build failed: " + build.outcome.describe();
+    e.compiler_output = build.outcome.tail(kFeedbackBytes);
+    return false;
+  }
+  if (gpu_ && config_.gpu.ptxas_report) {
+    auto kernels = parse_ptxas_report(build.outcome.out + "\n" + build.outcome.err);
+    nlohmann::json resources = nlohmann::json::array();
+    for (const auto& k : kernels) {
+      nlohmann::json j = to_json(k);
+      j["demangled"] = demangle(k.kernel);
+      resources.push_back(std::move(j));
+    }
+    e.gpu["resources"] = resources;
+    if (!kernels.empty())
+      e.gpu["resources_summary"] = describe_resources(kernels, [](const std::string& n) { return demangle(n); });
+  }
+  auto test = run_step(e, "test", config_.test.command, ws, config_.test.timeout_s, overrides,
+                       {{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())}});
+  if (tampered(test, "test")) return false;
+  if (!test.outcome.ok()) {
+    e.verdict = failure_verdict(test.outcome, Verdict::kTestFailed);
+    e.reason = "tests failed: " + test.outcome.describe();
+    e.test_output = test.outcome.tail(kFeedbackBytes);
+    return false;
+  }
+  return true;
+}
+
+bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
+                                       const std::map<std::string, std::string>& overrides) {
+  const auto& seeds = config_.acceptance.seeds;
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    const BenchmarkConfig& bench = config_.benchmarks[b];
+    // A benchmark whose output is not compared still has to run cleanly once.
+    const std::size_t runs = bench.compare_output ? seeds.size() : 1;
+    for (std::size_t s = 0; s < runs; ++s) {
+      const std::string label = "check " + bench.name + " seed=" + std::to_string(seeds[s]);
+      std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seeds[s])}};
+      const bool kernels = bench.metric == "kernels";
+      GpuRun gpu;
+      if (kernels) {
+        gpu = gpu_run(ws, &devices_.front());
+        env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+      }
+      auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env);
+      if (!r.tampered.empty()) {
+        e.verdict = Verdict::kRejected;
+        e.reason = "source files changed during " + label + ": " + r.tampered;
+        return false;
+      }
+      if (!r.outcome.ok()) {
+        e.verdict = failure_verdict(r.outcome, Verdict::kCrashed);
+        e.reason = "benchmark '" + bench.name + "' (MAXCODE_SEED=" + std::to_string(seeds[s]) +
+                   ") " + r.outcome.describe();
+        return false;
+      }
+      if (bench.compare_output) {
+        Comparison c = compare_outputs(reference_[b][s], r.outcome.out, {bench.rtol, bench.atol});
+        if (!c.equal) {
+          e.verdict = Verdict::kIncorrect;
+          e.reason = "output of '" + bench.name + "' differs from the original's (MAXCODE_SEED=" +
+                     std::to_string(seeds[s]) + ")";
+          e.mismatch = c.summary();
+          return false;
+        }
+      }
+      if (kernels) {
+        // Where the work went, before any time is spent timing it.
+        std::string problem;
+        try {
+          RunKernels run = read_run_kernels(gpu.dir);
+          problem = check_gpu_run(b, run, selections_[b].seconds(run));
+          if (s == 0) e.gpu["kernels"] = to_json(run, selections_[b]);
+        } catch (const std::exception& error) {
+          problem = error.what();
+        }
+        if (!problem.empty()) {
+          e.verdict = Verdict::kRejected;
+          e.reason = "benchmark '" + bench.name + "': " + problem;
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void Evaluator::prepare_baseline() {
+  baseline_workspace_ = new_workspace_dir("baseline");
+  create_workspace(source_, baseline_workspace_);
+  Evaluation e;
+  e.candidate_id = "baseline";
+  progress_.status("baseline: building and testing the original");
+  if (!build_and_test(e, baseline_workspace_, {})) {
+    std::string detail = !e.compiler_output.empty() ? e.compiler_output : e.test_output;
+    if (detail.empty() && !e.steps.empty()) detail = e.steps.back().output_tail;
+    throw SetupError("the original code does not pass its own checks: " + e.reason +
+                     (detail.empty() ? "" : "\n" + detail));
+  }
+  const auto& seeds = config_.acceptance.seeds;
+  reference_.assign(config_.benchmarks.size(), {});
+  original_runs_.assign(config_.benchmarks.size(), std::nullopt);
+  floors_.assign(config_.benchmarks.size(), 0.0);
+  selections_.clear();
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b)
+    selections_.emplace_back(std::vector<std::string>{}, std::set<std::string>{}, 0);
+  if (gpu_) {
+    InjectLibraries libs = find_inject_libraries();
+    if (libs.cupti.empty())
+      throw SetupError("benchmarks are timed by their kernels (metric \"kernels\"), but this maxcode has "
+                       "no CUPTI injection library (libmaxcode_cupti.so) beside it");
+    // Copied into the work directory: a sandbox may give the benchmark a private /tmp.
+    fs::create_directories(options_.work_dir / "inject");
+    cupti_library_ = (options_.work_dir / "inject" / libs.cupti.filename()).string();
+    fs::copy_file(libs.cupti, cupti_library_, fs::copy_options::overwrite_existing);
+  }
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    const BenchmarkConfig& bench = config_.benchmarks[b];
+    const bool kernels = bench.metric == "kernels";
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      progress_.status("baseline: reference output of '" + bench.name + "' for seed " +
+                       std::to_string(seeds[s]));
+      std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seeds[s])}};
+      GpuRun gpu;
+      if (kernels) {
+        gpu = gpu_run(baseline_workspace_, &devices_.front());
+        env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+      }
+      auto r = run_step(e, "reference " + bench.name, bench.command, baseline_workspace_,
+                        bench.timeout_s, {}, env);
+      if (!r.outcome.ok() || !r.tampered.empty())
+        throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" +
+                         std::to_string(seeds[s]) + "): " +
+                         (r.tampered.empty() ? r.outcome.describe() : "it changed " + r.tampered) +
+                         "\n" + r.outcome.tail(2000));
+      reference_[b].push_back(r.outcome.out);
+      if (kernels && s == 0) {
+        RunKernels run;
+        try {
+          run = read_run_kernels(gpu.dir);
+        } catch (const std::exception& error) {
+          throw SetupError(std::string("benchmark '") + bench.name + "': " + error.what());
+        }
+        if (run.processes == 0)
+          throw SetupError("benchmark '" + bench.name + "' is timed by its kernels, but no GPU activity "
+                           "was recorded: it does not use CUDA, or CUPTI could not attach");
+        if (!run.messages.empty())
+          throw SetupError("benchmark '" + bench.name + "': CUPTI reported: " + join(run.messages, "; "));
+        std::set<std::string> names;
+        for (const auto& [name, k] : run.kernels) names.insert(name);
+        selections_[b] = KernelSelection(bench.kernels, names, bench.warmup_launches);
+        if (selections_[b].counted_launches(run) == 0)
+          throw SetupError("benchmark '" + bench.name + "': no kernel to time (" +
+                           std::to_string(run.kernels.size()) + " kernel(s) ran, none matched \"kernels\" "
+                           "past the " + std::to_string(bench.warmup_launches) + " warm-up launch(es))");
+        original_runs_[b] = std::move(run);
+      }
+    }
+    if (!bench.compare_output) continue;
+    // The reference is only a reference if the original reproduces it.
+    auto again = run_step(e, "reference " + bench.name + " (repeat)", bench.command,
+                          baseline_workspace_, bench.timeout_s, {},
+                          {{"MAXCODE_SEED", std::to_string(seeds[0])}});
+    Comparison c = compare_outputs(reference_[b][0], again.outcome.out, {bench.rtol, bench.atol});
+    if (!again.outcome.ok() || !c.equal)
+      throw SetupError("benchmark '" + bench.name +
+                       "' prints different output for the same MAXCODE_SEED on the original "
+                       "code, so candidates cannot be checked against it: " + c.summary());
+    bool all_same = true;
+    for (const auto& out : reference_[b]) all_same = all_same && out == reference_[b][0];
+    if (all_same)
+      warnings_.push_back("benchmark '" + bench.name + "' prints the same output for every "
+                          "MAXCODE_SEED: it seems to ignore the seed, so every candidate is "
+                          "checked on one input only");
+    if (all_numbers_zero(reference_[b][0]))
+      warnings_.push_back("benchmark '" + bench.name + "' prints no non-zero number: comparing "
+                          "its output proves little about correctness");
+    if (reference_[b][0].empty())
+      warnings_.push_back("benchmark '" + bench.name + "' prints nothing: its output cannot show "
+                          "a wrong result");
+  }
+  if (gpu_) prepare_gpu();
+  if (isolation() == Isolation::kNone && config_.workspace.isolate)
+    warnings_.push_back("neither bubblewrap nor unshare works here: candidate code runs with "
+                        "the network reachable and the file system writable");
+}
+
+Checked Evaluator::check(const Materialized& candidate) {
+  const auto start = std::chrono::steady_clock::now();
+  Checked c;
+  c.materialized = candidate;
+  Evaluation& e = c.evaluation;
+  e.candidate_id = candidate.candidate.id;
+  e.source_hash = candidate.source_hash;
+  e.code = candidate.code;
+  auto finish = [&] {
+    e.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (!candidate.rejection.empty()) {
+    e.verdict = Verdict::kRejected;
+    e.reason = candidate.rejection;
+    finish();
+    return c;
+  }
+  try {
+    c.workspace = new_workspace_dir(candidate.candidate.id);
+    create_workspace(source_, c.workspace, candidate.files);
+    c.passed = build_and_test(e, c.workspace, candidate.files) &&
+               compare_with_reference(e, c.workspace, candidate.files);
+  } catch (const std::exception& error) {
+    e.verdict = Verdict::kRejected;
+    e.reason = std::string("could not evaluate: ") + error.what();
+    c.passed = false;
+  }
+  if (!c.passed) release(c);
+  finish();
+  return c;
+}
+
+}  // namespace maxcode

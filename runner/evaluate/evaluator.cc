@@ -1,0 +1,102 @@
+// The evaluator's shared state: construction, workspaces, the environment every step
+// runs with, and clean-up. The steps live beside it: materialize.cc, check.cc,
+// timing.cc, gpu_checks.cc.
+#include "runner/evaluate/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include "runner/util/files.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/ptxas_report.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/workspace/normalize.h"
+#include "runner/evaluate/output_compare.h"
+#include "runner/workspace/patch.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/names.h"
+#include "runner/workspace/scope.h"
+#include "runner/evaluate/evaluator_steps.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+namespace {
+
+std::string slug(const std::string& id) {
+  std::string out;
+  for (char ch : id) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
+  return out.substr(0, 40);
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
+                     const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
+                     Progress& progress)
+    : config_(config),
+      source_(source),
+      target_(target),
+      extent_(extent),
+      knobs_(std::move(knobs)),
+      options_(std::move(options)),
+      progress_(progress),
+      rng_(config.search.seed * 0x9E3779B97F4A7C15ull + 17) {
+  original_file_ = read_text(source_.root / target_.file);
+  baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
+  gpu_ = uses_gpu_timing(config_);
+  if (gpu_) {
+    devices_ = visible_gpus(std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (devices_.empty())
+      throw SetupError("benchmarks are timed by their kernels, but CUDA_VISIBLE_DEVICES hides every GPU");
+  }
+}
+
+Evaluator::~Evaluator() {
+  if (!baseline_workspace_.empty() && !options_.keep_workspaces) remove_workspace(baseline_workspace_);
+}
+
+Isolation Evaluator::isolation() const {
+  return config_.workspace.isolate ? available_isolation() : Isolation::kNone;
+}
+
+fs::path Evaluator::new_workspace_dir(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return options_.work_dir / ("ws-" + std::to_string(++workspace_counter_) + "-" + slug(id));
+}
+
+std::vector<std::pair<std::string, std::string>> Evaluator::base_env(const fs::path& ws) const {
+  std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_WORKSPACE", ws.string()}};
+  if (!options_.ccache_dir.empty()) {
+    // Workspaces differ only in their path; BASEDIR/NOHASHDIR let their builds share hits.
+    env.insert(env.end(), {{"CCACHE_DIR", options_.ccache_dir.string()},
+                           {"CCACHE_BASEDIR", ws.string()},
+                           {"CCACHE_NOHASHDIR", "true"},
+                           {"CMAKE_C_COMPILER_LAUNCHER", "ccache"},
+                           {"CMAKE_CXX_COMPILER_LAUNCHER", "ccache"},
+                           {"CMAKE_CUDA_COMPILER_LAUNCHER", "ccache"}});
+  }
+  if (gpu_ && config_.gpu.ptxas_report) {
+    // nvcc reads this in every build system; ptxas then reports registers, spills and
+    // shared memory per kernel into the build output (it changes no generated code).
+    const char* theirs = std::getenv("NVCC_APPEND_FLAGS");
+    env.push_back({"NVCC_APPEND_FLAGS", std::string(theirs && *theirs ? std::string(theirs) + " " : "") + "-Xptxas=-v"});
+  }
+  return env;
+}
+
+void Evaluator::release(Checked& c) noexcept {
+  if (!c.workspace.empty() && !options_.keep_workspaces) remove_workspace(c.workspace);
+  c.workspace.clear();
+}
+
+}  // namespace maxcode

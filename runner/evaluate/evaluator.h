@@ -1,0 +1,180 @@
+// The evaluator: build -> test -> output comparison -> timing, for one candidate at a
+// time, against a baseline built once. DESIGN.md "Evaluation" is its specification.
+//
+// Checking (materialize, build, test, compare) is safe to run for several candidates
+// at once; timing is not, and the caller serializes it so that nothing else loads the
+// machine while a stopwatch runs.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runner/core/candidate.h"
+#include "runner/core/config.h"
+#include "runner/core/evaluation.h"
+#include "runner/evaluate/gpu/clock_monitor.h"
+#include "runner/evaluate/gpu/devices.h"
+#include "runner/evaluate/gpu/kernel_time.h"
+#include "runner/evaluate/gpu/ncu.h"
+#include "runner/workspace/knobs.h"
+#include "runner/util/process.h"
+#include "runner/util/progress.h"
+#include "runner/workspace/source_extent.h"
+#include "runner/core/target.h"
+#include "runner/workspace/workspace.h"
+
+namespace maxcode {
+
+// The original code itself fails (does not build, fails its tests, prints output that
+// changes from run to run): no candidate can be judged.
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EvaluatorOptions {
+  std::filesystem::path work_dir;    // workspaces are created here
+  std::filesystem::path ccache_dir;  // shared by every build; empty = no ccache
+  bool keep_workspaces = false;      // for debugging
+};
+
+// A candidate turned into file contents, checked against the scope rule.
+struct Materialized {
+  Candidate candidate;
+  std::map<std::string, std::string> files;  // relative path -> new content
+  std::string source_hash;
+  std::string rejection;  // non-empty: out of scope or unusable, with the reason
+  std::string code;       // what to show of it: definition, diff, or knob settings
+};
+
+// A candidate that went through checking; its workspace lives until released.
+struct Checked {
+  Materialized materialized;
+  Evaluation evaluation;
+  std::filesystem::path workspace;
+  bool passed = false;  // ready for timing
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
+            const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
+            Progress& progress);
+  ~Evaluator();
+
+  // Builds, tests and runs the original; keeps its outputs per seed as the reference.
+  // Throws SetupError when the original cannot serve as one.
+  void prepare_baseline();
+  // An A/A session (baseline against itself); sets the noise floor used afterwards.
+  Timing measure_noise();
+  double noise_floor() const { return noise_floor_; }
+
+  Materialized materialize(const Candidate& candidate) const;
+  // Build, test and compare outputs. Thread-safe.
+  Checked check(const Materialized& candidate);
+  // How many candidates can be timed at once: one per GPU for GPU timing, else one.
+  int timing_workers() const;
+  // A/B timing against the baseline; sets the verdict. One at a time per worker; for
+  // GPU timing, a would-be winner also goes through compute-sanitizer here.
+  void time(Checked& candidate, int worker = 0);
+  // A fresh A/B session for a winner; the speedup to report.
+  Timing confirm(Checked& candidate);
+  // Nsight Compute metrics of the top kernels (GPU timing with gpu.ncu only); empty
+  // when ncu is missing or fails (a warning says why). `checked` null: the original.
+  std::vector<NcuKernel> ncu_metrics(const Checked* checked);
+  const std::vector<NcuKernel>& baseline_ncu() const { return baseline_ncu_; }
+  void release(Checked& candidate) noexcept;
+
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::string& baseline_definition() const { return baseline_definition_; }
+  Isolation isolation() const;
+
+ private:
+  struct StepResult {
+    Outcome outcome;
+    std::string tampered;  // files changed behind the harness's back, if any
+  };
+  // One timed run of a benchmark on a GPU: where its activity files go.
+  struct GpuRun {
+    std::filesystem::path dir;
+    std::vector<std::pair<std::string, std::string>> env;
+  };
+  // The state of one A/B session (several run at once, one per GPU).
+  struct Session {
+    std::mt19937_64 rng;
+    const GpuDevice* device = nullptr;
+    double child_s = 0;
+    std::optional<ClockSample> clock;  // of the last run_suite
+    nlohmann::json kernels;            // of the last run_suite: what ran, what counted
+  };
+  StepResult run_step(Evaluation& evaluation, const std::string& name, const std::string& command,
+                      const std::filesystem::path& workspace, double timeout_s,
+                      const std::map<std::string, std::string>& overrides,
+                      std::vector<std::pair<std::string, std::string>> extra_env = {},
+                      bool time_inside = false);
+  bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
+                      const std::map<std::string, std::string>& overrides);
+  bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,
+                              const std::map<std::string, std::string>& overrides);
+  // One timed run of every benchmark; returns total seconds, or a failure reason.
+  double run_suite(Session& session, const std::filesystem::path& workspace,
+                   const std::map<std::string, std::string>& overrides, std::string& failure,
+                   Verdict& failure_verdict);
+  Timing ab_session(Session& session, const std::string& label,
+                    const std::filesystem::path& candidate_workspace,
+                    const std::map<std::string, std::string>& overrides, std::string& failure,
+                    Verdict& failure_verdict);
+  // GPU side: the environment of a benchmark run, and what it left behind.
+  GpuRun gpu_run(const std::filesystem::path& workspace, const GpuDevice* device);
+  // Checks a run of benchmark `b` against the original's GPU activity and the
+  // roofline; empty when it may be timed, else the reason it is rejected.
+  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
+  void prepare_gpu();
+  bool sanitize(Evaluation& evaluation, const std::filesystem::path& workspace,
+                const std::map<std::string, std::string>& overrides, const GpuDevice* device);
+  bool sanitize_with(Evaluation& evaluation, const std::filesystem::path& workspace,
+                     const std::map<std::string, std::string>& overrides, const GpuDevice* device,
+                     const std::string& sanitizer, const std::string& tool);
+  std::vector<std::pair<std::string, std::string>> device_env(const GpuDevice* device) const;
+  Session new_session(int worker);
+  std::filesystem::path new_workspace_dir(const std::string& id);
+  std::vector<std::pair<std::string, std::string>> base_env(const std::filesystem::path& ws) const;
+
+  const Config& config_;
+  const SourceSnapshot& source_;
+  Target target_;
+  Extent extent_;
+  std::vector<Knob> knobs_;
+  EvaluatorOptions options_;
+  Progress& progress_;
+  std::string original_file_;  // target file content
+  std::string baseline_definition_;
+  std::filesystem::path baseline_workspace_;
+  // reference_[benchmark][seed index] = stdout of the original
+  std::vector<std::vector<std::string>> reference_;
+  double noise_floor_ = 1.0;
+  std::vector<std::string> warnings_;
+  // GPU timing (any benchmark with metric "kernels"):
+  bool gpu_ = false;
+  std::vector<GpuDevice> devices_;                 // one timing worker each
+  std::string cupti_library_;                      // the injection library
+  std::vector<std::optional<RunKernels>> original_runs_;  // per benchmark
+  std::vector<KernelSelection> selections_;        // per benchmark
+  std::vector<double> floors_;                     // per benchmark: roofline floor in s; 0 = none
+  std::vector<NcuKernel> baseline_ncu_;
+  double peak_bytes_per_s_ = 0, peak_flops_per_s_ = 0;
+  std::vector<std::string> sanitizer_tools_;      // the tools the original passes
+  std::atomic<long> gpu_run_counter_{0};
+  std::mutex mutex_;
+  std::mt19937_64 rng_;
+  int workspace_counter_ = 0;
+};
+
+}  // namespace maxcode

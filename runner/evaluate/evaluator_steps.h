@@ -1,0 +1,37 @@
+// Small text helpers the evaluator's step files share (evaluator.cc, check.cc, ...).
+// Internal to runner/evaluate/.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "runner/core/evaluation.h"
+#include "runner/util/process.h"
+
+namespace maxcode::evaluator_steps {
+
+inline constexpr std::size_t kFeedbackBytes = 8000;
+
+inline std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
+  return buffer;
+}
+
+inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// Verdict for a step that did not succeed: running out of time is always `timeout`;
+// anything else is the step's own failure kind.
+inline Verdict failure_verdict(const Outcome& outcome, Verdict otherwise) {
+  return outcome.timed_out ? Verdict::kTimeout : otherwise;
+}
+
+inline std::string seconds(double s) { return format("%.3f s", s); }
+
+}  // namespace maxcode::evaluator_steps

@@ -1,0 +1,75 @@
+#include "runner/evaluate/gpu/devices.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace maxcode {
+
+std::string GpuDevice::label() const {
+  std::string out = "GPU " + (visible.empty() ? std::string("(default)") : visible);
+  if (nvml && !nvml->name.empty()) out += " (" + nvml->name + ")";
+  return out;
+}
+
+std::string GpuDevice::lock_key() const {
+  if (nvml && !nvml->uuid.empty()) return nvml->uuid;
+  return "gpu" + (visible.empty() ? std::string("-default") : "-" + visible);
+}
+
+std::vector<GpuDevice> visible_gpus(const char* visible) {
+  const Nvml& nvml = Nvml::instance();
+  std::vector<GpuDevice> out;
+  if (visible == nullptr) {
+    for (unsigned i = 0; i < nvml.device_count(); ++i)
+      out.push_back({std::to_string(i), nvml.device_by_index(i)});
+    if (out.empty()) out.push_back({"", std::nullopt});
+    return out;
+  }
+  std::string list = visible;
+  for (std::size_t at = 0; at <= list.size();) {
+    std::size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    std::string entry = list.substr(at, comma - at);
+    at = comma + 1;
+    while (!entry.empty() && entry.front() == ' ') entry.erase(entry.begin());
+    while (!entry.empty() && entry.back() == ' ') entry.pop_back();
+    if (entry.empty()) continue;
+    std::optional<NvmlDevice> device;
+    if (entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0) device = nvml.device_by_uuid(entry);
+    else if (entry.find_first_not_of("0123456789") == std::string::npos) device = nvml.device_by_index(std::stoul(entry));
+    out.push_back({entry, device});
+  }
+  return out;  // empty: CUDA_VISIBLE_DEVICES hides every GPU
+}
+
+std::filesystem::path timing_lock_dir() {
+  if (const char* dir = std::getenv("MAXCODE_LOCK_DIR"); dir && *dir) return dir;
+  return std::filesystem::temp_directory_path();
+}
+
+TimingLock::TimingLock(const std::filesystem::path& dir, const std::string& key) {
+  std::string name;
+  for (char c : key) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  const std::string path = (dir / ("maxcode-timing-" + name + ".lock")).string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw std::runtime_error("cannot open timing lock " + path + ": " + std::strerror(errno));
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd_);
+    throw std::runtime_error("cannot lock " + path + ": " + std::strerror(err));
+  }
+}
+
+TimingLock::~TimingLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+}  // namespace maxcode

@@ -1,0 +1,44 @@
+// The GPUs this process may time on, and the lock that keeps one GPU to one timing
+// session at a time (across every maxcode process on the machine).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/evaluate/gpu/nvml.h"
+
+namespace maxcode {
+
+struct GpuDevice {
+  // What child processes get as CUDA_VISIBLE_DEVICES (with CUDA_DEVICE_ORDER=PCI_BUS_ID,
+  // so that an index means the same GPU to CUDA, NVML and nvidia-smi); empty: leave
+  // the environment as it is.
+  std::string visible;
+  std::optional<NvmlDevice> nvml;  // absent without a driver (clocks then unknown)
+  std::string label() const;       // "GPU 0 (NVIDIA H100 80GB HBM3)"
+  std::string lock_key() const;    // what the timing lock is named after
+};
+
+// From CUDA_VISIBLE_DEVICES (comma-separated indexes or GPU-UUIDs; unset: every GPU
+// NVML sees). Without NVML, one device standing for whatever CUDA picks. `visible` is
+// the variable's value, or nullptr for unset.
+std::vector<GpuDevice> visible_gpus(const char* visible);
+
+// An exclusive flock on <dir>/maxcode-timing-<key>.lock, held while alive. Blocks.
+class TimingLock {
+ public:
+  TimingLock(const std::filesystem::path& dir, const std::string& key);
+  ~TimingLock();
+  TimingLock(const TimingLock&) = delete;
+  TimingLock& operator=(const TimingLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Where timing locks live: $MAXCODE_LOCK_DIR, else the system temp directory.
+std::filesystem::path timing_lock_dir();
+
+}  // namespace maxcode

@@ -1,0 +1,156 @@
+#include "runner/evaluate/gpu/kernel_time.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "runner/util/names.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string megabytes(double bytes) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.1f MB", bytes / 1e6);
+  return buffer;
+}
+
+}  // namespace
+
+RunKernels read_run_kernels(const fs::path& dir) {
+  RunKernels run;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("gpu-", 0) == 0 && entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    nlohmann::json document;
+    try {
+      document = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(file.string() + ": not a GPU activity file: " + e.what());
+    }
+    const GpuSummary summary = parse_gpu_summary(document, file.string());
+    ++run.processes;
+    run.complete = run.complete && summary.complete;
+    run.dropped += summary.dropped;
+    run.messages.insert(run.messages.end(), summary.messages.begin(), summary.messages.end());
+    for (const KernelStats& k : summary.kernels) {
+      KernelTotals& t = run.kernels[k.name];
+      const bool earlier = t.launches == 0 || k.first_start_ns < t.first_start_ns;
+      if (t.launches == 0) {
+        t.name = k.name;
+        t.demangled = demangle(k.name);
+      }
+      if (earlier) t.first_start_ns = k.first_start_ns, t.first_launch_ns = k.first_launch_ns;
+      t.launches += k.launches;
+      t.total_ns += k.total_ns;
+      t.streams.insert(k.streams.begin(), k.streams.end());
+    }
+    for (const TransferStats& x : summary.transfers) {
+      TransferStats& t = run.transfers[x.kind];
+      t.kind = x.kind;
+      t.count += x.count;
+      t.bytes += x.bytes;
+      t.total_ns += x.total_ns;
+    }
+  }
+  return run;
+}
+
+KernelSelection::KernelSelection(const std::vector<std::string>& patterns,
+                                 std::set<std::string> original, int warmup_launches)
+    : original_(std::move(original)), warmup_launches_(warmup_launches) {
+  for (const std::string& p : patterns) patterns_.emplace_back(p);
+}
+
+bool KernelSelection::counts(const KernelTotals& kernel) const {
+  if (patterns_.empty()) return true;
+  if (!original_.empty() && !original_.count(kernel.name)) return true;  // new: always counted
+  for (const std::regex& p : patterns_)
+    if (std::regex_search(kernel.demangled, p) || std::regex_search(kernel.name, p)) return true;
+  return false;
+}
+
+double KernelSelection::seconds(const RunKernels& run) const {
+  double ns = 0;
+  for (const auto& [name, k] : run.kernels) {
+    if (!counts(k)) continue;
+    double total = static_cast<double>(k.total_ns);
+    std::uint64_t left = std::min<std::uint64_t>(warmup_launches_, k.launches);
+    if (left > 0 && k.launches > 0) {
+      total -= static_cast<double>(k.first_launch_ns);
+      const double rest_mean = k.launches > 1 ? (static_cast<double>(k.total_ns) - k.first_launch_ns) /
+                                                    static_cast<double>(k.launches - 1)
+                                              : 0;
+      total -= rest_mean * static_cast<double>(left - 1);
+    }
+    ns += std::max(0.0, total);
+  }
+  return ns * 1e-9;
+}
+
+std::uint64_t KernelSelection::counted_launches_all(const RunKernels& run) const {
+  std::uint64_t n = 0;
+  for (const auto& [name, k] : run.kernels)
+    if (counts(k)) n += k.launches;
+  return n;
+}
+
+std::uint64_t KernelSelection::counted_launches(const RunKernels& run) const {
+  std::uint64_t n = 0;
+  for (const auto& [name, k] : run.kernels)
+    if (counts(k)) n += k.launches - std::min<std::uint64_t>(warmup_launches_, k.launches);
+  return n;
+}
+
+std::string check_against_baseline(const RunKernels& original, const RunKernels& candidate,
+                                   const KernelSelection& selection) {
+  if (selection.counted_launches_all(original) > 0 && selection.counted_launches_all(candidate) == 0)
+    return "no counted kernel ran (the original launched " +
+           std::to_string(selection.counted_launches_all(original)) +
+           "): kernel timing cannot see where this candidate does its work";
+  for (const auto& [kind, t] : candidate.transfers) {
+    auto before = original.transfers.find(kind);
+    const std::uint64_t had = before == original.transfers.end() ? 0 : before->second.bytes;
+    // Copies the harness makes are the same on both sides; any growth is the candidate's.
+    if (t.bytes > had + had / 100 + 4096)
+      return "moves more data by " + kind + " copies than the original (" + megabytes(t.bytes) +
+             " against " + megabytes(had) +
+             " per run): work done on the host or by the copy engines is not kernel time";
+  }
+  for (const auto& [name, k] : original.kernels) {
+    if (selection.counts(k)) continue;
+    auto now = candidate.kernels.find(name);
+    const std::uint64_t launches = now == candidate.kernels.end() ? 0 : now->second.launches;
+    if (launches != k.launches)
+      return "kernel " + k.demangled + ", which is not timed, ran " + std::to_string(launches) +
+             " times; the original ran it " + std::to_string(k.launches) + " times";
+  }
+  return {};
+}
+
+nlohmann::json to_json(const RunKernels& run, const KernelSelection& selection) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& [name, k] : run.kernels) {
+    kernels.push_back({{"name", k.demangled},
+                       {"launches", k.launches},
+                       {"total_ns", k.total_ns},
+                       {"streams", std::vector<std::uint32_t>(k.streams.begin(), k.streams.end())},
+                       {"counted", selection.counts(k)}});
+  }
+  nlohmann::json transfers = nlohmann::json::object();
+  for (const auto& [kind, t] : run.transfers) transfers[kind] = {{"count", t.count}, {"bytes", t.bytes}};
+  return {{"kernels", kernels},       {"transfers", transfers}, {"dropped", run.dropped},
+          {"processes", run.processes}, {"complete", run.complete}};
+}
+
+}  // namespace maxcode

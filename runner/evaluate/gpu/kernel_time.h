@@ -1,0 +1,81 @@
+// Kernel time: the "kernels" timing metric, read from the CUPTI injection's files
+// (runner/inject/cupti_injection.cc) that one run of a benchmark left behind.
+//
+// Which kernels count: those whose demangled name matches the benchmark's `kernels`
+// patterns (all when none are given), and every kernel the original never launched,
+// so that work moved into a new helper kernel is never left out. Launches on every
+// stream count (DESIGN.md: CUDA events on one stream can be fooled by work on another).
+// Kernel durations are summed, not merged, so overlapping work is never free.
+//
+// What the metric cannot see — copies, memsets and host work — is compared with the
+// original instead (check_against_baseline): a candidate that does its work there is
+// rejected rather than timed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/instrument/gpu_activity.h"
+
+namespace maxcode {
+
+struct KernelTotals {
+  std::string name;        // mangled, as the driver reports it
+  std::string demangled;
+  std::uint64_t launches = 0;
+  std::uint64_t total_ns = 0;
+  std::uint64_t first_launch_ns = 0;  // duration of the earliest launch
+  std::uint64_t first_start_ns = 0;
+  std::set<std::uint32_t> streams;
+};
+
+// What one run of a benchmark did on the GPU, all its processes together.
+struct RunKernels {
+  std::map<std::string, KernelTotals> kernels;        // by mangled name
+  std::map<std::string, TransferStats> transfers;     // by kind: "HtoD", "memset", ...
+  std::uint64_t dropped = 0;                           // records CUPTI lost
+  std::vector<std::string> messages;                   // CUPTI errors
+  int processes = 0;                                   // files read
+  bool complete = true;                                // every process reached its exit
+};
+
+// Reads every gpu-*.json in `dir`. Throws std::runtime_error on an unreadable file.
+RunKernels read_run_kernels(const std::filesystem::path& dir);
+
+class KernelSelection {
+ public:
+  // `patterns`: regexes searched in demangled names (empty: every kernel);
+  // `original`: kernel names the original launched (empty: not known yet).
+  KernelSelection(const std::vector<std::string>& patterns, std::set<std::string> original,
+                  int warmup_launches);
+  bool counts(const KernelTotals& kernel) const;
+  // Sum of counted launch durations, the first `warmup_launches` of each kernel left
+  // out (only the earliest one is known individually; further ones at their mean).
+  double seconds(const RunKernels& run) const;
+  std::uint64_t counted_launches(const RunKernels& run) const;
+  std::uint64_t counted_launches_all(const RunKernels& run) const;  // warm-up included
+
+ private:
+  std::vector<std::regex> patterns_;
+  std::set<std::string> original_;
+  int warmup_launches_;
+};
+
+// A candidate run compared with the original's: empty when nothing escapes the metric,
+// otherwise why it is rejected. Checks: no counted kernel ran where the original ran
+// some; more bytes moved by copies or memsets of some kind (work done on the host or by
+// the copy engines is not kernel time); a kernel outside the counted set launched a
+// different number of times (work hidden under an uncounted name).
+std::string check_against_baseline(const RunKernels& original, const RunKernels& candidate,
+                                   const KernelSelection& selection);
+
+nlohmann::json to_json(const RunKernels& run, const KernelSelection& selection);
+
+}  // namespace maxcode

@@ -1,0 +1,200 @@
+// GPU-side steps: the environment of a run under the CUPTI injection, the checks of its
+// kernel activity against the original's and the roofline, compute-sanitizer, and ncu.
+#include "runner/evaluate/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include "runner/util/files.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/ptxas_report.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/workspace/normalize.h"
+#include "runner/evaluate/output_compare.h"
+#include "runner/workspace/patch.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/names.h"
+#include "runner/workspace/scope.h"
+#include "runner/evaluate/evaluator_steps.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+std::vector<std::pair<std::string, std::string>> Evaluator::device_env(const GpuDevice* device) const {
+  if (!device || device->visible.empty()) return {};
+  return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_VISIBLE_DEVICES", device->visible}};
+}
+
+Evaluator::GpuRun Evaluator::gpu_run(const fs::path& ws, const GpuDevice* device) {
+  GpuRun r;
+  r.dir = ws / ".maxcode-gpu" / std::to_string(++gpu_run_counter_);
+  fs::create_directories(r.dir);
+  // Check runs and timed runs get the same environment: a candidate cannot tell
+  // whether it is being timed.
+  r.env = {{"CUDA_INJECTION64_PATH", cupti_library_}, {"MAXCODE_PROFILE_DIR", r.dir.string()}};
+  auto pin = device_env(device);
+  r.env.insert(r.env.end(), pin.begin(), pin.end());
+  return r;
+}
+
+std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const {
+  if (run.processes == 0)
+    return "no GPU activity was recorded (CUPTI could not attach, or the program used no CUDA)";
+  if (run.dropped > 0)
+    return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";
+  if (original_runs_[b]) {
+    std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
+    if (!why.empty()) return why;
+  }
+  if (floors_[b] > 0 && seconds < floors_[b])
+    return format("faster than the hardware allows: %.4f ms of kernel time is below the roofline floor of "
+                  "%.4f ms (the declared minimum work at the GPU's peak rates)",
+                  seconds * 1e3, floors_[b] * 1e3);
+  return {};
+}
+
+void Evaluator::prepare_gpu() {
+  // The original through each sanitizer tool: a tool it fails already cannot judge a
+  // candidate, so it is left out with a warning instead of rejecting everything.
+  const std::string sanitizer = find_cuda_tool("compute-sanitizer");
+  if (config_.gpu.sanitizer.empty()) {
+    // nothing asked for
+  } else if (sanitizer.empty()) {
+    warnings_.push_back("compute-sanitizer not found: GPU winners are not checked for memory errors and races");
+  } else {
+    for (const std::string& tool : config_.gpu.sanitizer) {
+      progress_.status("baseline: compute-sanitizer " + tool);
+      Evaluation scratch;
+      scratch.gpu = nlohmann::json::object();
+      if (sanitize_with(scratch, baseline_workspace_, {}, &devices_.front(), sanitizer, tool))
+        sanitizer_tools_.push_back(tool);
+      else
+        warnings_.push_back("the original itself fails compute-sanitizer " + tool + " (" + scratch.reason +
+                            "): candidates are not checked with it");
+    }
+  }
+  if (config_.gpu.ncu) {
+    progress_.status("baseline: Nsight Compute metrics of the top kernels");
+    baseline_ncu_ = ncu_metrics(nullptr);
+    for (const NcuKernel& k : baseline_ncu_) {
+      peak_bytes_per_s_ = std::max(peak_bytes_per_s_, k.peak_bytes_per_s);
+      peak_flops_per_s_ = std::max(peak_flops_per_s_, k.peak_flops_per_s);
+    }
+  }
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    const BenchmarkConfig& bench = config_.benchmarks[b];
+    if (bench.metric != "kernels" || (bench.roofline_bytes <= 0 && bench.roofline_flops <= 0)) continue;
+    if (peak_bytes_per_s_ <= 0) {
+      warnings_.push_back("benchmark '" + bench.name + "' declares a roofline, but the GPU's peak rates are "
+                          "unknown (they come from Nsight Compute): times below it are not caught");
+      continue;
+    }
+    floors_[b] = roofline_floor_s(bench.roofline_bytes, bench.roofline_flops, peak_bytes_per_s_, peak_flops_per_s_);
+  }
+}
+
+bool Evaluator::sanitize(Evaluation& e, const fs::path& ws, const std::map<std::string, std::string>& overrides,
+                         const GpuDevice* device) {
+  const std::string sanitizer = find_cuda_tool("compute-sanitizer");
+  for (const std::string& tool : sanitizer_tools_) {
+    progress_.status(e.candidate_id + ": compute-sanitizer " + tool);
+    if (!sanitize_with(e, ws, overrides, device, sanitizer, tool)) return false;
+  }
+  return true;
+}
+
+bool Evaluator::sanitize_with(Evaluation& e, const fs::path& ws, const std::map<std::string, std::string>& overrides,
+                              const GpuDevice* device, const std::string& sanitizer, const std::string& tool) {
+  std::vector<std::string> commands;
+  if (config_.gpu.sanitize == "test") commands.push_back(config_.test.command);
+  else
+    for (const BenchmarkConfig& bench : config_.benchmarks) commands.push_back(bench.command);
+  for (const std::string& command : commands) {
+    auto env = device_env(device);
+    env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
+    auto r = run_step(e, "compute-sanitizer " + tool, shell_command(sanitizer_argv(sanitizer, tool, command)), ws,
+                      config_.gpu.sanitizer_timeout_s, overrides, env);
+    const SanitizerReport report = parse_sanitizer_output(r.outcome.err + "\n" + r.outcome.out, tool);
+    nlohmann::json record = {{"tool", tool}, {"command", command}, {"errors", report.errors},
+                             {"status", r.outcome.describe()}};
+    if (!report.excerpt.empty()) record["excerpt"] = report.excerpt;
+    e.gpu["sanitizer"].push_back(record);
+    if (!r.tampered.empty()) {
+      e.verdict = Verdict::kRejected;
+      e.reason = "source files changed under compute-sanitizer: " + r.tampered;
+      return false;
+    }
+    if (report.errors > 0 || r.outcome.exit_code == kSanitizerErrorExit) {
+      e.verdict = Verdict::kRejected;
+      e.reason = "compute-sanitizer " + describe(report);
+      return false;
+    }
+    if (!r.outcome.ok() || !report.summary_seen) {
+      e.verdict = failure_verdict(r.outcome, Verdict::kCrashed);
+      e.reason = "under compute-sanitizer " + tool + ", '" + command + "' " + r.outcome.describe();
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
+  const std::string ncu = find_cuda_tool("ncu");
+  if (!gpu_ || !config_.gpu.ncu) return {};
+  auto warn = [&](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    warnings_.push_back("Nsight Compute: " + what);
+    return std::vector<NcuKernel>{};
+  };
+  if (ncu.empty()) return warn("ncu not found: no hardware metrics for critiques and no roofline check");
+  // The first benchmark timed by kernels; its top kernels by counted time.
+  std::size_t b = 0;
+  while (b < config_.benchmarks.size() && config_.benchmarks[b].metric != "kernels") ++b;
+  if (b == config_.benchmarks.size() || !original_runs_[b]) return {};
+  std::vector<std::pair<std::uint64_t, std::string>> ranked;
+  auto add_kernels = [&](const nlohmann::json& kernels) {
+    for (const auto& k : kernels)
+      if (k.value("counted", false)) ranked.push_back({k.value("total_ns", std::uint64_t{0}), k.value("name", "")});
+  };
+  if (checked) add_kernels(checked->evaluation.gpu.value("kernels", nlohmann::json::object()).value("kernels", nlohmann::json::array()));
+  else add_kernels(to_json(*original_runs_[b], selections_[b])["kernels"]);
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::vector<std::string> names;
+  for (const auto& [ns, demangled] : ranked) {
+    std::string base = function_name_of(demangled);
+    if (auto colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+    if (auto angle = base.find('<'); angle != std::string::npos) base = base.substr(0, angle);
+    if (!base.empty() && std::find(names.begin(), names.end(), base) == names.end()) names.push_back(base);
+    if (static_cast<int>(names.size()) >= config_.gpu.ncu_kernels) break;
+  }
+  if (names.empty()) return warn("no counted kernel to profile");
+  const fs::path ws = checked ? checked->workspace : baseline_workspace_;
+  const fs::path log = ws / ".maxcode-gpu" / ("ncu-" + std::to_string(++gpu_run_counter_) + ".csv");
+  fs::create_directories(log.parent_path());
+  const BenchmarkConfig& bench = config_.benchmarks[b];
+  auto env = device_env(&devices_.front());
+  env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
+  Evaluation scratch;
+  const int launches = static_cast<int>(names.size()) * 2;
+  auto r = run_step(scratch, "ncu", shell_command(ncu_argv(ncu, names, bench.warmup_launches, launches, log.string(), bench.command)),
+                    ws, config_.gpu.ncu_timeout_s, checked ? checked->materialized.files : std::map<std::string, std::string>{}, env);
+  if (!r.outcome.ok()) return warn("ncu " + r.outcome.describe() + ": " + r.outcome.tail(600));
+  try {
+    std::vector<NcuKernel> kernels = parse_ncu_csv(read_text(log));
+    if (kernels.empty()) return warn("no kernel matched " + join(names, ", ") + " in " + bench.command);
+    return kernels;
+  } catch (const std::exception& error) {
+    return warn(error.what());
+  }
+}
+
+}  // namespace maxcode

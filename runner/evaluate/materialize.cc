@@ -1,0 +1,121 @@
+// Step 1 of an evaluation: a candidate (definition, diff or knob settings) turned into
+// file contents, checked against the scope rule before anything is built.
+#include "runner/evaluate/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include "runner/util/files.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/ptxas_report.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/workspace/normalize.h"
+#include "runner/evaluate/output_compare.h"
+#include "runner/workspace/patch.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/names.h"
+#include "runner/workspace/scope.h"
+#include "runner/evaluate/evaluator_steps.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+Materialized Evaluator::materialize(const Candidate& candidate) const {
+  Materialized m;
+  m.candidate = candidate;
+  std::string file = original_file_;
+  if (candidate.error) {
+    m.rejection = *candidate.error;
+    return m;
+  }
+  try {
+    if (candidate.definition && candidate.diff) {
+      m.rejection = "candidate gives both a definition and a diff";
+      return m;
+    }
+    if (candidate.definition) {
+      file = replace_definition(original_file_, extent_, *candidate.definition);
+      m.code = *candidate.definition;
+    } else if (candidate.diff) {
+      std::map<std::string, std::string> originals;
+      for (const auto& touched : files_in_diff(*candidate.diff)) {
+        for (std::string path : {touched.old_path, touched.new_path}) {
+          if (path.empty()) continue;
+          // Diffs made from the top of an enclosing git work tree carry its prefix.
+          if (!source_.git_prefix.empty() && path.rfind(source_.git_prefix, 0) == 0)
+            path = path.substr(source_.git_prefix.size());
+          if (path != target_.file) {
+            m.rejection = "candidate changes " + path + "; only " + target_.file +
+                          " (the target function and new helpers beside it) may change";
+            return m;
+          }
+        }
+        if (touched.new_path.empty()) {
+          m.rejection = "candidate deletes " + target_.file;
+          return m;
+        }
+      }
+      std::string diff = *candidate.diff;
+      // Re-root a prefixed diff onto the snapshot's paths.
+      if (!source_.git_prefix.empty()) {
+        std::string prefixed_a = "a/" + source_.git_prefix, prefixed_b = "b/" + source_.git_prefix;
+        for (const auto& [from, to] : {std::pair{prefixed_a, std::string("a/")},
+                                       std::pair{prefixed_b, std::string("b/")},
+                                       std::pair{" " + source_.git_prefix, std::string(" ")}}) {
+          for (std::size_t at = diff.find(from); at != std::string::npos; at = diff.find(from, at))
+            diff.replace(at, from.size(), to);
+        }
+      }
+      auto applied = apply_diff(diff, {{target_.file, original_file_}});
+      file = applied.at(target_.file);
+      m.code = *candidate.diff;
+    }
+    std::vector<KnobLine> knob_lines;
+    for (const Knob& knob : knobs_) knob_lines.push_back({knob.name, knob.values});
+    const ScopeVerdict scope =
+        check_target_file(original_file_, file, extent_, target_.function, target_.file, knob_lines);
+    if (!scope.ok) {
+      m.rejection = scope.reason;
+      return m;
+    }
+    for (const auto& [name, value] : candidate.knobs) {
+      auto knob = std::find_if(knobs_.begin(), knobs_.end(), [&](const Knob& k) { return k.name == name; });
+      if (knob == knobs_.end()) {
+        m.rejection = "unknown knob '" + name + "'";
+        return m;
+      }
+      if (std::find(knob->values.begin(), knob->values.end(), value) == knob->values.end()) {
+        m.rejection = "knob " + name + "=" + value + " is not one of its declared values";
+        return m;
+      }
+      if (m.code.empty() || m.code.rfind("knobs:", 0) == 0)
+        m.code = (m.code.empty() ? "knobs:" : m.code) + " " + name + "=" + value;
+    }
+    m.files[target_.file] = file;
+    for (const Knob& knob : knobs_) {  // knobs may live in other files (config)
+      if (!candidate.knobs.count(knob.name)) continue;
+      auto it = m.files.find(knob.file);
+      const std::string before = it != m.files.end() ? it->second : read_text(source_.root / knob.file);
+      m.files[knob.file] = apply_knobs(before, knob.file, knobs_, candidate.knobs);
+    }
+  } catch (const std::exception& e) {
+    m.rejection = e.what();
+    return m;
+  }
+  // Comments and layout do not make a different candidate.
+  std::string all;
+  for (const auto& [path, content] : m.files) all += path + '\0' + normalize_code(content) + '\0';
+  m.source_hash = sha256_hex(all);
+  return m;
+}
+
+}  // namespace maxcode

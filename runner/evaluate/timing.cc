@@ -1,0 +1,258 @@
+// Step 3: interleaved A/B timing against the baseline, the A/A noise session and the
+// confirmation of a winner. One session at a time per timing worker.
+#include "runner/evaluate/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include "runner/util/files.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/ptxas_report.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/workspace/normalize.h"
+#include "runner/evaluate/output_compare.h"
+#include "runner/workspace/patch.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/names.h"
+#include "runner/workspace/scope.h"
+#include "runner/evaluate/evaluator_steps.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+Evaluator::Session Evaluator::new_session(int worker) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Session s;
+  s.rng.seed(rng_());
+  if (gpu_) s.device = &devices_.at(static_cast<std::size_t>(worker) % devices_.size());
+  return s;
+}
+
+int Evaluator::timing_workers() const { return gpu_ ? static_cast<int>(devices_.size()) : 1; }
+
+double Evaluator::run_suite(Session& session, const fs::path& ws,
+                            const std::map<std::string, std::string>& overrides,
+                            std::string& failure, Verdict& failure_verdict_out) {
+  double total = 0;
+  const std::uint64_t seed = config_.acceptance.seeds.front();
+  session.clock.reset();
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    const BenchmarkConfig& bench = config_.benchmarks[b];
+    const bool kernels = bench.metric == "kernels";
+    Evaluation scratch;
+    std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seed)}};
+    GpuRun gpu;
+    if (kernels) {
+      gpu = gpu_run(ws, session.device);
+      env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+    }
+    std::optional<ClockSample> clock;
+    StepResult r;
+    {
+      ClockMonitor monitor(kernels && session.device ? session.device->nvml : std::nullopt);
+      r = run_step(scratch, "timing " + bench.name, bench.command, ws, bench.timeout_s, overrides,
+                   env, /*time_inside=*/true);
+      clock = monitor.stop();
+    }
+    if (!r.tampered.empty()) {
+      failure = "source files changed during timing: " + r.tampered;
+      failure_verdict_out = Verdict::kRejected;
+      return -1;
+    }
+    if (!r.outcome.ok()) {
+      failure = "benchmark '" + bench.name + "' " + r.outcome.describe() + " during timing";
+      failure_verdict_out = failure_verdict(r.outcome, Verdict::kCrashed);
+      return -1;
+    }
+    // Timed runs are checked too: code that behaves differently once it is being
+    // timed is caught by its output.
+    if (bench.compare_output) {
+      Comparison c = compare_outputs(reference_[b][0], r.outcome.out, {bench.rtol, bench.atol});
+      if (!c.equal) {
+        failure = "output of '" + bench.name + "' changed during timing: " + c.summary();
+        failure_verdict_out = Verdict::kIncorrect;
+        return -1;
+      }
+    }
+    if (kernels) {
+      double seconds = 0;
+      std::string problem;
+      try {
+        RunKernels run = read_run_kernels(gpu.dir);
+        seconds = selections_[b].seconds(run);
+        problem = check_gpu_run(b, run, seconds);
+        session.kernels = to_json(run, selections_[b]);
+      } catch (const std::exception& error) {
+        problem = error.what();
+      }
+      std::error_code ec;
+      fs::remove_all(gpu.dir, ec);
+      if (!problem.empty()) {
+        failure = "benchmark '" + bench.name + "' during timing: " + problem;
+        failure_verdict_out = Verdict::kRejected;
+        return -1;
+      }
+      if (clock) {
+        if (!session.clock) session.clock = clock;
+        session.clock->sm_mhz = std::max(session.clock->sm_mhz, clock->sm_mhz);
+        session.clock->throttle_reasons |= clock->throttle_reasons;
+      }
+      total += seconds;
+      session.child_s += r.outcome.wall_s;
+      continue;
+    }
+    // The command's own time, measured inside the sandbox; the outer time (sandbox
+    // start-up included) only if the inner one is missing.
+    const double wall = r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s;
+    total += wall;
+    session.child_s += wall;
+  }
+  return total;
+}
+
+Timing Evaluator::ab_session(Session& session, const std::string& label, const fs::path& candidate_ws,
+                             const std::map<std::string, std::string>& overrides,
+                             std::string& failure, Verdict& verdict) {
+  const AcceptanceConfig& acc = config_.acceptance;
+  Timing t;
+  t.noise_floor = noise_floor_;
+  t.min_speedup = acc.min_speedup;
+  // One A/B session per GPU at a time, across every maxcode process on this machine.
+  std::optional<TimingLock> lock;
+  if (session.device) {
+    t.device = session.device->label();
+    lock.emplace(timing_lock_dir(), session.device->lock_key());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::bernoulli_distribution coin(0.5);
+  nlohmann::json candidate_kernels;  // what the candidate's last run launched
+  for (int round = -acc.warmup_rounds;; ++round) {
+    // Random order within each round: a drift (thermal, caches, other load) cannot
+    // favour whichever side always runs second.
+    const bool baseline_first = coin(session.rng);
+    double times[2] = {0, 0};
+    std::optional<ClockSample> clocks[2];
+    for (int k = 0; k < 2; ++k) {
+      const bool baseline_side = (k == 0) == baseline_first;
+      std::string side_failure;
+      Verdict side_verdict = Verdict::kCrashed;
+      double s = baseline_side ? run_suite(session, baseline_workspace_, {}, side_failure, side_verdict)
+                               : run_suite(session, candidate_ws, overrides, side_failure, side_verdict);
+      if (s < 0) {
+        if (baseline_side)
+          throw SetupError("the original failed during timing: " + side_failure);
+        failure = side_failure;
+        verdict = side_verdict;
+        return t;
+      }
+      times[baseline_side ? 0 : 1] = s;
+      clocks[baseline_side ? 0 : 1] = session.clock;
+      if (!baseline_side) candidate_kernels = session.kernels;
+    }
+    if (round < 0) continue;  // warm-up
+    t.baseline_s.push_back(times[0]);
+    t.candidate_s.push_back(times[1]);
+    if (session.device) {
+      t.baseline_sm_mhz.push_back(clocks[0] ? clocks[0]->sm_mhz : 0);
+      t.candidate_sm_mhz.push_back(clocks[1] ? clocks[1]->sm_mhz : 0);
+      t.throttled.push_back((clocks[0] && clocks[0]->throttled()) || (clocks[1] && clocks[1]->throttled()));
+    }
+    const int rounds = round + 1;
+    progress_.status(label + ": timing round " + std::to_string(rounds) + "  (" +
+                     seconds(times[0]) + " vs " + seconds(times[1]) + ")");
+    if (rounds < acc.min_rounds) continue;
+    t.speedup = paired_ratio_interval(t.baseline_s, t.candidate_s);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (t.speedup.relative_width() <= acc.target_relative_width) t.stop_reason = "interval narrow";
+    else if (rounds >= acc.max_rounds) t.stop_reason = "max rounds";
+    else if (elapsed >= acc.max_timing_s) t.stop_reason = "time cap";
+    if (!t.stop_reason.empty()) break;
+  }
+  session.kernels = candidate_kernels;
+  t.baseline_median_s = median(t.baseline_s);
+  t.candidate_median_s = median(t.candidate_s);
+  t.significant = significant(t.speedup, acc.min_speedup, noise_floor_);
+  double floor = 0;
+  bool all_known = true;
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    floor += floors_[b];
+    all_known = all_known && floors_[b] > 0;
+  }
+  if (all_known) t.roofline_floor_s = floor;
+  return t;
+}
+
+Timing Evaluator::measure_noise() {
+  std::string failure;
+  Verdict verdict = Verdict::kCrashed;
+  noise_floor_ = 1.0;
+  Session session = new_session(0);
+  Timing aa = ab_session(session, "A/A noise", baseline_workspace_, {}, failure, verdict);
+  if (!failure.empty()) throw SetupError("the original failed during the A/A run: " + failure);
+  noise_floor_ = maxcode::noise_floor(aa.speedup);
+  aa.noise_floor = noise_floor_;
+  return aa;
+}
+
+void Evaluator::time(Checked& c, int worker) {
+  Evaluation& e = c.evaluation;
+  if (!c.passed) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::string failure;
+  Verdict verdict = Verdict::kCrashed;
+  Session session = new_session(worker);
+  Timing t = ab_session(session, e.candidate_id, c.workspace, c.materialized.files, failure, verdict);
+  e.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  e.child_s += session.child_s;
+  if (!session.kernels.is_null()) e.gpu["kernels"] = session.kernels;
+  if (!failure.empty()) {
+    e.verdict = verdict;
+    e.reason = failure;
+    c.passed = false;
+    return;
+  }
+  e.timing = t;
+  const RatioInterval& s = t.speedup;
+  std::string figure = format("%.3fx (95%% CI %.3f-%.3f", s.median, s.low, s.high) + ", " +
+                       std::to_string(s.rounds) + " rounds)";
+  if (t.roofline_floor_s > 0)
+    figure += format(", %.0f%% of roofline (original %.0f%%)", 100 * t.roofline_floor_s / t.candidate_median_s,
+                     100 * t.roofline_floor_s / t.baseline_median_s);
+  if (t.throttled_rounds() > 0)
+    figure += ", " + std::to_string(t.throttled_rounds()) + " round(s) with the GPU clock held down";
+  if (t.significant) {
+    e.verdict = Verdict::kFaster;
+    e.reason = figure;
+    // Would win: prove it memory- and race-clean first (DESIGN.md "Correctness" 3).
+    if (gpu_ && !sanitize(e, c.workspace, c.materialized.files, session.device)) c.passed = false;
+  } else {
+    e.verdict = Verdict::kNotFaster;
+    e.reason = figure + ": lower bound below " +
+               format("%.3f", std::max(t.min_speedup, t.noise_floor)) +
+               (t.noise_floor > t.min_speedup ? " (A/A noise floor)" : " (minimum speedup)");
+  }
+}
+
+Timing Evaluator::confirm(Checked& c) {
+  std::string failure;
+  Verdict verdict = Verdict::kCrashed;
+  Session session = new_session(0);
+  Timing t = ab_session(session, c.evaluation.candidate_id + " (confirm)", c.workspace,
+                        c.materialized.files, failure, verdict);
+  if (!failure.empty()) {
+    t.significant = false;
+    t.stop_reason = "failed: " + failure;
+  }
+  return t;
+}
+
+}  // namespace maxcode

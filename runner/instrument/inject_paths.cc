@@ -1,0 +1,28 @@
+#include "runner/instrument/inject_paths.h"
+
+#include <cstdlib>
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+InjectLibraries find_inject_libraries() {
+  InjectLibraries found;
+  if (const char* dir = std::getenv("MAXCODE_INJECT_DIR"); dir && *dir) found.searched.push_back(dir);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path dir = exe.parent_path();
+    for (const fs::path& candidate : {dir / "lib", dir, dir.parent_path() / "lib", dir.parent_path() / "lib" / "maxcode"})
+      found.searched.push_back(candidate);
+  }
+  for (const auto& dir : found.searched) {
+    if (found.sampler.empty() && fs::is_regular_file(dir / "libmaxcode_sampler.so", ec))
+      found.sampler = dir / "libmaxcode_sampler.so";
+    if (found.cupti.empty() && fs::is_regular_file(dir / "libmaxcode_cupti.so", ec))
+      found.cupti = dir / "libmaxcode_cupti.so";
+  }
+  return found;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,129 @@
+#include "runner/util/format.h"
+#include "runner/report/html_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace maxcode {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; width: 100%; } td, th { border: 1px solid #ddd; padding: .3em .5em; vertical-align: top; }
+th { background: #f4f4f4; text-align: left; } code, pre { font-family: ui-monospace, monospace; font-size: 13px; }
+pre { background: #f7f7f7; padding: .7em; overflow-x: auto; } .faster { color: #11772d; font-weight: 600; }
+.incorrect, .crashed, .timeout, .compile-error, .test-failed, .rejected { color: #a31515; }
+.critique { color: #444; font-style: italic; } .note { color: #666; }
+)";
+
+}  // namespace
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_progress_svg(const SearchResult& result) {
+  // Best reward after each evaluated (non-duplicate) candidate; 1.0 = the original.
+  std::vector<double> best{1.0};
+  for (const auto& entry : result.trajectory) {
+    if (entry.evaluation.duplicate_of) continue;
+    best.push_back(std::max(best.back(), std::max(1.0, entry.evaluation.reward())));
+  }
+  const double w = 640, h = 280, left = 50, right = 20, top = 20, bottom = 40;
+  const double ymax = std::max(1.1, best.back() * 1.1);
+  const double n = std::max<double>(1, static_cast<double>(best.size() - 1));
+  auto x = [&](double i) { return left + (w - left - right) * i / n; };
+  auto y = [&](double v) { return top + (h - top - bottom) * (1 - (v - 1.0) / (ymax - 1.0)); };
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+      << "\" role=\"img\" aria-label=\"best speedup against evaluations\">\n";
+  svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  for (int t = 0; t <= 4; ++t) {  // horizontal grid with labels
+    const double v = 1.0 + (ymax - 1.0) * t / 4;
+    svg << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
+        << "\" stroke=\"#e5e5e5\"/><text x=\"" << left - 6 << "\" y=\"" << y(v) + 4
+        << "\" font-size=\"11\" text-anchor=\"end\">" << fixed(v) << "x</text>\n";
+  }
+  std::string path;
+  for (std::size_t i = 0; i < best.size(); ++i) {  // a step plot: the best holds until beaten
+    if (i > 0) path += " L" + fixed(x(static_cast<double>(i)), 1) + "," + fixed(y(best[i - 1]), 1);
+    path += (i ? " L" : "M") + fixed(x(static_cast<double>(i)), 1) + "," + fixed(y(best[i]), 1);
+  }
+  svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"2\"/>\n";
+  for (std::size_t i = 0; i < best.size(); ++i)
+    svg << "<circle cx=\"" << x(static_cast<double>(i)) << "\" cy=\"" << y(best[i]) << "\" r=\"3\" fill=\"#1f6feb\"/>\n";
+  svg << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << h - bottom << "\" y2=\"" << h - bottom
+      << "\" stroke=\"#999\"/>\n";
+  svg << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 8
+      << "\" font-size=\"12\" text-anchor=\"middle\">evaluations (0 = the original)</text>\n";
+  svg << "<text x=\"" << x(0) << "\" y=\"" << h - bottom + 14 << "\" font-size=\"11\" text-anchor=\"middle\">0</text>\n";
+  svg << "<text x=\"" << x(n) << "\" y=\"" << h - bottom + 14 << "\" font-size=\"11\" text-anchor=\"middle\">"
+      << best.size() - 1 << "</text>\n";
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+std::string render_html_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+  std::ostringstream html;
+  html << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>maxcode: "
+       << html_escape(info.target.function) << "</title><style>" << kStyle << "</style></head><body>\n";
+  html << "<h1>maxcode " << html_escape(info.command) << ": <code>" << html_escape(info.target.function)
+       << "</code></h1>\n<p class=\"note\"><code>" << html_escape(info.target.file) << ":" << info.target.line_begin
+       << "</code> — policy <code>" << html_escape(info.policy) << "</code>, " << result.evaluations
+       << " candidate(s) evaluated; stopped: " << html_escape(result.stop_reason) << "</p>\n";
+  if (result.winner) {
+    const auto& s = result.winner->confirmed.speedup;
+    html << "<p class=\"faster\">Winner <code>" << html_escape(result.winner->id) << "</code>: " << fixed(s.median)
+         << "x faster, confirmed in a fresh A/B session (95% interval " << fixed(s.low, 3) << "–" << fixed(s.high, 3)
+         << ", " << s.rounds << " rounds).</p>\n";
+  } else {
+    html << "<p><strong>No winner.</strong>"
+         << (result.unconfirmed ? " " + html_escape(*result.unconfirmed) : std::string()) << "</p>\n";
+  }
+  if (result.fatal) html << "<p class=\"incorrect\">Stopped by an error: " << html_escape(*result.fatal) << "</p>\n";
+  html << "<h2>Best speedup against evaluations</h2>\n" << render_progress_svg(result);
+  html << "<h2>Candidates</h2>\n<table><tr><th>#</th><th>candidate</th><th>verdict</th><th>speedup [95% CI]</th>"
+          "<th>reason and critique</th></tr>\n";
+  int n = 0;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    const std::string verdict = verdict_name(e.verdict);
+    html << "<tr><td>" << ++n << "</td><td><code>" << html_escape(e.candidate_id) << "</code></td><td class=\""
+         << verdict << "\">" << verdict << "</td><td>"
+         << (e.timing ? fixed(e.timing->speedup.median, 3) + "x [" + fixed(e.timing->speedup.low, 3) + ", " +
+                            fixed(e.timing->speedup.high, 3) + "]"
+                      : "—")
+         << "</td><td>" << html_escape(e.reason);
+    if (!e.critique.empty())
+      html << "<div class=\"critique\">Critique (" << html_escape(e.critic) << "): " << html_escape(e.critique) << "</div>";
+    html << "</td></tr>\n";
+  }
+  html << "</table>\n";
+  if (!patch.empty()) html << "<h2>Patch</h2>\n<pre>" << html_escape(patch) << "</pre>\n";
+  if (!info.warnings.empty()) {
+    html << "<h2>Warnings</h2><ul>";
+    for (const auto& w : info.warnings) html << "<li>" << html_escape(w) << "</li>";
+    html << "</ul>\n";
+  }
+  html << "<h2>Environment</h2><ul>";
+  for (const auto& [key, value] : info.environment.items())
+    html << "<li>" << html_escape(key) << ": " << html_escape(value.is_string() ? value.get<std::string>() : value.dump())
+         << "</li>";
+  html << "</ul>\n</body></html>\n";
+  return html.str();
+}
+
+}  // namespace maxcode

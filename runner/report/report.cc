@@ -1,0 +1,233 @@
+#include "runner/report/report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "runner/util/files.h"
+#include "runner/util/format.h"
+#include "runner/report/html_report.h"
+
+namespace maxcode {
+
+namespace {
+
+std::string interval_text(const RatioInterval& s) {
+  return fixed(s.median, 3) + "x [" + fixed(s.low, 3) + ", " + fixed(s.high, 3) + "]";
+}
+
+// Table cells must not break the Markdown table.
+std::string cell(std::string text, std::size_t limit = 160) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  if (out.size() > limit) out = out.substr(0, limit) + "…";
+  return out;
+}
+
+std::string fence(const std::string& text, const std::string& language = "") {
+  std::string marker = "```";
+  while (text.find(marker) != std::string::npos) marker += '`';
+  return marker + language + "\n" + text + (text.empty() || text.back() == '\n' ? "" : "\n") + marker + "\n";
+}
+
+}  // namespace
+
+nlohmann::json trajectory_line(const TrajectoryEntry& entry) {
+  nlohmann::json j = to_json(entry.evaluation);
+  j["step"] = entry.step;
+  j["candidate"] = to_json(entry.candidate);
+  return j;
+}
+
+nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
+  nlohmann::json candidates = nlohmann::json::array();
+  double wall = 0, child = 0;
+  for (const auto& entry : result.trajectory) {
+    nlohmann::json j = to_json(entry.evaluation);
+    j["step"] = entry.step;
+    j["origin"] = entry.candidate.origin;
+    if (!entry.candidate.knobs.empty()) j["knobs"] = entry.candidate.knobs;
+    if (!entry.candidate.note.empty()) j["note"] = entry.candidate.note;
+    candidates.push_back(std::move(j));
+    if (!entry.evaluation.duplicate_of) {
+      wall += entry.evaluation.wall_s;
+      child += entry.evaluation.child_s;
+    }
+  }
+  nlohmann::json winner = nullptr;
+  if (result.winner) {
+    const Timing& t = result.winner->confirmed;
+    winner = {{"id", result.winner->id},
+              {"speedup", to_json(t.speedup)},
+              {"baseline_median_s", t.baseline_median_s},
+              {"candidate_median_s", t.candidate_median_s},
+              {"confirmation", to_json(t)},
+              {"search_speedup", result.winner->evaluation.timing
+                                     ? to_json(result.winner->evaluation.timing->speedup)
+                                     : nlohmann::json(nullptr)}};
+    if (!result.winner->evaluation.gpu.empty()) winner["gpu"] = result.winner->evaluation.gpu;
+  }
+  nlohmann::json j{
+      {"schema", "maxcode.result/1"},
+      {"command", info.command},
+      {"repository", {{"path", info.repository}, {"commit", info.commit}, {"local_changes", info.local_changes}}},
+      {"target", to_json(info.target)},
+      {"policy", info.policy},
+      {"environment", info.environment},
+      {"settings", info.settings},
+      {"noise", info.noise ? to_json(*info.noise) : nlohmann::json(nullptr)},
+      {"candidates", candidates},
+      {"winner", winner},
+      {"stop_reason", result.stop_reason},
+      {"evaluations", result.evaluations},
+      {"warnings", info.warnings},
+      {"started_at", info.started_at},
+      {"wall_s", info.wall_s},
+      {"evaluator_cost", {{"wall_s", wall}, {"child_s", child}, {"ratio", child > 0 ? wall / child : 0}}}};
+  if (result.unconfirmed) j["unconfirmed"] = *result.unconfirmed;
+  if (result.fatal) j["fatal"] = *result.fatal;
+  if (!result.spend.is_null()) j["spend"] = result.spend;
+  if (!info.gpu.is_null()) j["gpu"] = info.gpu;
+  return j;
+}
+
+static std::string clock_range(const Timing& t) {
+  unsigned low = 0, high = 0;
+  for (const auto* side : {&t.baseline_sm_mhz, &t.candidate_sm_mhz})
+    for (unsigned mhz : *side) {
+      if (mhz == 0) continue;
+      low = low == 0 ? mhz : std::min(low, mhz);
+      high = std::max(high, mhz);
+    }
+  if (high == 0) return "unknown (no NVML)";
+  return low == high ? std::to_string(high) + " MHz" : std::to_string(low) + "–" + std::to_string(high) + " MHz";
+}
+
+// Nsight Compute figures of the original's and the winner's top kernels.
+static std::string gpu_metrics(const nlohmann::json& baseline, const nlohmann::json& winner) {
+  if (!baseline.is_array() && !winner.is_array()) return "";
+  std::ostringstream md;
+  md << "### Nsight Compute (`ncu --clock-control none`, top kernels)\n\n"
+        "| | kernel | time | DRAM % | SM % | occupancy (limit) | top stall | bytes moved | % of roofline |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [label, rows] : {std::pair{"original", &baseline}, std::pair{"winner", &winner}}) {
+    if (!rows->is_array()) continue;
+    for (const auto& k : *rows) {
+      const auto stalls = k.value("stalls", nlohmann::json::array());
+      std::string stall = stalls.empty() ? "" : stalls[0].value("reason", "");
+      md << "| " << label << " | `" << cell(k.value("name", ""), 60) << "` | " << fixed(k.value("duration_ns", 0.0) / 1e3, 1)
+         << " us | " << fixed(k.value("dram_throughput_pct", 0.0), 0) << " | " << fixed(k.value("sm_throughput_pct", 0.0), 0)
+         << " | " << fixed(k.value("achieved_occupancy_pct", 0.0), 0) << "% (" << k.value("occupancy_limiter", "") << ") | "
+         << stall << " | " << fixed(k.value("dram_bytes", 0.0) / 1e6, 1) << " MB | "
+         << fixed(k.value("roofline_pct", 0.0), 0) << "% |\n";
+    }
+  }
+  md << "\n";
+  return md.str();
+}
+
+std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+  std::ostringstream md;
+  md << "# maxcode " << info.command << ": `" << info.target.function << "`\n\n";
+  md << "Target: `" << info.target.file << ":" << info.target.line_begin << "` — `"
+     << cell(info.target.signature, 200) << "`  \n";
+  md << "Repository: `" << info.repository << "`"
+     << (info.commit.empty() ? "" : " at `" + info.commit.substr(0, 12) + "`")
+     << (info.local_changes.empty() ? "" : " with " + std::to_string(info.local_changes.size()) + " local change(s)")
+     << "  \nPolicy: `" << info.policy << "`, " << result.evaluations << " candidate(s) evaluated in "
+     << fixed(result.wall_s, 1) << " s; stopped: " << result.stop_reason << "\n\n";
+
+  if (result.fatal) md << "**Stopped by an error:** " << *result.fatal << "\n\n";
+  md << "## Result\n\n";
+  if (result.winner) {
+    const Timing& t = result.winner->confirmed;
+    md << "**Winner: `" << result.winner->id << "` — " << fixed(t.speedup.median, 2) << "x faster** (confirmed in a fresh A/B session: 95% interval "
+       << fixed(t.speedup.low, 3) << "–" << fixed(t.speedup.high, 3) << ", " << t.speedup.rounds << " rounds).\n\n";
+    md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
+       << fixed(t.candidate_median_s, 4) << " s |\n\n";
+    md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
+       << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
+    if (t.roofline_floor_s > 0)
+      md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
+         << " ms at the GPU's peak rates: the original ran at " << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1)
+         << "% of roofline, the winner at " << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
+    if (!t.device.empty())
+      md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
+         << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()
+         << " rounds with the clock held down.\n\n";
+    md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
+                      result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
+    if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
+  } else {
+    md << "**No winner.** No candidate was significantly faster than the original";
+    if (result.unconfirmed) md << " (" << *result.unconfirmed << ")";
+    md << ".\n\n";
+  }
+
+  md << "## Candidates\n\n| # | candidate | verdict | speedup [95% CI] | reason |\n|---|---|---|---|---|\n";
+  int n = 0;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    md << "| " << ++n << " | `" << cell(e.candidate_id, 60) << "` | " << verdict_name(e.verdict) << " | "
+       << (e.timing ? interval_text(e.timing->speedup) : "—") << " | " << cell(e.reason) << " |\n";
+  }
+  md << "\n";
+
+  bool critiques = false;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    if (e.critique.empty() || e.duplicate_of) continue;
+    if (!critiques) md << "## Critiques\n\nModel- or rule-written diagnoses of each attempt, as the next step saw them.\n\n";
+    critiques = true;
+    md << "- `" << cell(e.candidate_id, 60) << "` (" << e.critic << "): " << cell(e.critique, 1500) << "\n";
+  }
+  if (critiques) md << "\n";
+
+  bool details = false;
+  for (const auto& entry : result.trajectory) {
+    const Evaluation& e = entry.evaluation;
+    std::string evidence = !e.compiler_output.empty() ? e.compiler_output
+                           : !e.test_output.empty()   ? e.test_output
+                           : !e.mismatch.empty()      ? e.mismatch
+                                                      : "";
+    if (evidence.empty() && e.verdict != Verdict::kFaster && e.verdict != Verdict::kNotFaster)
+      for (const auto& step : e.steps)
+        if (!step.output_tail.empty()) evidence = step.output_tail;
+    if (evidence.empty()) continue;
+    if (!details) md << "## Failures in detail\n\n";
+    details = true;
+    md << "<details><summary><code>" << cell(e.candidate_id, 80) << "</code>: " << verdict_name(e.verdict)
+       << "</summary>\n\n" << fence(evidence) << "\n</details>\n\n";
+  }
+
+  if (info.noise) {
+    md << "## Measurement\n\n";
+    md << "Each candidate's benchmarks ran in interleaved A/B rounds against the original, in random order per round, "
+          "after warm-up. Speedup = median(original) / median(candidate); the interval is a paired bootstrap 95% "
+          "percentile interval. A/A run (original against itself): "
+       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor, 3) << ".\n\n";
+  }
+  if (!info.warnings.empty()) {
+    md << "## Warnings\n\n";
+    for (const auto& w : info.warnings) md << "- " << w << "\n";
+    md << "\n";
+  }
+  md << "## Environment\n\n";
+  for (const auto& [key, value] : info.environment.items())
+    md << "- " << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+  return md.str();
+}
+
+void write_outputs(const std::filesystem::path& out, const RunInfo& info, const SearchResult& result,
+                   const std::string& patch) {
+  std::filesystem::create_directories(out);
+  write_text(out / "result.json", result_to_json(info, result).dump(2) + "\n");
+  write_text(out / "report.md", render_report(info, result, patch));
+  write_text(out / "report.html", render_html_report(info, result, patch));
+  std::error_code ignored;
+  std::filesystem::remove(out / "patch.diff", ignored);
+  if (!patch.empty()) write_text(out / "patch.diff", patch);
+}
+
+}  // namespace maxcode

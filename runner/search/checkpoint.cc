@@ -1,0 +1,60 @@
+#include "runner/search/checkpoint.h"
+
+#include <cstdio>
+
+#include "runner/util/files.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+void write_checkpoint(const fs::path& out, const Checkpoint& c) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : c.state.trajectory)
+    entries.push_back({{"step", e.step}, {"candidate", to_json(e.candidate)}, {"evaluation", to_json(e.evaluation)}});
+  nlohmann::json j{{"schema", "maxcode.checkpoint/1"},
+                   {"run_id", c.run_id},
+                   {"policy", c.policy},
+                   {"target", to_json(c.target)},
+                   {"evaluations", c.state.evaluations},
+                   {"best", c.state.best ? nlohmann::json(*c.state.best) : nlohmann::json(nullptr)},
+                   {"trajectory", entries},
+                   {"spend", c.spend}};
+  const fs::path tmp = out / "checkpoint.json.tmp";
+  write_text(tmp, j.dump(1) + "\n");
+  fs::rename(tmp, out / "checkpoint.json");  // atomic on one file system
+}
+
+Checkpoint read_checkpoint(const fs::path& out) {
+  const fs::path file = out / "checkpoint.json";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text(file));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": cannot resume: " + e.what());
+  }
+  if (j.value("schema", "") != "maxcode.checkpoint/1")
+    throw std::runtime_error(file.string() + ": not a maxcode checkpoint");
+  try {
+    Checkpoint c;
+    c.run_id = j.at("run_id").get<std::string>();
+    c.policy = j.at("policy").get<std::string>();
+    const auto& t = j.at("target");
+    c.target = Target{t.at("file"), t.at("function"), t.value("signature", ""), t.value("line_begin", 0u),
+                      t.value("line_end", 0u)};
+    c.state.target = c.target;
+    c.state.evaluations = j.at("evaluations").get<int>();
+    if (!j.at("best").is_null()) c.state.best = j["best"].get<std::size_t>();
+    for (const auto& e : j.at("trajectory"))
+      c.state.trajectory.push_back({e.at("step").get<int>(), candidate_from_json(e.at("candidate")),
+                                    evaluation_from_json(e.at("evaluation"))});
+    if (c.state.best && *c.state.best >= c.state.trajectory.size())
+      throw std::runtime_error("best index out of range");
+    c.spend = j.value("spend", nlohmann::json::object());
+    return c;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": damaged checkpoint: " + e.what());
+  }
+}
+
+}  // namespace maxcode

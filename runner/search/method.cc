@@ -1,0 +1,59 @@
+#include "runner/search/method.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+llm::Provider& add_provider(Method& m, const llm::ProviderConfig& config) {
+  m.providers.push_back(llm::make_provider(config));
+  return *m.providers.back();
+}
+
+}  // namespace
+
+std::unique_ptr<Method> make_method(const MethodInputs& in, Spend& spend) {
+  auto m = std::make_unique<Method>();
+  const SearchConfig& sc = in.config.search;
+  const std::string file = in.config.file.string();
+  m->context = in.context;
+  m->prompts = load_prompts(in.repo);
+  const llm::LlmConfig llm_config = llm::parse_llm_config(in.config.llm, file);
+
+  if (sc.policy == "tune") {
+    m->policy = make_tune_policy(in.knobs, sc.max_evaluations, sc.seed);
+  } else if (sc.policy == "replay") {
+    fs::path dir = !in.replay_dir.empty() ? in.replay_dir : fs::path(sc.replay_dir);
+    if (dir.empty()) throw PolicyError("the replay policy needs a directory: --replay-dir or search.replay_dir");
+    if (in.replay_dir.empty() && dir.is_relative()) dir = in.repo / dir;  // config paths are repo-relative
+    m->policy = make_replay_policy(dir);
+  } else if (is_llm_policy(sc.policy)) {
+    if (!llm_config.propose)
+      throw PolicyError("the " + sc.policy + " policy needs a model: set llm.propose in " + file +
+                        " (provider openai, anthropic or command)");
+    m->policy = make_llm_policy(sc.policy, m->context, add_provider(*m, *llm_config.propose), m->prompts, spend,
+                                sc.trajectory_window);
+  } else {
+    throw PolicyError("unknown policy '" + sc.policy + "'");
+  }
+
+  // Critic: an LLM when one is configured for it, else the rule-based one. Policies
+  // that do not read critiques (tune, replay) still get them in reports.
+  const bool want_llm_critic = sc.critic == "llm" || (sc.critic == "auto" && llm_config.critique);
+  if (want_llm_critic) {
+    if (!llm_config.critique) throw PolicyError("search.critic is \"llm\" but " + file + " has no llm.critique");
+    m->critic = make_llm_critic(m->context, add_provider(*m, *llm_config.critique), m->prompts, &spend);
+  } else if (sc.critic != "none") {
+    m->critic = make_metrics_critic(m->context);
+  }
+
+  const bool want_reranker = sc.reranker == "llm" || (sc.reranker == "auto" && llm_config.rerank);
+  if (want_reranker) {
+    if (!llm_config.rerank) throw PolicyError("search.reranker is \"llm\" but " + file + " has no llm.rerank");
+    m->reranker = make_llm_reranker(m->context, add_provider(*m, *llm_config.rerank), m->prompts, spend);
+  }
+  return m;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,41 @@
+// The parts of one search, built from the config: the policy, and for the LLM presets
+// the providers, prompts, critic and reranker. Policy names and critic/reranker
+// choices are resolved here, with errors that say what to configure.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "runner/core/config.h"
+#include "runner/search/critic.h"
+#include "runner/workspace/knobs.h"
+#include "runner/llm/provider.h"
+#include "runner/search/policy.h"
+#include "runner/search/prompts.h"
+#include "runner/search/reranker.h"
+#include "runner/search/spend.h"
+
+namespace maxcode {
+
+struct Method {
+  Prompts prompts;
+  TargetContext context;
+  std::vector<std::unique_ptr<llm::Provider>> providers;  // owned; the parts below use them
+  std::unique_ptr<Policy> policy;
+  std::unique_ptr<Critic> critic;      // null: no critiques
+  std::unique_ptr<Reranker> reranker;  // null: no reranking
+};
+
+struct MethodInputs {
+  const Config& config;
+  std::filesystem::path repo;        // for .maxcode/prompts overrides and relative replay dirs
+  std::filesystem::path replay_dir;  // from the command line; overrides the config's
+  TargetContext context;
+  std::vector<Knob> knobs;
+};
+
+// Never moved once built: the policy, critic and reranker refer into it.
+std::unique_ptr<Method> make_method(const MethodInputs& inputs, Spend& spend);
+
+}  // namespace maxcode

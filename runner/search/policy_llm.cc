@@ -1,0 +1,168 @@
+// The LLM policies: one prompt per step built from the search state (what the model
+// observes differs per preset), k replies requested concurrently, each parsed into a
+// candidate or a clear per-candidate failure.
+#include <future>
+
+#include "runner/search/critic.h"
+#include "runner/search/feedback.h"
+#include "runner/search/policy.h"
+#include "runner/search/prompts.h"
+#include "runner/search/reply.h"
+#include "runner/search/spend.h"
+
+namespace maxcode {
+
+namespace {
+
+std::string fenced(const std::string& language, const std::string& code) {
+  return "```" + language + "\n" + code + "\n```\n";
+}
+
+const TrajectoryEntry* latest_evaluated(const SearchState& state) {
+  for (auto it = state.trajectory.rbegin(); it != state.trajectory.rend(); ++it)
+    if (!it->evaluation.duplicate_of) return &*it;
+  return nullptr;
+}
+
+class LlmPolicy : public Policy {
+ public:
+  LlmPolicy(std::string name, TargetContext context, llm::Provider& provider, const Prompts& prompts, Spend& spend,
+            int window)
+      : name_(std::move(name)), context_(std::move(context)), provider_(provider), prompts_(prompts),
+        spend_(spend), window_(window) {}
+
+  std::string name() const override { return name_; }
+
+  void resume(const SearchState& state) override { counter_ = static_cast<int>(state.trajectory.size()); }
+
+  std::vector<Candidate> propose(const SearchState& state, int count) override {
+    llm::Request request;
+    request.purpose = "propose";
+    request.messages = {{"system", prompts_.system}, {"user", render_prompt(state)}};
+    const std::string summary = summarize(state);
+    std::vector<std::future<Candidate>> replies;
+    for (int i = 0; i < count; ++i)
+      replies.push_back(std::async(std::launch::async, [this, request, summary, id = ++counter_] {
+        return ask(request, summary, id);
+      }));
+    std::vector<Candidate> out;
+    std::exception_ptr stop;
+    for (auto& f : replies) {
+      try {
+        out.push_back(f.get());
+      } catch (...) {
+        if (!stop) stop = std::current_exception();  // collect the rest before stopping
+      }
+    }
+    if (stop) std::rethrow_exception(stop);
+    return out;
+  }
+
+ private:
+  Candidate ask(const llm::Request& request, const std::string& summary, int id) {
+    Candidate c;
+    c.id = name_ + "-" + std::to_string(id);
+    c.origin = name_;
+    c.prompt_summary = summary;
+    try {
+      llm::Reply reply = provider_.complete(request);
+      spend_.add(reply.usage);
+      c.tokens = reply.usage.input_tokens + reply.usage.output_tokens;
+      c.cost_usd = reply.usage.cost_usd;
+      ParsedReply parsed = parse_reply(reply.text, context_.target.function, reply.finish_reason);
+      c.rationale = parsed.rationale.substr(0, 2000);
+      if (parsed.code) c.definition = *parsed.code;
+      else c.error = "LLM reply unusable: " + parsed.error;
+    } catch (const llm::LlmError& error) {
+      if (error.stops_run()) throw;
+      c.error = std::string("LLM call failed (") + llm::error_kind_name(error.kind()) + "): " + error.what();
+    }
+    return c;
+  }
+
+  std::string summarize(const SearchState& state) const {
+    const TrajectoryEntry* best = state.best_entry();
+    const TrajectoryEntry* last = latest_evaluated(state);
+    return name_ + " observation: " + std::to_string(state.trajectory.size()) + " attempts; best " +
+           (best ? best->candidate.id + " " + std::to_string(best->evaluation.reward()) + "x" : "none") +
+           "; latest " + (last ? last->candidate.id + " " + verdict_name(last->evaluation.verdict) : "none");
+  }
+
+  // The paper's order of business: compile errors first, then wrong results, then speed.
+  std::string instruction(const SearchState& state) const {
+    const TrajectoryEntry* last = latest_evaluated(state);
+    if (last && (last->evaluation.verdict == Verdict::kCompileError))
+      return "The latest attempt does not compile. Fix the compile error (see its feedback) while keeping its idea.";
+    if (last && (last->evaluation.verdict == Verdict::kIncorrect || last->evaluation.verdict == Verdict::kTestFailed ||
+                 last->evaluation.verdict == Verdict::kCrashed || last->evaluation.verdict == Verdict::kTimeout))
+      return "The latest attempt gives wrong results or fails at run time. Fix the logic error (see its feedback) while keeping its idea.";
+    if (state.best_entry()) return "Write a version that is faster than the best so far.";
+    return "Write a version that is faster than the original.";
+  }
+
+  std::string attempt_text(const TrajectoryEntry& e, bool with_critique) const {
+    std::string text = "### Attempt " + e.candidate.id + " — " + verdict_name(e.evaluation.verdict) + "\n";
+    if (!e.evaluation.code.empty() && e.candidate.definition) text += fenced(context_.language, e.evaluation.code);
+    else if (e.candidate.error) text += "(" + *e.candidate.error + ")\n";
+    text += "Feedback:\n" + render_feedback(e.evaluation, 1500);
+    if (with_critique && !e.evaluation.critique.empty()) text += "Critique: " + e.evaluation.critique + "\n";
+    return text + "\n";
+  }
+
+  std::string render_prompt(const SearchState& state) const {
+    std::string best, trajectory;
+    const TrajectoryEntry* best_entry = state.best_entry();
+    if (name_ == "maxcode") {
+      if (best_entry)
+        best = "\n## Best so far (" + std::to_string(best_entry->evaluation.reward()) + "x faster)\n" +
+               fenced(context_.language, best_entry->evaluation.code) + "Feedback:\n" +
+               render_feedback(best_entry->evaluation, 1500) +
+               (best_entry->evaluation.critique.empty() ? "" : "Critique: " + best_entry->evaluation.critique + "\n");
+      std::vector<const TrajectoryEntry*> shown;
+      for (auto it = state.trajectory.rbegin(); it != state.trajectory.rend() && static_cast<int>(shown.size()) < window_; ++it)
+        if (!it->evaluation.duplicate_of) shown.insert(shown.begin(), &*it);
+      if (!shown.empty()) {
+        trajectory = "\n## Earlier attempts (oldest first)\n";
+        for (const TrajectoryEntry* e : shown) trajectory += attempt_text(*e, true);
+      }
+    } else if (name_ == "cuda-llm") {
+      if (const TrajectoryEntry* last = latest_evaluated(state))
+        trajectory = "\n## Latest attempt\n" + attempt_text(*last, false);
+    } else {  // effilearner: refine the current version from its execution profile
+      const TrajectoryEntry* current = best_entry ? best_entry : latest_evaluated(state);
+      if (current)
+        best = "\n## Current version and its execution profile\n" + fenced(context_.language, current->evaluation.code) +
+               render_feedback(current->evaluation, 1500);
+    }
+    return render_template(prompts_.propose, {{"function", context_.target.function},
+                                              {"file", context_.target.file},
+                                              {"language", context_.language},
+                                              {"original", context_.original},
+                                              {"context", context_.context},
+                                              {"best", best},
+                                              {"trajectory", trajectory},
+                                              {"instruction", instruction(state)}});
+  }
+
+  std::string name_;
+  TargetContext context_;
+  llm::Provider& provider_;
+  const Prompts prompts_;  // a copy: a few strings, and no lifetime to get wrong
+  Spend& spend_;
+  int window_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+bool is_llm_policy(const std::string& name) {
+  return name == "maxcode" || name == "cuda-llm" || name == "effilearner";
+}
+
+std::unique_ptr<Policy> make_llm_policy(const std::string& name, const TargetContext& context, llm::Provider& provider,
+                                        const Prompts& prompts, Spend& spend, int trajectory_window) {
+  if (!is_llm_policy(name)) throw PolicyError("unknown LLM policy '" + name + "'");
+  return std::make_unique<LlmPolicy>(name, context, provider, prompts, spend, trajectory_window);
+}
+
+}  // namespace maxcode

@@ -1,0 +1,71 @@
+// The `replay` policy: candidates written beforehand (by hand, or recorded from an
+// earlier search), one per file.
+#include <algorithm>
+
+#include "runner/util/files.h"
+#include "runner/search/policy.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool looks_like_diff(const std::string& text) {
+  return text.rfind("diff --git ", 0) == 0 || text.rfind("--- ", 0) == 0 ||
+         (text.find("\n--- ") != std::string::npos && text.find("\n+++ ") != std::string::npos &&
+          text.find("\n@@ ") != std::string::npos);
+}
+
+class ReplayPolicy : public Policy {
+ public:
+  explicit ReplayPolicy(const fs::path& directory) {
+    std::error_code ec;
+    if (!fs::is_directory(directory, ec))
+      throw PolicyError("replay directory " + directory.string() + " does not exist");
+    for (const auto& entry : fs::directory_iterator(directory)) {
+      const std::string name = entry.path().filename().string();
+      if (!entry.is_regular_file() || name.empty() || name[0] == '.' || name == "README.md") continue;
+      files_.push_back(entry.path());
+    }
+    std::sort(files_.begin(), files_.end());
+    if (files_.empty())
+      throw PolicyError("replay directory " + directory.string() + " holds no candidate files");
+  }
+
+  std::string name() const override { return "replay"; }
+
+  std::vector<Candidate> propose(const SearchState&, int count) override {
+    std::vector<Candidate> out;
+    while (next_ < files_.size() && static_cast<int>(out.size()) < count)
+      out.push_back(read_candidate_file(files_[next_++], "replay"));
+    return out;
+  }
+
+ private:
+  std::vector<fs::path> files_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace
+
+Candidate read_candidate_file(const fs::path& file, const std::string& origin) {
+  Candidate c;
+  c.id = file.filename().string();
+  c.origin = origin;
+  c.note = file.string();
+  const std::string text = read_text(file);
+  if (looks_like_diff(text)) {
+    c.diff = text;
+  } else {
+    // The definition replaces text that ends at its closing brace.
+    c.definition = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+  }
+  return c;
+}
+
+std::unique_ptr<Policy> make_replay_policy(const fs::path& directory) {
+  return std::make_unique<ReplayPolicy>(directory);
+}
+
+}  // namespace maxcode

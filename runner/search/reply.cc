@@ -1,0 +1,132 @@
+#include "runner/search/reply.h"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include "runner/workspace/normalize.h"
+#include "runner/workspace/source_extent.h"
+
+namespace maxcode {
+
+namespace {
+
+struct Block {
+  std::string text;
+  bool closed = false;
+};
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// Fenced blocks (``` or ~~~, three or more, optional info string); text outside them
+// goes to `prose`.
+std::vector<Block> fenced_blocks(std::string_view reply, std::string& prose) {
+  std::vector<Block> blocks;
+  std::string fence;  // the opening fence while inside a block
+  std::size_t pos = 0;
+  while (pos <= reply.size()) {
+    std::size_t end = reply.find('\n', pos);
+    if (end == std::string_view::npos) end = reply.size();
+    std::string_view line = reply.substr(pos, end - pos);
+    std::string_view stripped = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
+    const bool is_fence = stripped.rfind("```", 0) == 0 || stripped.rfind("~~~", 0) == 0;
+    if (fence.empty() && is_fence) {
+      const char mark = stripped[0];
+      fence = std::string(stripped.substr(0, stripped.find_first_not_of(mark)));
+      blocks.push_back({});
+    } else if (!fence.empty() && is_fence && stripped.rfind(fence, 0) == 0 &&
+               trim(stripped.substr(fence.size())).empty()) {
+      blocks.back().closed = true;
+      fence.clear();
+    } else if (!fence.empty()) {
+      blocks.back().text += std::string(line) + "\n";
+    } else {
+      prose += std::string(line) + "\n";
+    }
+    pos = end + 1;
+  }
+  return blocks;
+}
+
+bool looks_like_refusal(std::string_view text) {
+  std::string lower;
+  for (char c : text.substr(0, 400)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* phrase : {"i can't", "i cannot", "i can not", "i won't", "i'm sorry", "i am sorry",
+                             "unable to help", "not able to help", "i apologize"})
+    if (lower.find(phrase) != std::string::npos) return true;
+  return false;
+}
+
+// Braces still open at the end of `code` (comments and literals ignored).
+int open_braces(std::string_view code) {
+  const std::string normalized = normalize_code(code);
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < normalized.size(); ++i) {
+    const char c = normalized[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      --depth;
+    }
+  }
+  return depth;
+}
+
+}  // namespace
+
+ParsedReply parse_reply(std::string_view reply, std::string_view function, std::string_view finish_reason) {
+  ParsedReply parsed;
+  std::string prose;
+  std::vector<Block> blocks = fenced_blocks(reply, prose);
+  parsed.rationale = trim(prose);
+  const bool hit_limit = finish_reason == "length";
+  const std::string name(function);
+
+  std::vector<const Block*> defining;
+  for (const Block& b : blocks)
+    if (!find_definitions(b.text, function).empty()) defining.push_back(&b);
+
+  if (blocks.empty()) {
+    parsed.error = looks_like_refusal(reply) ? "the model declined: " + trim(reply.substr(0, 200))
+                   : hit_limit              ? "the reply was cut off (token limit) before any code"
+                                            : "the reply has no fenced code block";
+    return parsed;
+  }
+  if (defining.empty()) {
+    const Block& last = blocks.back();
+    if (!last.closed || open_braces(last.text) > 0 || hit_limit)
+      parsed.error = "the definition of '" + name + "' is cut off mid-way" +
+                     (hit_limit ? " (the model hit its token limit)" : "");
+    else
+      parsed.error = "no code block defines '" + name + "'";
+    return parsed;
+  }
+  // Several blocks may define it (a recap, a "before" version): all the same is fine.
+  const std::string first = normalize_code(defining.front()->text);
+  for (const Block* b : defining)
+    if (normalize_code(b->text) != first) {
+      parsed.error = std::to_string(defining.size()) + " code blocks define '" + name +
+                     "' differently; the reply must give one version";
+      return parsed;
+    }
+  const Block& chosen = *defining.front();
+  if (!chosen.closed || open_braces(chosen.text) != 0) {
+    parsed.error = "the definition of '" + name + "' is cut off mid-way";
+    return parsed;
+  }
+  parsed.code = trim(chosen.text);
+  return parsed;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,213 @@
+#include "runner/store/rollout_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include "runner/search/feedback.h"
+#include "runner/util/files.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, started_at TEXT, repository TEXT, commit_id TEXT, file TEXT, function TEXT,
+  language TEXT, policy TEXT, original TEXT, system_prompt TEXT,
+  winner_id TEXT, confirmed_speedup TEXT);
+CREATE TABLE IF NOT EXISTS candidates (
+  run_id TEXT NOT NULL REFERENCES runs(run_id), seq INTEGER NOT NULL, step INTEGER, candidate_id TEXT,
+  origin TEXT, kind TEXT, prompt_summary TEXT, code TEXT, rationale TEXT, verdict TEXT, reason TEXT,
+  reward REAL, speedup REAL, speedup_low REAL, speedup_high REAL, critique TEXT, feedback TEXT,
+  timing TEXT, tokens INTEGER, cost_usd REAL, rerank_score REAL, best_before REAL, duplicate_of TEXT,
+  PRIMARY KEY (run_id, seq));
+)";
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement& text(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& real(int i, std::optional<double> v) {
+    if (v) sqlite3_bind_double(stmt_, i, *v);
+    else sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  Statement& integer(int i, long long v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  void run() {
+    if (sqlite3_step(stmt_) != SQLITE_DONE)
+      throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db_));
+  }
+  bool next() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db_));
+    return false;
+  }
+  std::string column_text(int i) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  double column_real(int i) const { return sqlite3_column_double(stmt_, i); }
+  bool column_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string kind_of(const Candidate& c) {
+  return c.definition ? "definition" : c.diff ? "diff" : c.knobs.empty() ? "none" : "knobs";
+}
+
+}  // namespace
+
+RolloutStore::RolloutStore(const fs::path& file) : file_(file) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw std::runtime_error("cannot open rollout store " + file.string() + ": " + message);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  exec("PRAGMA journal_mode=WAL;");
+  exec(kSchema);
+}
+
+RolloutStore::~RolloutStore() { sqlite3_close(db_); }
+
+void RolloutStore::exec(const std::string& sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw std::runtime_error("rollout store " + file_.string() + ": " + message);
+  }
+}
+
+void RolloutStore::begin_run(const RunRecord& r) {
+  Statement(db_,
+            "INSERT OR IGNORE INTO runs (run_id, started_at, repository, commit_id, file, function, language, policy, "
+            "original, system_prompt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+      .text(1, r.run_id).text(2, r.started_at).text(3, r.repository).text(4, r.commit).text(5, r.target.file)
+      .text(6, r.target.function).text(7, r.language).text(8, r.policy).text(9, r.original).text(10, r.system_prompt)
+      .run();
+}
+
+void RolloutStore::add_candidate(const std::string& run_id, int seq, const TrajectoryEntry& entry, double best_before) {
+  const Candidate& c = entry.candidate;
+  const Evaluation& e = entry.evaluation;
+  std::optional<double> speedup, low, high;
+  if (e.timing) {
+    speedup = e.timing->speedup.median;
+    low = e.timing->speedup.low;
+    high = e.timing->speedup.high;
+  }
+  Statement(db_,
+            "INSERT OR REPLACE INTO candidates (run_id, seq, step, candidate_id, origin, kind, prompt_summary, code, "
+            "rationale, verdict, reason, reward, speedup, speedup_low, speedup_high, critique, feedback, timing, tokens, "
+            "cost_usd, rerank_score, best_before, duplicate_of) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+            "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)")
+      .text(1, run_id).integer(2, seq).integer(3, entry.step).text(4, c.id).text(5, c.origin).text(6, kind_of(c))
+      .text(7, c.prompt_summary).text(8, e.code).text(9, c.rationale).text(10, verdict_name(e.verdict))
+      .text(11, e.reason).real(12, e.reward()).real(13, speedup).real(14, low).real(15, high).text(16, e.critique)
+      .text(17, render_feedback(e)).text(18, e.timing ? to_json(*e.timing).dump() : "").integer(19, c.tokens)
+      .real(20, c.cost_usd).real(21, c.rerank_score).real(22, best_before)
+      .text(23, e.duplicate_of.value_or(""))
+      .run();
+}
+
+void RolloutStore::finish_run(const std::string& run_id, const std::optional<std::string>& winner_id,
+                              const nlohmann::json& confirmed_speedup) {
+  Statement(db_, "UPDATE runs SET winner_id = ?1, confirmed_speedup = ?2 WHERE run_id = ?3")
+      .text(1, winner_id.value_or("")).text(2, confirmed_speedup.dump()).text(3, run_id).run();
+}
+
+ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) {
+  if (!fs::exists(db_file)) throw std::runtime_error(db_file.string() + ": no such rollout store");
+  RolloutStore store(db_file);
+  fs::create_directories(out);
+  std::ofstream sft(out / "sft.jsonl"), rtg(out / "rtg.jsonl"), rewards(out / "rewards.jsonl");
+  ExportCounts counts;
+
+  struct Row {
+    std::string id, kind, code, verdict, prompt_summary;
+    double reward, best_before;
+  };
+  Statement runs(store.handle(),
+                 "SELECT run_id, function, file, language, original, system_prompt, winner_id, confirmed_speedup "
+                 "FROM runs ORDER BY started_at, run_id");
+  while (runs.next()) {
+    const std::string run_id = runs.column_text(0), function = runs.column_text(1), file = runs.column_text(2),
+                      language = runs.column_text(3), original = runs.column_text(4), system = runs.column_text(5),
+                      winner = runs.column_text(6);
+    std::vector<Row> rows;
+    Statement cands(store.handle(),
+                    "SELECT candidate_id, kind, code, verdict, prompt_summary, reward, best_before FROM candidates "
+                    "WHERE run_id = ?1 AND duplicate_of = '' ORDER BY seq");
+    cands.text(1, run_id);
+    while (cands.next())
+      rows.push_back({cands.column_text(0), cands.column_text(1), cands.column_text(2), cands.column_text(3),
+                      cands.column_text(4), cands.column_real(5), cands.column_real(6)});
+
+    const std::string user = "Optimize the function `" + function + "` from `" + file + "`.\n\n```" + language + "\n" +
+                             original + "\n```\n\nReply with one fenced code block holding the complete new definition.";
+    // (a) A confirmed improvement that rewrote the code: original -> winner.
+    for (const Row& r : rows)
+      if (r.id == winner && r.kind == "definition") {
+        nlohmann::json speedup = nlohmann::json::parse(runs.column_text(7), nullptr, false);
+        sft << nlohmann::json{{"messages", {{{"role", "system"}, {"content", system}},
+                                            {{"role", "user"}, {"content", user}},
+                                            {{"role", "assistant"}, {"content", "```" + language + "\n" + r.code + "\n```"}}}},
+                              {"run_id", run_id},
+                              {"speedup", speedup}}
+                   .dump()
+            << "\n";
+        ++counts.sft_pairs;
+      }
+    // (b) Reward to go: the best reward reached from this candidate on, along this run.
+    double best_later = 0;
+    std::vector<double> to_go(rows.size());
+    for (std::size_t i = rows.size(); i-- > 0;) to_go[i] = best_later = std::max(best_later, rows[i].reward);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      rtg << nlohmann::json{{"run_id", run_id},
+                            {"state", {{"function", function}, {"original", original}, {"attempts_before", i},
+                                       {"best_speedup_before", r.best_before}, {"observation", r.prompt_summary}}},
+                            {"candidate", r.code},
+                            {"reward_to_go", to_go[i]}}
+                 .dump()
+          << "\n";
+      ++counts.rtg_samples;
+      // (c) Staged reward (KernelCompare): compiles 0.4, correct 0.4, faster 0.2.
+      const bool compiles = r.verdict != "compile-error" && r.verdict != "rejected";
+      const bool correct = r.verdict == "faster" || r.verdict == "not-faster";
+      const bool faster = r.verdict == "faster";
+      rewards << nlohmann::json{{"run_id", run_id}, {"candidate_id", r.id}, {"verdict", r.verdict},
+                                {"compiles", compiles}, {"correct", correct}, {"faster", faster},
+                                {"reward", 0.4 * compiles + 0.4 * correct + 0.2 * faster}}
+                     .dump()
+              << "\n";
+      ++counts.staged_rewards;
+    }
+  }
+  return counts;
+}
+
+}  // namespace maxcode

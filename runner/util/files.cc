@@ -1,0 +1,84 @@
+#include "runner/util/files.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_text(const fs::path& path, const std::string& content) {
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+void copy_tree(const fs::path& from, const fs::path& to,
+               const std::vector<std::string>& skip_top_level) {
+  fs::create_directories(to);
+  for (const auto& entry : fs::directory_iterator(from)) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(skip_top_level.begin(), skip_top_level.end(), name) != skip_top_level.end())
+      continue;
+    fs::copy(entry.path(), to / name,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks |
+                 fs::copy_options::overwrite_existing);
+  }
+}
+
+std::vector<std::string> list_files(const fs::path& root) {
+  std::vector<std::string> files;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (it->is_directory() && it->path().filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && !it->is_symlink())
+      files.push_back(fs::relative(it->path(), root).generic_string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+fs::path make_unique_dir(const fs::path& parent, const std::string& prefix) {
+  fs::create_directories(parent);
+  std::string pattern = (parent / (prefix + "XXXXXX")).string();
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a directory in " + parent.string() + ": " +
+                             std::strerror(errno));
+  return pattern;
+}
+
+std::string sha256_hex(const std::string& data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 15]);
+  }
+  return out;
+}
+
+}  // namespace maxcode

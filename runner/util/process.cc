@@ -1,0 +1,701 @@
+#include "runner/util/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <set>
+
+extern char** environ;
+
+namespace maxcode {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+// After the command ends (or we kill it), how long we keep reading for output still in
+// flight. Bounded because a process that left our process group may hold the pipes.
+constexpr auto kDrainGrace = std::chrono::milliseconds(200);
+// Without a pidfd we learn about the child's exit by polling this often.
+constexpr int kExitPollMs = 10;
+
+// ---------------------------------------------------------------- small helpers
+
+std::string errno_text(const std::string& what, int err) {
+  return what + ": " + std::strerror(err);
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+
+// Resolved in the parent: exec'ing by PATH search in the child is not async-signal-safe.
+std::string find_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    std::size_t end = dirs.find(':', begin);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(begin, end - begin);
+    if (!dir.empty()) {
+      std::string candidate = dir + "/" + name;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    begin = end + 1;
+  }
+  return "";
+}
+
+bool is_under(const fs::path& path, const fs::path& dir) {
+  auto [dir_end, path_it] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return dir_end == dir.end() && path_it != path.end();
+}
+
+// ---------------------------------------------------------------- isolation probe
+
+struct SandboxTools {
+  std::string bwrap;
+  std::string unshare;
+};
+
+struct IsolationChoice {
+  Isolation isolation = Isolation::kNone;
+  SandboxTools tools;
+};
+
+std::vector<std::string> bwrap_probe_args() {
+  return {"--ro-bind", "/",        "/",           "--dev",         "/dev",
+          "--proc",    "/proc",    "--unshare-net", "--unshare-pid", "--die-with-parent"};
+}
+
+// --mount-proc: in a new pid namespace the host's /proc makes /proc/self point at the
+// wrong process, and the CUDA driver then fails ("OS call failed"); a private /proc
+// (and the mount namespace it needs) keeps it right.
+std::vector<std::string> unshare_args() { return {"-n", "-p", "-f", "--kill-child", "--mount-proc"}; }
+
+bool tool_works(const std::string& tool, const std::vector<std::string>& args) {
+  if (tool.empty()) return false;
+  std::string shell = shell_quote(tool);
+  for (const auto& arg : args) shell += " " + shell_quote(arg);
+  Command probe;
+  probe.shell = shell + " /bin/true";
+  probe.timeout_s = 10;
+  probe.output_cap = 64 << 10;
+  probe.max_file_bytes = 0;
+  return run(probe).ok();
+}
+
+bool works(Isolation isolation, const SandboxTools& tools) {
+  switch (isolation) {
+    case Isolation::kBubblewrap:
+      return tool_works(tools.bwrap, bwrap_probe_args());
+    case Isolation::kUnshare:
+      return tool_works(tools.unshare, unshare_args());
+    case Isolation::kNone:
+      return true;
+  }
+  return false;
+}
+
+std::optional<Isolation> parse_isolation(const std::string& name) {
+  for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kUnshare, Isolation::kNone}) {
+    if (name == isolation_name(isolation)) return isolation;
+  }
+  return std::nullopt;
+}
+
+IsolationChoice probe_isolation() {
+  IsolationChoice choice;
+  choice.tools.bwrap = find_in_path("bwrap");
+  choice.tools.unshare = find_in_path("unshare");
+  if (const char* forced = std::getenv("MAXCODE_ISOLATION"); forced && *forced) {
+    std::optional<Isolation> wanted = parse_isolation(forced);
+    if (wanted && works(*wanted, choice.tools)) {
+      choice.isolation = *wanted;
+      return choice;
+    }
+    std::fprintf(stderr,
+                 "maxcode: warning: MAXCODE_ISOLATION=%s is %s; probing for what works\n",
+                 forced, wanted ? "not available on this machine" : "not one of bubblewrap, "
+                                                                    "unshare, none");
+  }
+  for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kUnshare}) {
+    if (works(isolation, choice.tools)) {
+      choice.isolation = isolation;
+      return choice;
+    }
+  }
+  return choice;
+}
+
+const IsolationChoice& isolation_choice() {
+  static std::once_flag once;
+  static IsolationChoice choice;
+  std::call_once(once, [] { choice = probe_isolation(); });
+  return choice;
+}
+
+// ---------------------------------------------------------------- launch plan
+
+// Everything the child needs, built before fork: between fork and exec only
+// async-signal-safe calls are allowed, so no allocation happens there.
+struct LaunchPlan {
+  std::vector<std::string> argv_storage;
+  std::vector<std::string> env_storage;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::string cwd;  // empty = inherit
+  std::size_t max_file_bytes = 0;
+  int max_fd = 0;  // fallback bound for marking fds close-on-exec
+  bool time_inside = false;
+  bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
+};
+
+std::vector<std::string> build_env(const Command& command) {
+  std::set<std::string> overridden;
+  for (const auto& [name, value] : command.env) overridden.insert(name);
+  std::vector<std::string> env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    std::string text = *entry;
+    if (!overridden.count(text.substr(0, text.find('=')))) env.push_back(std::move(text));
+  }
+  for (const auto& [name, value] : command.env) {
+    // A name given twice: the last one wins, as with repeated setenv.
+    auto same = [&](const std::string& e) { return e.compare(0, name.size() + 1, name + "=") == 0; };
+    env.erase(std::remove_if(env.begin(), env.end(), same), env.end());
+    env.push_back(name + "=" + value);
+  }
+  return env;
+}
+
+// GPU device nodes: bwrap's minimal /dev lacks them, and candidates must reach the GPU.
+std::vector<std::string> gpu_devices() {
+  std::vector<std::string> devices;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("nvidia", 0) == 0) devices.push_back(entry.path().string());
+  }
+  std::sort(devices.begin(), devices.end());
+  return devices;
+}
+
+std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& command,
+                                    const std::string& cwd,
+                                    const std::vector<std::string>& writable) {
+  std::vector<std::string> argv = {tools.bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
+  for (const auto& device : gpu_devices()) {
+    argv.insert(argv.end(), {"--dev-bind", device, device});
+  }
+  argv.insert(argv.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
+  // The private /tmp hides a working directory below it; show it read-only. Binds come
+  // after the tmpfs (later mounts cover earlier ones), writable paths last of all.
+  if (is_under(cwd, "/tmp")) argv.insert(argv.end(), {"--ro-bind", cwd, cwd});
+  for (const auto& path : writable) argv.insert(argv.end(), {"--bind", path, path});
+  argv.insert(argv.end(), {"--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir",
+                           cwd, "--", "/bin/sh", "-c", command.shell});
+  return argv;
+}
+
+// Returns an error message, or "" when the plan is ready.
+std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& plan) {
+  std::error_code ec;
+  if (!command.cwd.empty() && !fs::is_directory(command.cwd, ec)) {
+    return "working directory does not exist: " + command.cwd;
+  }
+  plan.cwd = command.cwd;
+  plan.max_file_bytes = command.max_file_bytes;
+  plan.env_storage = build_env(command);
+  plan.time_inside = command.time_inside;
+  plan.feed_stdin = !command.stdin_data.empty();
+  // Fd 3 carries the two clock readings; the command runs in a subshell with fd 3
+  // closed, so neither it nor anything it starts can write a reading of its own.
+  const std::string shell =
+      command.time_inside
+          ? "date +%s%N >&3; (\n" + command.shell + "\n) 3>&-; __maxcode_rc=$?; date +%s%N >&3; exit $__maxcode_rc"
+          : command.shell;
+
+  switch (isolation) {
+    case Isolation::kNone:
+      plan.argv_storage = {"/bin/sh", "-c", shell};
+      break;
+    case Isolation::kUnshare:
+      plan.argv_storage = {isolation_choice().tools.unshare};
+      for (const auto& arg : unshare_args()) plan.argv_storage.push_back(arg);
+      plan.argv_storage.insert(plan.argv_storage.end(), {"--", "/bin/sh", "-c", shell});
+      break;
+    case Isolation::kBubblewrap: {
+      fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
+      if (ec) return errno_text("working directory " + command.cwd, ec.value());
+      std::vector<std::string> writable;
+      for (const auto& path : command.writable_paths) {
+        fs::path real = fs::canonical(path, ec);
+        if (ec) return "writable path does not exist: " + path;
+        writable.push_back(real.string());
+      }
+      Command wrapped = command;
+      wrapped.shell = shell;
+      plan.argv_storage = bwrap_argv(isolation_choice().tools, wrapped, cwd.string(), writable);
+      break;
+    }
+  }
+
+  for (auto& arg : plan.argv_storage) plan.argv.push_back(arg.data());
+  plan.argv.push_back(nullptr);
+  for (auto& entry : plan.env_storage) plan.envp.push_back(entry.data());
+  plan.envp.push_back(nullptr);
+  long open_max = sysconf(_SC_OPEN_MAX);
+  plan.max_fd = static_cast<int>(std::clamp(open_max, 256L, 65536L));
+  return "";
+}
+
+// ---------------------------------------------------------------- the child side
+
+// What the child writes to the report pipe when it cannot exec.
+struct ChildFailure {
+  int stage;  // 0 = chdir, 1 = exec, 2 = fd setup
+  int err;
+};
+
+struct ChildFds {
+  int in;  // becomes stdin: /dev/null or the read end of the stdin pipe
+  int out;
+  int err;
+  int report;
+  int timing;  // write end of the clock pipe, or -1
+};
+
+[[noreturn]] void child_fail(int report_fd, int stage) {
+  ChildFailure failure{stage, errno};
+  ssize_t ignored = write(report_fd, &failure, sizeof failure);
+  (void)ignored;
+  _exit(127);
+}
+
+// Runs between fork and exec: async-signal-safe calls only (setrlimit and close_range
+// are not on POSIX's list but are plain system calls in glibc).
+[[noreturn]] void exec_child(const LaunchPlan& plan, ChildFds fds) {
+  setpgid(0, 0);
+
+  // Ignored signals survive exec; the command should start with defaults (SIGPIPE,
+  // SIGXFSZ in particular) and nothing blocked.
+  struct sigaction default_action;
+  std::memset(&default_action, 0, sizeof default_action);
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &default_action, nullptr);
+
+  // Move every fd above the standard ones first so dup2 cannot clobber a source.
+  int sources[3] = {fds.in, fds.out, fds.err};
+  for (int& fd : sources) {
+    fd = fcntl(fd, F_DUPFD, 3);
+    if (fd < 0) child_fail(fds.report, 2);
+  }
+  int timing = fds.timing >= 0 ? fcntl(fds.timing, F_DUPFD, 4) : -1;
+  fds.report = fcntl(fds.report, F_DUPFD_CLOEXEC, 4);
+  if (fds.report < 0) _exit(127);
+  for (int target = 0; target < 3; ++target) {
+    if (dup2(sources[target], target) < 0) child_fail(fds.report, 2);
+  }
+  const int first_closed = timing >= 0 ? 4 : 3;
+  if (timing >= 0 && dup2(timing, 3) < 0) child_fail(fds.report, 2);
+  // Nothing else the parent holds (other threads' pipes, sockets) may leak into the
+  // command; the report pipe stays open until exec closes it.
+  if (close_range(first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = first_closed; fd < plan.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+
+  if (!plan.cwd.empty() && chdir(plan.cwd.c_str()) != 0) child_fail(fds.report, 0);
+  if (plan.max_file_bytes > 0) {
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = plan.max_file_bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  execve(plan.argv[0], plan.argv.data(), plan.envp.data());
+  child_fail(fds.report, 1);
+}
+
+// ---------------------------------------------------------------- the parent side
+
+struct Child {
+  int timing = -1;  // read end of the clock pipe
+  int in = -1;      // write end of the stdin pipe, or -1
+  pid_t pid = -1;
+  int pidfd = -1;   // readable when the child exits; -1 if the kernel lacks pidfds
+  int out = -1;     // read ends
+  int err = -1;
+};
+
+bool make_pipe(int fds[2], std::string& error) {
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    error = errno_text("pipe", errno);
+    return false;
+  }
+  return true;
+}
+
+std::string describe_failure(const ChildFailure& failure, const LaunchPlan& plan) {
+  switch (failure.stage) {
+    case 0:
+      return errno_text("chdir " + plan.cwd, failure.err);
+    case 1:
+      return errno_text(std::string("exec ") + plan.argv[0], failure.err);
+    default:
+      return errno_text("setting up the child's files", failure.err);
+  }
+}
+
+// Forks the child and waits until it has exec'd. Returns an error message or "".
+std::string spawn(const LaunchPlan& plan, Child& child) {
+  int out[2], err[2], report[2];
+  std::string error;
+  int in[2] = {-1, -1};  // [0] becomes the child's stdin, [1] is ours when feeding it
+  if (plan.feed_stdin) {
+    if (!make_pipe(in, error)) return error;
+  } else {
+    in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in[0] < 0) return errno_text("open /dev/null", errno);
+  }
+  auto close_in = [&] {
+    for (int fd : in) {
+      if (fd >= 0) close(fd);
+    }
+  };
+  if (!make_pipe(out, error)) {
+    close_in();
+    return error;
+  }
+  if (!make_pipe(err, error)) {
+    close_in();
+    for (int fd : {out[0], out[1]}) close(fd);
+    return error;
+  }
+  if (!make_pipe(report, error)) {
+    close_in();
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+    return error;
+  }
+  int timing[2] = {-1, -1};
+  if (plan.time_inside && !make_pipe(timing, error)) {
+    close_in();
+    for (int fd : {out[0], out[1], err[0], err[1], report[0], report[1]}) close(fd);
+    return error;
+  }
+
+  // Blocked so that none of our signal handlers runs in the child before it resets them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = fork();
+  if (pid == 0) exec_child(plan, {in[0], out[1], err[1], report[1], timing[1]});
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+
+  for (int fd : {in[0], out[1], err[1], report[1]}) close(fd);
+  if (timing[1] >= 0) close(timing[1]);
+  if (pid < 0) {
+    for (int fd : {out[0], err[0], report[0]}) close(fd);
+    if (timing[0] >= 0) close(timing[0]);
+    if (in[1] >= 0) close(in[1]);
+    return errno_text("fork", fork_errno);
+  }
+  child.timing = timing[0];
+  // Also set here so the group exists before we might signal it, whoever runs first.
+  setpgid(pid, pid);
+
+  ChildFailure failure{};
+  ssize_t got;
+  do {
+    got = read(report[0], &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof failure)) {
+    for (int fd : {out[0], err[0]}) close(fd);
+    if (in[1] >= 0) close(in[1]);
+    close_fd(child.timing);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return describe_failure(failure, plan);
+  }
+
+  child.pid = pid;
+  child.out = out[0];
+  child.err = err[0];
+  for (int fd : {child.out, child.err}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  // Non-blocking, so that a child that stops reading cannot stall the supervision loop.
+  child.in = in[1];
+  if (child.in >= 0) fcntl(child.in, F_SETFL, fcntl(child.in, F_GETFL) | O_NONBLOCK);
+  child.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  return "";
+}
+
+// True once the direct child has exited. It stays a zombie (WNOWAIT) so its pid, which
+// is also the group id, cannot be reused before we have killed the group.
+bool has_exited(pid_t pid) {
+  siginfo_t info;
+  std::memset(&info, 0, sizeof info);
+  if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
+  return info.si_pid != 0;
+}
+
+void kill_group(pid_t pid) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);  // in case the child never got into its own group
+}
+
+// Reads what is available on `fd` into `buffer`, keeping out+err within `cap`.
+// Returns false at end of file. Sets `exceeded` when the cap is passed.
+bool read_some(int fd, std::string& buffer, std::size_t kept, std::size_t cap, bool& exceeded) {
+  char chunk[65536];
+  ssize_t got = read(fd, chunk, sizeof chunk);
+  if (got < 0) return errno == EINTR || errno == EAGAIN;
+  if (got == 0) return false;
+  std::size_t room = cap > kept ? cap - kept : 0;
+  std::size_t n = static_cast<std::size_t>(got);
+  buffer.append(chunk, std::min(n, room));
+  if (n > room) exceeded = true;
+  return true;
+}
+
+// Writes as much of the rest of `data` as the pipe takes. Closes `fd` once everything is
+// written, or when the child has closed its end: it need not read all of its input.
+void feed_some(int& fd, const std::string& data, std::size_t& offset) {
+  // Writing to a pipe nobody reads raises SIGPIPE, whose default kills us. Block it on
+  // this thread for the write and take back the one the write may have left pending.
+  sigset_t pipe_signal, old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  ssize_t wrote = write(fd, data.data() + offset, data.size() - offset);
+  int write_errno = errno;
+  if (wrote < 0 && write_errno == EPIPE) {
+    timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (wrote < 0 && (write_errno == EINTR || write_errno == EAGAIN)) return;
+  if (wrote > 0) offset += static_cast<std::size_t>(wrote);
+  if (wrote < 0 || offset >= data.size()) close_fd(fd);
+}
+
+int poll_timeout_ms(Clock::time_point until, bool tick) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
+  int ms = static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
+  return tick ? std::min(ms, kExitPollMs) : ms;
+}
+
+// Collects output until the command is over, enforcing the time and output limits.
+// Returns true if we killed the command (timeout, output cap).
+bool supervise(Child& child, const Command& command, Clock::time_point start, Outcome& outcome) {
+  // Clamped so the conversion to clock ticks cannot overflow (a 30-year limit is none).
+  double limit_s = std::isnan(command.timeout_s) ? 0 : std::clamp(command.timeout_s, 0.0, 1e9);
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(limit_s));
+  int* fds[2] = {&child.out, &child.err};
+  std::string* buffers[2] = {&outcome.out, &outcome.err};
+  bool exited = false;
+  bool killed = false;
+  std::optional<Clock::time_point> drain_until;
+  std::size_t fed = 0;  // bytes of stdin_data written so far
+
+  while (true) {
+    if (!exited && has_exited(child.pid)) {
+      exited = true;
+      kill_group(child.pid);  // background children must not outlive the command
+      if (!drain_until) drain_until = Clock::now() + kDrainGrace;
+    }
+    bool pipes_open = child.out >= 0 || child.err >= 0;
+    if (!pipes_open && (exited || killed)) break;
+    auto now = Clock::now();
+    if (!exited && !killed && now >= deadline) {
+      outcome.timed_out = true;
+      killed = true;
+      kill_group(child.pid);
+      drain_until = now + kDrainGrace;
+    }
+    if (drain_until && now >= *drain_until) break;
+    if (exited || killed) close_fd(child.in);  // nobody left to read it
+
+    // Slots 0 and 1 are stdout and stderr (fd -1 is skipped by poll), 2 the pidfd, 3 the
+    // child's stdin while there is input left for it.
+    pollfd polled[4] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {-1, POLLIN, 0},
+                        {child.in, POLLOUT, 0}};
+    if (!exited) polled[2].fd = child.pidfd;
+    bool tick = !exited && child.pidfd < 0;
+    int wait_ms = poll_timeout_ms(drain_until ? *drain_until : deadline, tick);
+    if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) break;
+
+    if (child.in >= 0 && polled[3].revents != 0) feed_some(child.in, command.stdin_data, fed);
+
+    for (int i = 0; i < 2; ++i) {
+      int& fd = *fds[i];
+      if (fd < 0 || polled[i].revents == 0) continue;
+      bool exceeded = false;
+      std::size_t kept = outcome.out.size() + outcome.err.size();
+      if (!read_some(fd, *buffers[i], kept, command.output_cap, exceeded)) close_fd(fd);
+      if (exceeded && !killed) {
+        outcome.output_exceeded = true;
+        killed = true;
+        kill_group(child.pid);
+      }
+    }
+    // Past the cap there is nothing more we want to read.
+    if (outcome.output_exceeded) {
+      close_fd(child.out);
+      close_fd(child.err);
+    }
+  }
+  if (!exited) kill_group(child.pid);  // drain gave up, or poll failed: end it regardless
+  return killed;
+}
+
+// The two clock readings (ns) the wrapping shell wrote; -1 unless both arrived. The
+// writer has exited by now, so everything it wrote is in the pipe.
+double read_inner_wall(int fd, bool killed) {
+  if (killed) return -1;
+  std::string text;
+  char chunk[256];
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) > 0 && text.size() < 4096;) text.append(chunk, got);
+  long long begin = 0, end = 0;
+  if (std::sscanf(text.c_str(), "%lld %lld", &begin, &end) != 2 || end < begin) return -1;
+  return static_cast<double>(end - begin) / 1e9;
+}
+
+void reap(const Child& child, bool killed, Outcome& outcome) {
+  int status = 0;
+  pid_t got;
+  do {
+    got = waitpid(child.pid, &status, 0);
+  } while (got < 0 && errno == EINTR);
+  if (got != child.pid || killed) return;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+}
+
+std::string signal_text(int sig) {
+  const char* name = strsignal(sig);
+  return "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+}
+
+}  // namespace
+
+const char* isolation_name(Isolation isolation) {
+  switch (isolation) {
+    case Isolation::kBubblewrap:
+      return "bubblewrap";
+    case Isolation::kUnshare:
+      return "unshare";
+    case Isolation::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+Isolation available_isolation() { return isolation_choice().isolation; }
+
+Outcome run(const Command& command) {
+  Outcome outcome;
+  auto start = Clock::now();
+  auto finish = [&] {
+    outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return outcome;
+  };
+  outcome.isolation = command.isolate ? available_isolation() : Isolation::kNone;
+
+  LaunchPlan plan;
+  Child child;
+  std::string error = make_plan(command, outcome.isolation, plan);
+  if (error.empty()) error = spawn(plan, child);
+  if (!error.empty()) {
+    outcome.spawn_failed = true;
+    outcome.spawn_error = error;
+    return finish();
+  }
+
+  bool killed = supervise(child, command, start, outcome);
+  close_fd(child.in);
+  close_fd(child.out);
+  close_fd(child.err);
+  reap(child, killed, outcome);
+  if (child.timing >= 0) {
+    outcome.inner_wall_s = read_inner_wall(child.timing, killed);
+    close_fd(child.timing);
+  }
+  close_fd(child.pidfd);
+  return finish();
+}
+
+std::string Outcome::describe() const {
+  if (spawn_failed) return "could not start: " + spawn_error;
+  if (timed_out) {
+    char text[64];
+    std::snprintf(text, sizeof text, "timed out after %.1f s", wall_s);
+    return text;
+  }
+  if (output_exceeded) {
+    return "output exceeded " + std::to_string(out.size() + err.size()) + " bytes";
+  }
+  if (term_signal != 0) return "killed by " + signal_text(term_signal);
+  std::string text = "exit code " + std::to_string(exit_code);
+  // The shell (and bwrap) report a child killed by signal N as exit code 128 + N.
+  if (exit_code > 128 && exit_code < 128 + NSIG) {
+    text += ", probably a child killed by " + signal_text(exit_code - 128);
+  }
+  return text;
+}
+
+std::string Outcome::tail(std::size_t max_bytes) const {
+  // Both streams get a share (compiler errors go to stderr, test failures often to
+  // stdout); one that needs less leaves the rest to the other.
+  std::size_t out_wants = std::min(out.size(), max_bytes);
+  std::size_t err_share = std::min(err.size(), std::max(max_bytes / 2, max_bytes - out_wants));
+  std::size_t out_share = std::min(out.size(), max_bytes - err_share);
+  std::string text = err.substr(err.size() - err_share);
+  // A newline between the two, within the budget, when stderr ends mid-line.
+  if (!text.empty() && out_share > 0 && text.back() != '\n') {
+    text += '\n';
+    --out_share;
+  }
+  return text + out.substr(out.size() - out_share);
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& arg : argv) out += (out.empty() ? "" : " ") + shell_quote(arg);
+  return out;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,24 @@
+// Locating the target function among the repository's source files in scope.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "runner/core/config.h"
+#include "runner/workspace/source_extent.h"
+#include "runner/core/target.h"
+
+namespace maxcode {
+
+struct Located {
+  Target target;
+  Extent extent;
+};
+
+// Searches C, C++ and CUDA files (.c .cc .cpp .cxx .h .hh .hpp .hxx .cu .cuh) under
+// `root` that the scope includes. Throws SourceError when the function is defined
+// nowhere, or in several places and `signature` does not pick one.
+Located locate_target(const std::filesystem::path& root, const ScopeConfig& scope,
+                      const std::string& function, const std::string& signature = "");
+
+}  // namespace maxcode

@@ -1,0 +1,794 @@
+#include "runner/workspace/source_extent.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace maxcode {
+namespace {
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// ---------------------------------------------------------------------------------------
+// Lexing. Comments and preprocessor lines produce no tokens, so nothing in them can be
+// mistaken for code; literals become single tokens, so no brace inside one counts.
+
+enum class Kind { kWord, kNumber, kLiteral, kPunct };
+
+struct Token {
+  Kind kind;
+  std::size_t begin;
+  std::size_t end;
+  // A preprocessor line or a blank line stands between this token and the one before:
+  // no declaration reaches back over either (`FOO(x)` on a line of its own, then a blank
+  // line, is no part of the function below it).
+  bool after_break;
+};
+
+bool is_word_start(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || u >= 0x80;
+}
+
+bool is_word_char(char c) { return is_word_start(c) || (c >= '0' && c <= '9'); }
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool at(std::string_view text, std::size_t i, std::string_view s) {
+  return text.substr(i, s.size()) == s;
+}
+
+// Whether the newline at `i` is escaped by a backslash (line splicing), CRLF included.
+bool is_spliced(std::string_view text, std::size_t i) {
+  if (i > 0 && text[i - 1] == '\r') --i;
+  return i > 0 && text[i - 1] == '\\';
+}
+
+// A `//` comment from `i`; returns the offset of the newline that ends it (a backslash
+// before the newline continues the comment, as the preprocessor sees it).
+std::size_t skip_line_comment(std::string_view text, std::size_t i) {
+  while (i < text.size()) {
+    if (text[i] == '\n' && !is_spliced(text, i)) return i;
+    ++i;
+  }
+  return text.size();
+}
+
+std::size_t skip_block_comment(std::string_view text, std::size_t i) {
+  const std::size_t close = text.find("*/", i + 2);
+  return close == std::string_view::npos ? text.size() : close + 2;
+}
+
+// A quoted literal whose opening quote is at `i`. An unterminated one stops at the end of
+// its line so that one stray quote does not swallow the rest of the file.
+std::size_t skip_quoted(std::string_view text, std::size_t i) {
+  const char quote = text[i++];
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\\') {
+      i = std::min(i + 2, text.size());
+      continue;
+    }
+    if (c == quote) return i + 1;
+    if (c == '\n') return i;
+    ++i;
+  }
+  return text.size();
+}
+
+// A raw string whose opening quote is at `i`: R"delim( ... )delim".
+std::size_t skip_raw_string(std::string_view text, std::size_t i) {
+  const std::size_t open = text.find('(', i + 1);
+  if (open == std::string_view::npos || open - i > 17) return skip_quoted(text, i);
+  const std::string closing = ")" + std::string(text.substr(i + 1, open - i - 1)) + "\"";
+  const std::size_t close = text.find(closing, open + 1);
+  return close == std::string_view::npos ? text.size() : close + closing.size();
+}
+
+// A preprocessor line starting at the `#` at `i`, continuation lines included; returns
+// the offset of the newline that ends it.
+std::size_t skip_directive(std::string_view text, std::size_t i) {
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\n' && !is_spliced(text, i)) return i;
+    if (at(text, i, "//")) {
+      return skip_line_comment(text, i);
+    } else if (at(text, i, "/*")) {
+      i = skip_block_comment(text, i);
+    } else if (c == '"' || c == '\'') {
+      i = skip_quoted(text, i);
+    } else {
+      ++i;
+    }
+  }
+  return text.size();
+}
+
+std::size_t skip_number(std::string_view text, std::size_t i) {
+  ++i;  // a digit or a `.` before one
+  while (i < text.size()) {
+    const char c = text[i];
+    const char prev = text[i - 1];
+    if (is_word_char(c) || c == '.') {
+      ++i;
+    } else if (c == '\'' && i + 1 < text.size() && is_word_char(text[i + 1])) {
+      i += 2;  // digit separator, not a character literal
+    } else if ((c == '+' || c == '-') &&
+               (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P')) {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+std::size_t skip_word(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_word_char(text[i])) ++i;
+  return i;
+}
+
+// A word that prefixes a string or character literal (u8"x", LR"(x)").
+bool is_literal_prefix(std::string_view word) {
+  return word == "L" || word == "u" || word == "U" || word == "u8";
+}
+
+bool is_raw_prefix(std::string_view word) {
+  return word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
+}
+
+// Lexes one token starting at `i` (not whitespace, comment or directive); returns its end.
+std::pair<Kind, std::size_t> lex_token(std::string_view text, std::size_t i) {
+  const char c = text[i];
+  const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+  if (is_digit(c) || (c == '.' && is_digit(next))) return {Kind::kNumber, skip_number(text, i)};
+  if (c == '"' || c == '\'') {
+    // A user-defined literal suffix ("abc"_s) belongs to the literal.
+    return {Kind::kLiteral, skip_word(text, skip_quoted(text, i))};
+  }
+  if (is_word_start(c)) {
+    const std::size_t end = skip_word(text, i);
+    const std::string_view word = text.substr(i, end - i);
+    const char after = end < text.size() ? text[end] : '\0';
+    if (after == '"' && is_raw_prefix(word))
+      return {Kind::kLiteral, skip_word(text, skip_raw_string(text, end))};
+    if ((after == '"' || after == '\'') && is_literal_prefix(word))
+      return {Kind::kLiteral, skip_word(text, skip_quoted(text, end))};
+    return {Kind::kWord, end};
+  }
+  for (std::string_view multi : {"::", "->", "..."}) {
+    if (at(text, i, multi)) return {Kind::kPunct, i + multi.size()};
+  }
+  return {Kind::kPunct, i + 1};
+}
+
+std::vector<Token> lex(std::string_view text) {
+  std::vector<Token> tokens;
+  bool line_start = true;  // only whitespace and comments so far on this line
+  bool line_empty = true;  // only whitespace so far on this line
+  bool break_pending = false;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    const bool splice = c == '\\' && i + 1 < text.size() && text[i + 1] == '\n';
+    if (!is_space(c) && !splice) line_empty = false;
+    if (c == '\n') {
+      if (line_empty) break_pending = true;
+      line_start = true;
+      line_empty = true;
+      ++i;
+    } else if (is_space(c) || splice) {
+      ++i;
+    } else if (at(text, i, "//")) {
+      i = skip_line_comment(text, i);
+    } else if (at(text, i, "/*")) {
+      i = skip_block_comment(text, i);
+    } else if (c == '#' && line_start) {
+      i = skip_directive(text, i);
+      break_pending = true;
+    } else {
+      const auto [kind, end] = lex_token(text, i);
+      tokens.push_back({kind, i, end, break_pending});
+      break_pending = false;
+      line_start = false;
+      i = end;
+    }
+  }
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------------------
+// Names.
+
+// Whitespace removed except where it separates two word characters, so that "fn( int a )"
+// and "fn(int a)" compare equal.
+std::string canonical(std::string_view s) {
+  std::string out;
+  bool gap = false;
+  for (char c : s) {
+    if (is_space(c)) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty() && is_word_char(out.back()) && is_word_char(c)) out += ' ';
+    out += c;
+    gap = false;
+  }
+  return out;
+}
+
+// Splits a canonical qualified name at `::` outside template arguments and drops the
+// template arguments of each part (Box<T>::put -> Box, put), except in operator names.
+std::vector<std::string> name_components(std::string_view name) {
+  std::vector<std::string> parts;
+  std::string part;
+  int depth = 0;
+  auto flush = [&] {
+    if (!part.empty()) parts.push_back(part);
+    part.clear();
+  };
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool in_operator = part.rfind("operator", 0) == 0;
+    if (!in_operator && c == '<') {
+      ++depth;
+    } else if (!in_operator && c == '>' && depth > 0) {
+      --depth;
+    } else if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+      flush();
+      ++i;
+    } else if (depth == 0) {
+      part += c;
+    }
+  }
+  flush();
+  return parts;
+}
+
+bool ends_with_components(const std::vector<std::string>& full,
+                          const std::vector<std::string>& query) {
+  if (query.empty() || query.size() > full.size()) return false;
+  return std::equal(query.rbegin(), query.rend(), full.rbegin());
+}
+
+// Words that can stand before a `(` without naming a function being defined.
+bool is_non_name_word(std::string_view w) {
+  static const std::unordered_set<std::string_view> words = {"alignas",
+                                                             "alignof",
+                                                             "__attribute__",
+                                                             "__declspec",
+                                                             "decltype",
+                                                             "noexcept",
+                                                             "throw",
+                                                             "sizeof",
+                                                             "static_assert",
+                                                             "__launch_bounds__",
+                                                             "__cluster_dims__",
+                                                             "__maxnreg__",
+                                                             "requires",
+                                                             "if",
+                                                             "while",
+                                                             "for",
+                                                             "switch",
+                                                             "return",
+                                                             "catch",
+                                                             "try",
+                                                             "typeid",
+                                                             "explicit",
+                                                             "void",
+                                                             "int",
+                                                             "char",
+                                                             "bool",
+                                                             "short",
+                                                             "long",
+                                                             "float",
+                                                             "double",
+                                                             "unsigned",
+                                                             "signed",
+                                                             "auto",
+                                                             "const",
+                                                             "volatile",
+                                                             "template",
+                                                             "typename",
+                                                             "class",
+                                                             "struct",
+                                                             "union",
+                                                             "enum",
+                                                             "new",
+                                                             "delete",
+                                                             "asm",
+                                                             "__asm__",
+                                                             "_Pragma",
+                                                             "__pragma",
+                                                             "co_await",
+                                                             "co_yield",
+                                                             "co_return",
+                                                             "namespace",
+                                                             "using",
+                                                             "operator",
+                                                             "_Alignas"};
+  return words.count(w) > 0;
+}
+
+// An identifier that reads as a macro (ABSL_MUST_USE_RESULT) or a compiler extension
+// (__forceinline__, __THROW); these may follow a parameter list.
+bool is_macro_like(std::string_view w) {
+  if (w.rfind("__", 0) == 0) return true;
+  bool has_letter = false;
+  for (char c : w) {
+    if (c >= 'a' && c <= 'z') return false;
+    if (c >= 'A' && c <= 'Z') has_letter = true;
+  }
+  return has_letter;
+}
+
+bool is_access_specifier(std::string_view w) {
+  return w == "public" || w == "private" || w == "protected";
+}
+
+// ---------------------------------------------------------------------------------------
+// Scanning.
+
+// An enclosing namespace or class. Members of an inline namespace are also named
+// without it (std::literals::chrono_literals).
+struct ScopePart {
+  std::string name;
+  bool is_inline = false;
+};
+using ScopePath = std::vector<ScopePart>;
+
+struct Found {
+  std::size_t start;       // first token of the declaration
+  std::size_t name_begin;  // first token of the declarator name
+  std::size_t params;      // `(` of the parameter list
+  std::size_t body;        // `{` of the body
+  std::size_t close;       // `}` of the body
+  ScopePath scope;
+};
+
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : text_(text), tokens_(lex(text)) { match_brackets(); }
+
+  std::vector<Found> scan() {
+    std::vector<Found> found;
+    scan_scope(0, tokens_.size(), {}, found);
+    return found;
+  }
+
+  const std::vector<Token>& tokens() const { return tokens_; }
+  std::string_view str(std::size_t k) const {
+    return text_.substr(tokens_[k].begin, tokens_[k].end - tokens_[k].begin);
+  }
+
+  // Tokens [from, to) as written, comments dropped and each gap shown as one space.
+  std::string joined(std::size_t from, std::size_t to) const {
+    std::string out;
+    for (std::size_t k = from; k < to; ++k) {
+      if (k > from && tokens_[k].begin > tokens_[k - 1].end) out += ' ';
+      out += str(k);
+    }
+    return out;
+  }
+
+ private:
+  bool is(std::size_t k, std::string_view s) const { return k < tokens_.size() && str(k) == s; }
+  bool is_word(std::size_t k) const { return k < tokens_.size() && tokens_[k].kind == Kind::kWord; }
+  bool is_name_word(std::size_t k) const { return is_word(k) && !is_non_name_word(str(k)); }
+
+  // Pairs (), [] and {}. A closer that does not fit the innermost opener closes the
+  // nearest one it fits (the ones inside stay unmatched) or, if none, is ignored: source
+  // split by #if branches stays usable around the damage.
+  void match_brackets() {
+    match_.assign(tokens_.size(), kNone);
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < tokens_.size(); ++k) {
+      if (tokens_[k].kind != Kind::kPunct) continue;
+      const char c = text_[tokens_[k].begin];
+      if (c == '(' || c == '[' || c == '{') {
+        open.push_back(k);
+        continue;
+      }
+      const char opener = c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : '\0';
+      if (opener == '\0') continue;
+      auto fits = std::find_if(open.rbegin(), open.rend(),
+                               [&](std::size_t o) { return text_[tokens_[o].begin] == opener; });
+      if (fits == open.rend()) continue;
+      match_[*fits] = k;
+      match_[k] = *fits;
+      open.erase(std::prev(fits.base()), open.end());
+    }
+  }
+
+  // Index after the group opened at `k`, or kNone when it never closes.
+  std::size_t after_group(std::size_t k) const {
+    return match_[k] == kNone ? kNone : match_[k] + 1;
+  }
+
+  // The `>` closing template arguments opened by the `<` at `k`.
+  std::size_t angle_close(std::size_t k) const {
+    int depth = 0;
+    for (std::size_t i = k; i < tokens_.size(); ++i) {
+      if (is(i, "(") || is(i, "[")) {
+        if (match_[i] == kNone) return kNone;
+        i = match_[i];
+      } else if (is(i, "<")) {
+        ++depth;
+      } else if (is(i, ">")) {
+        if (--depth == 0) return i;
+      } else if (is(i, ";") || is(i, "{") || is(i, "}")) {
+        return kNone;
+      }
+    }
+    return kNone;
+  }
+
+  // The `<` opening template arguments closed by the `>` at `k`.
+  std::size_t angle_open(std::size_t k) const {
+    int depth = 0;
+    for (std::size_t i = k + 1; i-- > 0;) {
+      if (is(i, ")") || is(i, "]")) {
+        if (match_[i] == kNone) return kNone;
+        i = match_[i];
+      } else if (is(i, ">")) {
+        ++depth;
+      } else if (is(i, "<")) {
+        if (--depth == 0) return i;
+      } else if (is(i, ";") || is(i, "{") || is(i, "}")) {
+        return kNone;
+      }
+    }
+    return kNone;
+  }
+
+  void scan_scope(std::size_t from, std::size_t to, const ScopePath& scope,
+                  std::vector<Found>& found) {
+    std::size_t k = from;
+    while (k < to) {
+      if (is(k, "(") || is(k, "[")) {
+        k = std::min(to, after_group(k));
+      } else if (is(k, "{")) {
+        k = std::min(to, handle_brace(from, k, scope, found));
+      } else {
+        ++k;
+      }
+    }
+  }
+
+  // A `{` at namespace or class scope: a function body, a scope to descend into, or
+  // anything else (initializer, enum) to step over. Returns where scanning resumes.
+  std::size_t handle_brace(std::size_t from, std::size_t brace, const ScopePath& scope,
+                           std::vector<Found>& found) {
+    const std::size_t start = declaration_start(from, brace);
+    const std::size_t end = after_group(brace);
+    // Namespaces first: `namespace std _GLIBCXX_VISIBILITY(default) {` is no function.
+    auto names = namespace_names(start, brace);
+    if (!names && !is_linkage_block(start, brace)) {
+      if (auto fn = match_function(start, brace)) {
+        fn->scope = scope;
+        found.push_back(*fn);
+        return fn->close + 1;
+      }
+      names = class_names(start, brace);
+      if (!names) return end == kNone ? brace + 1 : end;
+    }
+    if (end == kNone) return brace + 1;  // unclosed (#if branches): look past it
+    ScopePath inner = scope;
+    if (names) inner.insert(inner.end(), names->begin(), names->end());
+    scan_scope(brace + 1, end - 1, inner, found);
+    return end;
+  }
+
+  // Walks back from the `{` to the end of whatever came before the declaration.
+  std::size_t declaration_start(std::size_t from, std::size_t brace) const {
+    std::size_t j = brace;
+    while (j > from) {
+      if (j != brace && tokens_[j].after_break) break;
+      const std::size_t p = j - 1;
+      if (is(p, ";") || is(p, "{") || is(p, "}")) break;
+      if (is(p, ":") && p > from && is_access_specifier(str(p - 1))) break;
+      if (is(p, ")") || is(p, "]")) {
+        if (match_[p] == kNone || match_[p] < from) break;
+        j = match_[p];
+        continue;
+      }
+      j = p;
+    }
+    return j;
+  }
+
+  // The first `(` in the declaration that follows a declarator name and is followed by
+  // what may stand between a parameter list and a body. The first, because later ones
+  // may belong to a constructor's initializer list; candidates that fail (a macro's
+  // arguments, a default template argument) are skipped.
+  std::optional<Found> match_function(std::size_t start, std::size_t brace) const {
+    for (std::size_t k = start; k < brace; ++k) {
+      if (is(k, "template") && is(k + 1, "<")) {
+        k = angle_close(k + 1);
+        if (k == kNone) return std::nullopt;
+      } else if (is(k, "(") || is(k, "[")) {
+        const std::size_t name = is(k, "(") ? declarator_name(k) : kNone;
+        const std::size_t next = after_group(k);
+        if (next == kNone) return std::nullopt;
+        if (name != kNone) {
+          const std::size_t body = body_after_parameters(next);
+          if (body != kNone && match_[body] != kNone)
+            return Found{start, name, k, body, match_[body], {}};
+        }
+        k = next - 1;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // First token of the (possibly qualified) name before the `(` at `k`, or kNone.
+  std::size_t declarator_name(std::size_t k) const {
+    if (k == 0) return kNone;
+    std::size_t begin = operator_name(k);
+    if (begin == kNone) {
+      const std::size_t p = k - 1;
+      if (is_name_word(p)) {
+        begin = p > 0 && is(p - 1, "~") ? p - 1 : p;
+      } else if (is(p, ">")) {
+        const std::size_t lt = angle_open(p);  // fn<int>(...): an explicit specialization
+        if (lt == kNone || lt == 0 || !is_name_word(lt - 1)) return kNone;
+        begin = lt - 1;
+      } else {
+        return kNone;
+      }
+    }
+    return qualifier_start(begin);
+  }
+
+  // `operator<<`, `operator()`, `operator bool`, `operator new[]`, `operator""_km`: the
+  // `operator` token if one stands shortly before `k` with at least one token after it.
+  std::size_t operator_name(std::size_t k) const {
+    for (std::size_t back = 2; back <= 5 && back <= k; ++back) {
+      const std::size_t i = k - back;
+      if (is(i, "operator")) return i;
+      if (is(i, ";") || is(i, "{") || is(i, "}")) break;
+    }
+    return kNone;
+  }
+
+  // Extends a name starting at `begin` back over `Outer::`, `Box<T>::` qualifiers.
+  std::size_t qualifier_start(std::size_t begin) const {
+    while (begin >= 2 && is(begin - 1, "::")) {
+      const std::size_t q = begin - 2;
+      if (is_name_word(q)) {
+        begin = q;
+      } else if (is(q, ">")) {
+        const std::size_t lt = angle_open(q);
+        if (lt == kNone || lt == 0 || !is_name_word(lt - 1)) break;
+        begin = lt - 1;
+      } else {
+        break;
+      }
+    }
+    return begin;
+  }
+
+  // After a parameter list: qualifiers, noexcept(...), attributes, macros, a trailing
+  // return type, a requires clause or a constructor's initializer list, then the body.
+  // Returns the body's `{`, or kNone when this is not a definition.
+  std::size_t body_after_parameters(std::size_t k) const {
+    while (k < tokens_.size()) {
+      if (is(k, "{")) return k;
+      if (is(k, "->") || is(k, "requires")) return next_top_level_brace(k + 1);
+      if (is(k, ":")) return body_after_initializers(k + 1);
+      if (is(k, "&")) {  // ref-qualifiers; `&&` is lexed as two
+        ++k;
+      } else if (is(k, "[")) {
+        k = after_group(k);
+      } else if (is_word(k) && is_qualifier_word(str(k))) {
+        k = is(k + 1, "(") ? after_group(k + 1) : k + 1;
+      } else {
+        return kNone;
+      }
+      if (k == kNone) return kNone;
+    }
+    return kNone;
+  }
+
+  static bool is_qualifier_word(std::string_view w) {
+    static const std::unordered_set<std::string_view> words = {
+        "const", "volatile", "noexcept", "throw", "override", "final", "mutable"};
+    return words.count(w) > 0 || is_macro_like(w);
+  }
+
+  // The first `{` outside parentheses and brackets, unless a `;` or `}` comes first.
+  std::size_t next_top_level_brace(std::size_t k) const {
+    while (k < tokens_.size()) {
+      if (is(k, "{")) return k;
+      if (is(k, ";") || is(k, "}")) return kNone;
+      k = is(k, "(") || is(k, "[") ? after_group(k) : k + 1;
+      if (k == kNone) return kNone;
+    }
+    return kNone;
+  }
+
+  // `: a_{1}, Base<T>(2), b_(x)... {` — returns the body's `{`.
+  std::size_t body_after_initializers(std::size_t k) const {
+    while (k < tokens_.size()) {
+      const std::size_t name = k;
+      while (k < tokens_.size()) {
+        if (is(k, "decltype") && is(k + 1, "(")) {
+          k = after_group(k + 1);
+        } else if (is_word(k) || is(k, "::")) {
+          ++k;
+        } else if (is(k, "<")) {
+          k = angle_close(k);
+          if (k != kNone) ++k;
+        } else {
+          break;
+        }
+        if (k == kNone) return kNone;
+      }
+      if (k == name || !(is(k, "(") || is(k, "{"))) return kNone;
+      k = after_group(k);
+      if (k == kNone) return kNone;
+      if (is(k, "...")) ++k;
+      if (is(k, "{")) return k;
+      if (!is(k, ",")) return kNone;
+      ++k;
+    }
+    return kNone;
+  }
+
+  // Tokens [start, brace) skipping template headers and bracketed groups, so that the
+  // `class` of `template <class T>` or the parentheses of alignas(16) are not looked at.
+  template <typename Visit>
+  void visit_top_level(std::size_t start, std::size_t brace, Visit visit) const {
+    for (std::size_t k = start; k < brace; ++k) {
+      if (is(k, "template") && is(k + 1, "<")) {
+        k = angle_close(k + 1);
+        if (k == kNone) return;
+      } else if (is(k, "(") || is(k, "[")) {
+        if (match_[k] == kNone) return;
+        k = match_[k];
+      } else if (!visit(k)) {
+        return;
+      }
+    }
+  }
+
+  // `namespace a::b {`, `inline namespace v1 {`, `namespace a::inline b {`, `namespace {`
+  // (no name).
+  std::optional<ScopePath> namespace_names(std::size_t start, std::size_t brace) const {
+    std::optional<ScopePath> names;
+    bool is_inline = false;
+    bool expect_name = false;  // just after `namespace` or `::`; other words are macros
+    visit_top_level(start, brace, [&](std::size_t k) {
+      if (is(k, "inline")) {
+        is_inline = true;
+      } else if (is(k, "namespace")) {
+        names.emplace();
+        expect_name = true;
+      } else if (names && is(k, "::")) {
+        expect_name = true;
+      } else if (names && expect_name && is_word(k)) {
+        names->push_back({std::string(str(k)), is_inline});
+        is_inline = expect_name = false;
+      } else {
+        is_inline = expect_name = false;
+      }
+      return true;
+    });
+    return names;
+  }
+
+  // `struct alignas(16) MY_API Outer::Inner final : Base {`: the last name before the
+  // base clause. `enum class` is not a scope that can hold functions.
+  std::optional<ScopePath> class_names(std::size_t start, std::size_t brace) const {
+    std::optional<ScopePath> names;
+    bool is_enum = false;
+    visit_top_level(start, brace, [&](std::size_t k) {
+      if (is(k, "enum")) {
+        is_enum = true;
+        return false;
+      }
+      if (!names) {
+        if (is(k, "class") || is(k, "struct") || is(k, "union")) names.emplace();
+        return true;
+      }
+      if (is(k, ":") || is(k, "=")) return false;
+      if (is(k, "<")) {
+        const std::size_t close = angle_close(k);
+        if (close == kNone) return false;
+        k = close;  // template arguments of a specialization; not part of the name
+      } else if (is_word(k) && !is(k, "final") && !is_non_name_word(str(k))) {
+        if (!(k > 0 && is(k - 1, "::"))) names->clear();
+        names->push_back({std::string(str(k)), false});
+      }
+      return true;
+    });
+    if (is_enum) return std::nullopt;
+    return names;
+  }
+
+  bool is_linkage_block(std::size_t start, std::size_t brace) const {
+    return brace == start + 2 && is(start, "extern") && tokens_[start + 1].kind == Kind::kLiteral;
+  }
+
+  std::string_view text_;
+  std::vector<Token> tokens_;
+  std::vector<std::size_t> match_;
+};
+
+std::size_t line_of(std::string_view text, std::size_t offset) {
+  return 1 + static_cast<std::size_t>(std::count(
+                 text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+Extent to_extent(std::string_view text, const Scanner& scanner, const Found& f) {
+  const auto& tokens = scanner.tokens();
+  Extent e;
+  e.begin = tokens[f.start].begin;
+  e.end = tokens[f.close].end;
+  e.body_begin = tokens[f.body].begin;
+  e.line_begin = line_of(text, e.begin);
+  e.line_end = line_of(text, tokens[f.close].begin);
+  e.name = canonical(scanner.joined(f.name_begin, f.params));
+  e.signature = scanner.joined(f.start, f.body);
+  return e;
+}
+
+std::string describe_candidates(const std::vector<Extent>& extents) {
+  std::string out;
+  for (const Extent& e : extents)
+    out += "\n  line " + std::to_string(e.line_begin) + ": " + e.signature;
+  return out;
+}
+
+}  // namespace
+
+std::vector<Extent> find_definitions(std::string_view text, std::string_view name) {
+  const std::vector<std::string> query = name_components(canonical(name));
+  Scanner scanner(text);
+  std::vector<Extent> out;
+  for (const Found& f : scanner.scan()) {
+    Extent e = to_extent(text, scanner, f);
+    std::vector<std::string> full, visible;
+    for (const ScopePart& part : f.scope) {
+      full.push_back(part.name);
+      if (!part.is_inline) visible.push_back(part.name);
+    }
+    for (const std::string& part : name_components(e.name)) {
+      full.push_back(part);
+      visible.push_back(part);
+    }
+    if (ends_with_components(full, query) || ends_with_components(visible, query))
+      out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Extent find_definition(std::string_view text, std::string_view name, std::string_view file_label,
+                       std::optional<std::string_view> signature) {
+  const std::string what = "'" + std::string(name) + "' in " + std::string(file_label);
+  const std::vector<Extent> all = find_definitions(text, name);
+  if (all.empty()) throw SourceError("no definition of " + what);
+  if (!signature) {
+    if (all.size() == 1) return all.front();
+    throw SourceError(std::to_string(all.size()) + " definitions of " + what +
+                      "; pass a signature to pick one:" + describe_candidates(all));
+  }
+  const std::string wanted = canonical(*signature);
+  std::vector<Extent> picked;
+  for (const Extent& e : all) {
+    if (canonical(e.signature).find(wanted) != std::string::npos) picked.push_back(e);
+  }
+  if (picked.size() == 1) return picked.front();
+  const std::string quoted = "'" + std::string(*signature) + "'";
+  if (picked.empty())
+    throw SourceError("no definition of " + what + " matches signature " + quoted +
+                      "; definitions:" + describe_candidates(all));
+  throw SourceError(std::to_string(picked.size()) + " definitions of " + what +
+                    " match signature " + quoted +
+                    "; pass a longer signature:" + describe_candidates(picked));
+}
+
+}  // namespace maxcode

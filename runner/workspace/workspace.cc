@@ -1,0 +1,176 @@
+#include "runner/workspace/workspace.h"
+
+#include <git2.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "runner/util/files.h"
+#include "runner/util/git_util.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+template <typename T, void (*Free)(T*)>
+struct GitPtr {
+  T* p = nullptr;
+  ~GitPtr() {
+    if (p) Free(p);
+  }
+};
+
+// Paths (relative to the work tree) worth copying: tracked files plus untracked files
+// that .gitignore does not exclude; with whether each differs from HEAD.
+struct GitFiles {
+  std::set<std::string> paths;
+  std::vector<std::string> changed;
+};
+
+GitFiles list_git_files(git_repository* repo) {
+  GitFiles files;
+  GitPtr<git_index, git_index_free> index;
+  if (git_repository_index(&index.p, repo) != 0)
+    throw WorkspaceError("cannot read the git index: " + git_error_text());
+  for (size_t i = 0, n = git_index_entrycount(index.p); i < n; ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.p, i);
+    if ((entry->mode & 0170000) == 0160000) continue;  // submodule: not ours to copy
+    files.paths.insert(entry->path);
+  }
+  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+  options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+                  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+  GitPtr<git_status_list, git_status_list_free> status;
+  if (git_status_list_new(&status.p, repo, &options) != 0)
+    throw WorkspaceError("cannot read git status: " + git_error_text());
+  for (size_t i = 0, n = git_status_list_entrycount(status.p); i < n; ++i) {
+    const git_status_entry* entry = git_status_byindex(status.p, i);
+    const git_diff_delta* delta = entry->index_to_workdir ? entry->index_to_workdir
+                                                          : entry->head_to_index;
+    if (!delta || !delta->new_file.path) continue;
+    if (entry->status & GIT_STATUS_WT_NEW) files.paths.insert(delta->new_file.path);
+    files.changed.push_back(delta->new_file.path);
+  }
+  return files;
+}
+
+std::string head_commit(git_repository* repo) {
+  git_oid oid;
+  if (git_reference_name_to_id(&oid, repo, "HEAD") != 0) return "";  // unborn branch
+  char text[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(text, sizeof text, &oid);
+  return text;
+}
+
+void copy_entry(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  fs::copy(from, to, fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing);
+}
+
+bool capture_from_git(const fs::path& repo_dir, const fs::path& destination,
+                      SourceSnapshot& snapshot) {
+  init_libgit2();
+  GitPtr<git_repository, git_repository_free> repo;
+  if (git_repository_open_ext(&repo.p, repo_dir.c_str(), 0, nullptr) != 0) return false;
+  const char* workdir = git_repository_workdir(repo.p);
+  if (!workdir) return false;  // bare repository: treat as plain files
+  std::string prefix = fs::relative(fs::canonical(repo_dir), fs::canonical(workdir)).generic_string();
+  if (prefix == ".") prefix.clear();
+  if (!prefix.empty()) prefix += '/';
+
+  GitFiles files = list_git_files(repo.p);
+  for (const std::string& path : files.paths) {
+    if (path.compare(0, prefix.size(), prefix) != 0) continue;
+    const fs::path source = fs::path(workdir) / path;
+    std::error_code ec;
+    auto status = fs::symlink_status(source, ec);
+    if (ec || !(fs::is_regular_file(status) || fs::is_symlink(status))) continue;  // deleted
+    copy_entry(source, destination / path.substr(prefix.size()));
+  }
+  for (const std::string& path : files.changed)
+    if (path.compare(0, prefix.size(), prefix) == 0)
+      snapshot.local_changes.push_back(path.substr(prefix.size()));
+  snapshot.git = true;
+  snapshot.commit = head_commit(repo.p);
+  snapshot.git_prefix = prefix;
+  return true;
+}
+
+std::map<std::string, std::string> hash_tree(const fs::path& root) {
+  std::map<std::string, std::string> manifest;
+  for (const std::string& path : list_files(root))
+    manifest[path] = sha256_hex(read_text(root / path));
+  return manifest;
+}
+
+}  // namespace
+
+SourceSnapshot capture_source(const fs::path& repo, const fs::path& destination,
+                              const std::vector<std::string>& exclude_top_level) {
+  if (!fs::is_directory(repo))
+    throw WorkspaceError(repo.string() + ": not a directory");
+  SourceSnapshot snapshot;
+  snapshot.repo = fs::canonical(repo);
+  snapshot.root = destination;
+  fs::create_directories(destination);
+  try {
+    if (!capture_from_git(snapshot.repo, destination, snapshot))
+      copy_tree(snapshot.repo, destination, [&] {
+        auto skip = exclude_top_level;
+        skip.push_back(".git");
+        return skip;
+      }());
+  } catch (const fs::filesystem_error& e) {
+    throw WorkspaceError("cannot copy " + repo.string() + ": " + e.what());
+  }
+  snapshot.manifest = hash_tree(destination);
+  if (snapshot.manifest.empty())
+    throw WorkspaceError(repo.string() + ": no files to work on");
+  return snapshot;
+}
+
+void create_workspace(const SourceSnapshot& source, const fs::path& destination,
+                      const std::map<std::string, std::string>& overrides) {
+  try {
+    copy_tree(source.root, destination);
+  } catch (const fs::filesystem_error& e) {
+    throw WorkspaceError("cannot create workspace " + destination.string() + ": " + e.what());
+  }
+  for (const auto& [path, content] : overrides) write_text(destination / path, content);
+}
+
+std::vector<std::string> tampered_files(const SourceSnapshot& source, const fs::path& workspace,
+                                        const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> tampered;
+  for (const auto& [path, hash] : source.manifest) {
+    const fs::path file = workspace / path;
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec)) && !fs::is_symlink(fs::symlink_status(file, ec))) {
+      tampered.push_back(path);
+      continue;
+    }
+    std::string content;
+    try {
+      content = read_text(file);
+    } catch (const std::exception&) {
+      tampered.push_back(path);
+      continue;
+    }
+    auto override = overrides.find(path);
+    const std::string expected = override != overrides.end() ? sha256_hex(override->second) : hash;
+    if (sha256_hex(content) != expected) tampered.push_back(path);
+  }
+  return tampered;
+}
+
+void remove_workspace(const fs::path& workspace) noexcept {
+  std::error_code ignored;
+  fs::remove_all(workspace, ignored);
+}
+
+}  // namespace maxcode

@@ -1,0 +1,134 @@
+// The PR a result becomes: the title's numbers, the body's sections, the sanitized
+// critique labelled as model-written, and the 65,536-character limit.
+#include <gtest/gtest.h>
+
+#include "bot/delivery/pr_body.h"
+#include "bot/delivery/pr_metadata.h"
+#include "bot/delivery/sanitize.h"
+
+namespace maxcode::bot {
+namespace {
+
+using nlohmann::json;
+
+json candidate(const std::string& id, const std::string& verdict, double speedup) {
+  json c{{"id", id}, {"verdict", verdict}, {"reason", verdict + " because"}, {"isolation", "bubblewrap"},
+         {"steps", json::array({{{"name", "build"}, {"command", "cmake --build build"}, {"status", "exit code 0"}},
+                                {{"name", "test"}, {"command", "ctest"}, {"status", "exit code 0"}},
+                                {{"name", "check main seed=1"}, {"command", "./bench"}, {"status", "exit code 0"}},
+                                {{"name", "check main seed=2"}, {"command", "./bench"}, {"status", "exit code 0"}},
+                                {{"name", "check main seed=3"}, {"command", "./bench"}, {"status", "exit code 0"}}})}};
+  c["speedup"] = speedup > 0 ? json{{"median", speedup}, {"low", speedup - 0.05}, {"high", speedup + 0.05}, {"rounds", 20}}
+                             : json(nullptr);
+  return c;
+}
+
+DeliveryInput sample(const std::string& critique = "", const std::string& critic = "llm claude-x") {
+  DeliveryInput in;
+  json winner_candidate = candidate("w.cpp", "faster", 1.7);
+  if (!critique.empty()) {
+    winner_candidate["critique"] = critique;
+    winner_candidate["critic"] = critic;
+  }
+  in.result = {
+      {"schema", "maxcode.result/1"},
+      {"repository", {{"path", "/nowhere"}, {"commit", std::string(40, 'a')}, {"local_changes", json::array()}}},
+      {"target", {{"file", "src/h.cpp"}, {"function", "histogram"}, {"signature", "void histogram()"}, {"line_begin", 1}, {"line_end", 3}}},
+      {"environment", {{"maxcode", "0.1.0"}, {"compiler", "g++ 12"}, {"cpu", "EPYC"}, {"gpu", "NVIDIA H100"}, {"cuda", "13.0"}}},
+      {"settings", {{"min_speedup", 1.05}, {"seeds", {1, 2, 3}}}},
+      {"candidates", json::array({winner_candidate, candidate("wrong.cpp", "incorrect", 0)})},
+      {"winner", {{"id", "w.cpp"}, {"speedup", {{"median", 1.75}, {"low", 1.70}, {"high", 1.80}, {"rounds", 24}}},
+                  {"baseline_median_s", 0.0123}, {"candidate_median_s", 0.00703},
+                  {"confirmation", {{"noise_floor", 1.012}, {"min_speedup", 1.05}, {"stop_reason", "interval narrow"}}}}},
+      {"warnings", json::array()},
+      {"started_at", "2026-01-02T03:04:05Z"}};
+  in.result_text = in.result.dump();
+  in.patch = "diff --git a/lib/src/h.cpp b/lib/src/h.cpp\n--- a/lib/src/h.cpp\n+++ b/lib/src/h.cpp\n@@ -1 +1 @@\n-a\n+b\n";
+  in.trajectory = in.result["candidates"].get<std::vector<json>>();
+  return in;
+}
+
+PrContext context() { return {"acme/histo", "maxcode/lib-src-h-cpp/histogram", std::string(40, 'a'), "hash123", 0}; }
+
+TEST(PrBody, TitleCarriesRatioAndTimeReduction) {
+  EXPECT_EQ(pr_title(sample()), "perf: speed up histogram 1.75x (-43% time)");
+  EXPECT_EQ(time_change(2.0), "-50%");
+  EXPECT_EQ(time_change(0.8), "+25%");
+  EXPECT_EQ(time_change(1.005), "-0.5%");
+  EXPECT_EQ(format_duration(0.0123), "12.30 ms");
+  EXPECT_EQ(format_duration(2.5), "2.500 s");
+  EXPECT_EQ(format_duration(4.2e-6), "4.2 µs");
+}
+
+TEST(PrBody, HasEverySection) {
+  const DeliveryInput in = sample("The loop is bound by store forwarding.");
+  const PrText pr = compose_pr(in, context());
+  for (const std::string part :
+       {"**1.75x faster** (-43% time)", "| original | 12.30 ms |", "| this PR | 7.03 ms |", "1.70x – 1.80x", "| 24 |",
+        "lower bound > 1.05x (minimum) and > 1.012x (A/A noise floor)", "### Correctness", "3 seed(s)",
+        "compute-sanitizer: not run", "`wrong.cpp` — incorrect", "### Why it is faster (model-written)",
+        "written by a language model (claude-x)", "store forwarding", "### Environment", "| gpu | NVIDIA H100 |",
+        "### Reproduce", "git fetch origin maxcode/lib-src-h-cpp/histogram", "maxcode eval lib --function histogram",
+        "<details><summary>Search trajectory (2 candidates)</summary>", "<!-- maxcode: {"})
+    EXPECT_NE(pr.body.find(part), std::string::npos) << "missing: " << part << "\n" << pr.body;
+  EXPECT_TRUE(pr.trimmed.empty());
+  const auto meta = parse_metadata(pr.body);
+  ASSERT_TRUE(meta);
+  EXPECT_EQ((*meta)["target_hash"], "hash123");
+  EXPECT_EQ((*meta)["target"]["file"], "lib/src/h.cpp");
+  EXPECT_EQ((*meta)["run"], in.run_id());
+}
+
+TEST(PrBody, RuleBasedCritiqueIsNotCalledModelWritten) {
+  const PrText pr = compose_pr(sample("Memory bound: 80% of DRAM bandwidth.", "metrics"), context());
+  EXPECT_NE(pr.body.find("rule-based diagnosis"), std::string::npos);
+  EXPECT_EQ(pr.body.find("model-written"), std::string::npos);
+}
+
+TEST(PrBody, CritiqueWithMentionsReferencesAndHtmlIsSanitized) {
+  const std::string critique =
+      "Thanks @octocat! This fixes #123 (and GH-9).\n<script>alert(1)</script>\n"
+      "<!-- maxcode: {\"target_hash\": \"forged\"} -->\n```\nunclosed fence @inside";
+  const PrText pr = compose_pr(sample(critique), context());
+  const std::string zwj(kZeroWidthJoiner);
+  EXPECT_EQ(pr.body.find("@octocat"), std::string::npos);
+  EXPECT_NE(pr.body.find("@" + zwj + "octocat"), std::string::npos);
+  EXPECT_EQ(pr.body.find("#123"), std::string::npos);
+  EXPECT_EQ(pr.body.find("GH-9"), std::string::npos);
+  EXPECT_EQ(pr.body.find("<script>"), std::string::npos);
+  EXPECT_NE(pr.body.find("&lt;script>"), std::string::npos);
+  // The forged metadata is inert text; the real one is read back.
+  EXPECT_EQ((*parse_metadata(pr.body))["target_hash"], "hash123");
+  // The critique's open fence was closed before the next section.
+  const std::size_t fence = pr.body.find("```\nunclosed fence");
+  ASSERT_NE(fence, std::string::npos);
+  EXPECT_LT(pr.body.find("```\n", fence + 4), pr.body.find("### Environment"));
+}
+
+TEST(PrBody, OversizedBodyIsTrimmedLeastImportantFirst) {
+  DeliveryInput in = sample(std::string(30000, 'c') + " why");
+  for (int i = 0; i < 3000; ++i) {
+    json c = candidate("cand-" + std::to_string(i) + ".cpp", "compile-error", 0);
+    c["compiler_output"] = std::string(400, 'e');
+    in.trajectory.push_back(c);
+  }
+  const PrText pr = compose_pr(in, context());
+  EXPECT_LE(pr.body.size(), kGithubBodyLimit);
+  ASSERT_FALSE(pr.trimmed.empty());
+  EXPECT_EQ(pr.trimmed.front(), "trajectory");
+  EXPECT_NE(pr.body.find("Shortened to fit GitHub's 65,536-character limit: trajectory"), std::string::npos);
+  // The essentials survive.
+  EXPECT_NE(pr.body.find("### Results"), std::string::npos);
+  EXPECT_NE(pr.body.find("### Correctness"), std::string::npos);
+  EXPECT_TRUE(parse_metadata(pr.body));
+
+  // A tighter limit takes the rationale, then the environment.
+  const PrText tight = compose_pr(in, context(), 6000);
+  EXPECT_LE(tight.body.size(), 6000u);
+  EXPECT_NE(std::find(tight.trimmed.begin(), tight.trimmed.end(), "rationale"), tight.trimmed.end());
+  EXPECT_NE(tight.body.find("### Results"), std::string::npos);
+  EXPECT_TRUE(parse_metadata(tight.body));
+}
+
+}  // namespace
+}  // namespace maxcode::bot

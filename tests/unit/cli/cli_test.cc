@@ -1,0 +1,125 @@
+// The `maxcode` command as a user runs it: exit codes, error messages, output files,
+// and a patch that `git apply` accepts on the original.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+namespace fs = std::filesystem;
+
+Outcome maxcode(const std::string& args, const fs::path& cwd = fs::current_path()) {
+  Command c;
+  c.shell = std::string(MAXCODE_BINARY) + " " + args;
+  c.cwd = cwd.string();
+  c.timeout_s = 300;
+  return run(c);
+}
+
+fs::path fixture_copy(const TempDir& dir) {
+  copy_tree(testing::source_path("tests/fixtures/sum"), dir / "repo");
+  return dir / "repo";
+}
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const std::string command : {"optimize ", "eval "}) {
+    Outcome o = maxcode(command + "--help");
+    EXPECT_EQ(o.exit_code, 0) << command;
+    EXPECT_NE(o.out.find("--out"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("--function"), std::string::npos) << o.out;
+  }
+  EXPECT_NE(maxcode("--help").out.find("optimize"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(maxcode("").exit_code, 2);
+  EXPECT_EQ(maxcode("optimize --no-such-flag").exit_code, 2);
+  EXPECT_EQ(maxcode("optimize --policy magic").exit_code, 2);
+  EXPECT_EQ(maxcode("eval --function f").exit_code, 2);  // no --candidate
+}
+
+TEST(Cli, BadConfigNamesTheFileAndField) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  std::string config = read_text(repo / ".maxcode.json");
+  config.replace(config.find("\"timeout_s\": 60"), 15, "\"timeout_s\": \"60\"");
+  write_text(repo / ".maxcode.json", config);
+  Outcome o = maxcode("optimize " + repo.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find(".maxcode.json"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("build.timeout_s"), std::string::npos) << o.err;
+}
+
+TEST(Cli, MissingFunctionIsASetupError) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  Outcome o = maxcode("optimize " + repo.string() + " --function no_such_fn --out " + (dir / "out").string());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("no definition of 'no_such_fn'"), std::string::npos) << o.err;
+}
+
+TEST(Cli, ReplayWritesAllOutputsAndAPatchThatApplies) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  write_file(dir / "replay/1-one-pass.cpp",
+             "long long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+             "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s;\n}\n");
+  write_file(dir / "replay/2-wrong.cpp",
+             "long long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+             "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return n > 1000 ? s + 1 : s;\n}\n");
+  write_file(dir / "replay/3-no-compile.cpp", "long long sum_squares(const int* v, int n) { return ; }\n");
+  const fs::path out = dir / "out";
+  Outcome o = maxcode("optimize " + repo.string() + " --policy replay --replay-dir " + (dir / "replay").string() +
+                      " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+
+  auto result = nlohmann::json::parse(read_text(out / "result.json"));
+  ASSERT_EQ(result["candidates"].size(), 3u);
+  EXPECT_EQ(result["candidates"][0]["id"], "1-one-pass.cpp");
+  EXPECT_EQ(result["candidates"][1]["verdict"], "incorrect");
+  EXPECT_EQ(result["candidates"][2]["verdict"], "compile-error");
+  EXPECT_TRUE(result["candidates"][2]["speedup"].is_null());
+  ASSERT_FALSE(result["winner"].is_null()) << result.dump(2);  // 16 passes -> 1
+  EXPECT_EQ(result["winner"]["id"], "1-one-pass.cpp");
+  EXPECT_GT(result["winner"]["speedup"]["low"].get<double>(), 1.05);
+
+  const std::string report = read_text(out / "report.md");
+  EXPECT_NE(report.find("Winner: `1-one-pass.cpp`"), std::string::npos);
+  EXPECT_NE(report.find("2-wrong.cpp"), std::string::npos);
+  std::size_t lines = 0;
+  for (char c : read_text(out / "trajectory.jsonl")) lines += c == '\n';
+  EXPECT_EQ(lines, 3u);
+
+  Command apply;
+  apply.shell = "git apply --check " + (out / "patch.diff").string() + " && git apply " + (out / "patch.diff").string();
+  apply.cwd = repo.string();
+  Outcome applied = run(apply);
+  ASSERT_TRUE(applied.ok()) << applied.tail();
+  EXPECT_NE(read_text(repo / "src/sum.cpp").find("s += square(v[i]);\n  return s;"), std::string::npos);
+}
+
+TEST(Cli, EvalOfTheOriginalIsNotSignificant) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  const std::string original = read_text(repo / "src/sum.cpp");
+  const auto begin = original.find("long long sum_squares(const int* v, int n) {");
+  write_file(dir / "same.cpp", original.substr(begin));
+  Outcome o = maxcode("eval " + repo.string() + " --function sum_squares --candidate " + (dir / "same.cpp").string() +
+                      " --out " + (dir / "out").string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto result = nlohmann::json::parse(read_text(dir / "out/result.json"));
+  ASSERT_EQ(result["candidates"].size(), 1u);
+  EXPECT_EQ(result["candidates"][0]["verdict"], "not-faster") << result["candidates"][0]["reason"];
+  EXPECT_TRUE(result["winner"].is_null());
+  EXPECT_FALSE(fs::exists(dir / "out/patch.diff"));
+}
+
+}  // namespace
+}  // namespace maxcode

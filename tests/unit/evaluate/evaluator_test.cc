@@ -1,0 +1,173 @@
+// The evaluator against candidates that fail in every way DESIGN.md lists: each gets
+// its own verdict and reason, and the user's repository stays untouched.
+#include "runner/evaluate/evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fixture_repo.h"
+
+namespace maxcode {
+namespace {
+
+using testing::definition_candidate;
+using testing::FixtureRepo;
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    repo_ = new FixtureRepo("sum");
+    before_ = repo_->fingerprint();
+    repo_->evaluator();
+  }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(repo_->fingerprint(), before_) << "the user's repository was modified";
+    delete repo_;
+  }
+  static Evaluation check(const Candidate& candidate) {
+    Evaluator& ev = repo_->evaluator();
+    Checked c = ev.check(ev.materialize(candidate));
+    if (c.passed) ev.time(c);
+    ev.release(c);
+    return c.evaluation;
+  }
+  // `body` becomes the function body; <cstdlib> stands before it as a helper would.
+  static Evaluation check_definition(const std::string& id, const std::string& body) {
+    return check(definition_candidate(
+        id, "#include <cstdlib>\nlong long sum_squares(const int* v, int n) {\n" + body + "\n}"));
+  }
+  static FixtureRepo* repo_;
+  static std::map<std::string, std::string> before_;
+};
+
+FixtureRepo* EvaluatorTest::repo_ = nullptr;
+std::map<std::string, std::string> EvaluatorTest::before_;
+
+TEST_F(EvaluatorTest, CompileErrorCarriesCompilerOutput) {
+  Evaluation e = check_definition("no-compile", "  return undeclared_name;");
+  EXPECT_EQ(e.verdict, Verdict::kCompileError);
+  EXPECT_NE(e.compiler_output.find("undeclared_name"), std::string::npos) << e.compiler_output;
+  EXPECT_FALSE(e.timing);
+}
+
+TEST_F(EvaluatorTest, HangIsTimeout) {
+  Evaluation e = check_definition("hang", "  for (;;) {}\n  return 0;");
+  EXPECT_EQ(e.verdict, Verdict::kTimeout) << e.reason;
+  EXPECT_NE(e.reason.find("timed out"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, CrashInBenchmarkIsCrashed) {
+  // Small inputs (the tests) work; the benchmark's large input crashes.
+  Evaluation e = check_definition(
+      "crash", "  if (n > 1000) { volatile int* p = nullptr; *p = 1; }\n"
+               "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
+  EXPECT_EQ(e.verdict, Verdict::kCrashed) << e.reason;
+  EXPECT_NE(e.reason.find("signal"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, OutputFloodIsStoppedAndCrashed) {
+  Evaluation e = check_definition(
+      "flood", "  if (n > 1000) for (;;) __builtin_printf(\"0123456789abcdef0123456789abcdef\\n\");\n"
+               "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
+  EXPECT_EQ(e.verdict, Verdict::kCrashed) << e.reason;
+  EXPECT_NE(e.reason.find("output exceeded"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, FastButWrongIsIncorrectWithTheValues) {
+  Evaluation e = check_definition(
+      "wrong", "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]);\n"
+               "  return n > 1000 ? s + 1 : s;");
+  EXPECT_EQ(e.verdict, Verdict::kIncorrect) << e.reason;
+  EXPECT_NE(e.mismatch.find("expected"), std::string::npos) << e.mismatch;
+  EXPECT_FALSE(e.timing);
+}
+
+TEST_F(EvaluatorTest, DeletingATestFileAtRunTimeIsRejected) {
+  Evaluation e = check_definition(
+      "deletes", "  std::system(\"rm -f tests/test.cpp\");\n"
+                 "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("tests/test.cpp"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, EditingTheBenchmarkAtRunTimeIsRejected) {
+  Evaluation e = check_definition(
+      "edits-bench", "  std::system(\"echo '// tampered' >> bench/main.cpp\");\n"
+                     "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("bench/main.cpp"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, DiffEditingTheTestsIsRejectedBeforeBuilding) {
+  Candidate c;
+  c.id = "edits-tests.diff";
+  c.diff =
+      "--- a/tests/test.cpp\n+++ b/tests/test.cpp\n@@ -4,3 +4,3 @@\n int main() {\n"
+      "   int v[] = {1, -2, 3, 4, -5};\n-  if (sum_squares(v, 5) != 55) { std::puts(\"FAIL sum_squares(v, 5)\"); return 1; }\n"
+      "+  if (false) { std::puts(\"FAIL sum_squares(v, 5)\"); return 1; }\n";
+  Evaluation e = check(c);
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("tests/test.cpp"), std::string::npos) << e.reason;
+  EXPECT_TRUE(e.steps.empty()) << "nothing may run for an out-of-scope candidate";
+}
+
+TEST_F(EvaluatorTest, DefinitionThatEditsAnotherFunctionIsRejected) {
+  Candidate c;
+  c.id = "edits-helper.diff";
+  c.diff =
+      "--- a/src/sum.cpp\n+++ b/src/sum.cpp\n@@ -3,3 +3,3 @@\n"
+      " // Kept from the original so that a candidate may use it: a helper outside the target.\n"
+      "-static inline long long square(int x) { return static_cast<long long>(x) * x; }\n"
+      "+static inline long long square(int x) { return 0 * x; }\n \n";
+  Evaluation e = check(c);
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("src/sum.cpp"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, CorrectRewriteIsTimedWithAnInterval) {
+  Evaluation e = check_definition(
+      "same-speed", "  long long s = 0;\n  for (int p = 0; p < PASSES; ++p) {\n    s = 0;\n"
+                    "    const volatile int* data = v;\n    for (int i = 0; i < n; ++i) s += square(data[i]);\n  }\n  return s;");
+  ASSERT_TRUE(e.verdict == Verdict::kNotFaster || e.verdict == Verdict::kFaster) << e.reason;
+  ASSERT_TRUE(e.timing);
+  EXPECT_GE(e.timing->speedup.rounds, 5);
+  EXPECT_LE(e.timing->speedup.low, e.timing->speedup.median);
+  EXPECT_LE(e.timing->speedup.median, e.timing->speedup.high);
+  EXPECT_EQ(e.timing->baseline_s.size(), e.timing->candidate_s.size());
+}
+
+TEST_F(EvaluatorTest, MuchSlowerRewriteIsNotFaster) {
+  Evaluation e = check_definition(
+      "slower", "  long long s = 0;\n  for (int k = 0; k < 2 * PASSES; ++k) { s = 0; for (int i = 0; i < n; ++i) "
+                "s += square(((volatile const int*)v)[i]); }\n  return s;");
+  ASSERT_EQ(e.verdict, Verdict::kNotFaster) << e.reason;
+  EXPECT_LT(e.timing->speedup.median, 1.0);
+}
+
+TEST_F(EvaluatorTest, KnobOutsideItsValuesIsRejected) {
+  Candidate c;
+  c.id = "PASSES=3";
+  c.knobs = {{"PASSES", "3"}};
+  Evaluation e = check(c);
+  EXPECT_EQ(e.verdict, Verdict::kRejected);
+  EXPECT_NE(e.reason.find("PASSES=3"), std::string::npos) << e.reason;
+}
+
+TEST(EvaluatorSetup, OriginalThatFailsItsTestsIsASetupError) {
+  FixtureRepo repo("sum");
+  repo.config().test.command = "false";
+  try {
+    repo.evaluator();
+    FAIL() << "expected SetupError";
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("tests failed"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EvaluatorSetup, NondeterministicBenchmarkIsASetupError) {
+  FixtureRepo repo("sum");
+  repo.config().benchmarks[0].command = "od -An -N4 -tu4 /dev/urandom";
+  EXPECT_THROW(repo.evaluator(), SetupError);
+}
+
+}  // namespace
+}  // namespace maxcode

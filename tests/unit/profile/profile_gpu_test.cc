@@ -1,0 +1,228 @@
+// The GPU side without a GPU: the aggregation the CUPTI injection runs on activity
+// records, recorded per-process files parsed and ranked, kernels mapped back to their
+// definitions, and the CPU-/launch-/GPU-bound verdict.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "runner/profile/bound.h"
+#include "runner/profile/collect.h"
+#include "runner/instrument/gpu_activity.h"
+#include "runner/instrument/inject_paths.h"
+#include "runner/profile/rank_gpu.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+using testing::source_path;
+using testing::TempDir;
+
+KernelLaunch launch(const std::string& name, int grid, std::uint64_t start, std::uint64_t end,
+                    std::uint32_t stream = 7) {
+  KernelLaunch k;
+  k.name = name;
+  k.grid = {grid, 1, 1};
+  k.block = {256, 1, 1};
+  k.registers = 32;
+  k.static_smem = 1024;
+  k.dynamic_smem = 0;
+  k.stream = stream;
+  k.start_ns = start;
+  k.end_ns = end;
+  return k;
+}
+
+GpuSummary fixture(const std::string& name) {
+  const auto path = source_path("tests/fixtures/profile/" + name);
+  return parse_gpu_summary(nlohmann::json::parse(read_text(path)), path.string());
+}
+
+const ProfileEntry* find(const std::vector<ProfileEntry>& entries, const std::string& function) {
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) { return e.function == function; });
+  return it == entries.end() ? nullptr : &*it;
+}
+
+TEST(GpuActivity, SumsLaunchesPerKernelAndShape) {
+  GpuActivity a;
+  a.add_kernel(launch("_Z5saxpyifPKfPf", 64, 1000, 3000, 7));
+  a.add_kernel(launch("_Z5saxpyifPKfPf", 64, 2000, 7000, 9));  // another stream, overlapping
+  a.add_kernel(launch("_Z5saxpyifPKfPf", 128, 10000, 11000));
+  a.add_transfer("HtoD", 4096, 20000, 24000);
+  a.add_transfer("memset", 64, 30000, 30500);
+  a.add_dropped(3);
+  a.add_message("x");
+  a.add_message("x");  // kept once
+  GpuSummary s = a.summary(42, "/bin/app", true);
+  ASSERT_EQ(s.kernels.size(), 2u);
+  const KernelStats& big = s.kernels[0];  // sorted by total time
+  EXPECT_EQ(big.grid[0], 64);
+  EXPECT_EQ(big.launches, 2u);
+  EXPECT_EQ(big.total_ns, 7000u);
+  EXPECT_EQ(big.min_ns, 2000u);
+  EXPECT_EQ(big.max_ns, 5000u);
+  EXPECT_EQ(big.registers, 32);
+  EXPECT_EQ(big.static_smem, 1024);
+  EXPECT_EQ(big.streams, (std::vector<std::uint32_t>{7, 9}));
+  EXPECT_EQ(s.kernel_ns(), 8000u);
+  EXPECT_EQ(s.transfer_ns(), 4500u);
+  // Busy time is the union: [1000, 7000) + [10000, 11000) + copies, not the sum.
+  EXPECT_EQ(s.busy_ns, 6000u + 1000u + 4000u + 500u);
+  EXPECT_EQ(s.first_ns, 1000u);
+  EXPECT_EQ(s.last_ns, 30500u);
+  EXPECT_EQ(s.dropped, 3u);
+  EXPECT_EQ(s.messages.size(), 1u);
+
+  // What the injection writes is what the engine reads.
+  GpuSummary back = parse_gpu_summary(to_json(s), "gpu.json");
+  EXPECT_EQ(to_json(back), to_json(s));
+}
+
+TEST(GpuActivity, AFileWithMissingOrMistypedFieldsIsAnError) {
+  nlohmann::json doc = to_json(GpuActivity().summary(1, "x", true));
+  nlohmann::json missing = doc;
+  missing.erase("busy_ns");
+  EXPECT_THROW(
+      {
+        try {
+          parse_gpu_summary(missing, "gpu-1.json");
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "gpu-1.json: busy_ns: missing");
+          throw;
+        }
+      },
+      std::runtime_error);
+  nlohmann::json bad = to_json(fixture("gpu-multistream.json"));
+  bad["kernels"][2]["grid"] = {1, 2};
+  try {
+    parse_gpu_summary(bad, "gpu-2.json");
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "gpu-2.json: kernels[2].grid: expected three integers");
+  }
+  nlohmann::json other = doc;
+  other["format"] = "something/1";
+  EXPECT_THROW(parse_gpu_summary(other, "x.json"), std::runtime_error);
+}
+
+TEST(GpuRanking, RecordedMultiStreamRunMapsKernelsToTheirDefinitions) {
+  CodeOrigin origin({source_path("tests/fixtures/profile/cuda-repo")}, ScopeConfig{{"src/**"}, {}});
+  SourceIndex sources(source_path("tests/fixtures/profile/cuda-repo"));
+  std::vector<ProfileEntry> entries = rank_gpu({fixture("gpu-multistream.json")}, origin, &sources);
+  ASSERT_EQ(entries.size(), 5u);  // reduce_sum's two grid sizes are one kernel
+  EXPECT_EQ(entries[0].function, "stencil::blur");
+  EXPECT_EQ(entries[0].name, "stencil::blur(float const*, float*, int, int)");
+  EXPECT_EQ(entries[0].file, "src/kernels.cu");
+  EXPECT_EQ(entries[0].line, 25);
+  EXPECT_EQ(entries[0].calls, 100u);
+  EXPECT_TRUE(entries[0].in_scope);
+  EXPECT_FALSE(entries[0].external);
+
+  const ProfileEntry* saxpy = find(entries, "saxpy");
+  ASSERT_NE(saxpy, nullptr);
+  EXPECT_EQ(saxpy->line, 5);
+  EXPECT_DOUBLE_EQ(saxpy->self, 200e6);
+  const ProfileEntry* reduce = find(entries, "reduce_sum");
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_EQ(reduce->file, "src/kernels.cu");
+  EXPECT_EQ(reduce->line, 10);  // the template header starts the definition
+  EXPECT_EQ(reduce->calls, 150u);
+  EXPECT_DOUBLE_EQ(reduce->self, 175e6);
+  ASSERT_EQ(reduce->shapes.size(), 2u);
+  EXPECT_EQ(reduce->shapes[0].grid[0], 4096);
+  EXPECT_EQ(reduce->shapes[0].static_smem, 1024);
+
+  // Library kernels: cuBLAS (found nowhere) and CUTLASS (by name) are external.
+  const ProfileEntry* cutlass = find(entries, "cutlass::Kernel");
+  ASSERT_NE(cutlass, nullptr);
+  EXPECT_TRUE(cutlass->external);
+  auto cublas = std::find_if(entries.begin(), entries.end(),
+                             [](const ProfileEntry& e) { return e.name.find("cublas") != std::string::npos; });
+  ASSERT_NE(cublas, entries.end());
+  EXPECT_TRUE(cublas->external);
+  EXPECT_FALSE(cublas->in_scope);
+}
+
+TEST(GpuRanking, SharesCountCopiesInTheTotal) {
+  Collected c;
+  c.gpu.push_back(fixture("gpu-multistream.json"));
+  Profile p = rank_profile(c, CodeOrigin({source_path("tests/fixtures/profile/cuda-repo")}, ScopeConfig{}));
+  EXPECT_DOUBLE_EQ(p.gpu_total, 850e6 + 25.03e6);
+  EXPECT_DOUBLE_EQ(p.cpu_total, 0);
+  EXPECT_NEAR(p.entries[0].share, 400e6 / (850e6 + 25.03e6), 1e-12);
+}
+
+TEST(Boundness, NamesWhatLimitsTheProgram) {
+  const Boundness gpu = classify_boundness(1.0, 0.9, 0.88, 565, 0.85, true);
+  EXPECT_EQ(gpu.kind, "gpu-bound");
+  EXPECT_NE(gpu.reason.find("GPU busy 98%"), std::string::npos) << gpu.reason;
+  // CUDA's start-up before the first kernel does not hide a busy GPU.
+  EXPECT_EQ(classify_boundness(3.0, 0.9, 0.88, 565, 0.85, true).kind, "gpu-bound");
+  const Boundness launches = classify_boundness(0.5, 0.45, 0.06, 20000, 0.06, true);
+  EXPECT_EQ(launches.kind, "launch-bound");
+  EXPECT_NE(launches.reason.find("3.0 us"), std::string::npos);
+  EXPECT_EQ(classify_boundness(2.0, 1.9, 0.2, 40, 0.2, true).kind, "cpu-bound");
+  EXPECT_EQ(classify_boundness(2.0, 0, 0, 0, 0, false).kind, "cpu-only");
+}
+
+TEST(GpuRunDirectory, SnapshotsDroppedRecordsAndCuptiErrorsAreReported) {
+  TempDir dir;
+  write_text(dir / "gpu-777-1.json", read_text(source_path("tests/fixtures/profile/gpu-launch-bound.json")));
+  write_text(dir / "gpu-777-1.json.tmp", "{ half a snapshot");  // never read
+  Collected c;
+  BenchmarkRun run;
+  collect_run_directory(dir.path(), c, run);
+  EXPECT_EQ(run.gpu_processes, 1);
+  EXPECT_EQ(run.kernel_launches, 20000u);
+  EXPECT_EQ(run.gpu_dropped, 12u);
+  EXPECT_TRUE(run.partial);
+  EXPECT_DOUBLE_EQ(run.gpu_busy_s, 0.06);
+  EXPECT_NEAR(run.gpu_window_s, 0.449995, 1e-9);
+  bool snapshot = false, cupti = false;
+  for (const auto& w : c.warnings) {
+    snapshot |= w.find("last snapshot") != std::string::npos;
+    cupti |= w.find("CUPTI: cuptiActivityFlushPeriod") != std::string::npos;
+  }
+  EXPECT_TRUE(snapshot);
+  EXPECT_TRUE(cupti);
+
+  // A broken file is a warning naming it, and the rest still counts.
+  write_text(dir / "gpu-9-2.json", "{\"format\": \"maxcode-gpu/1\"}");
+  Collected again;
+  BenchmarkRun second;
+  collect_run_directory(dir.path(), again, second);
+  EXPECT_EQ(second.gpu_processes, 1);
+  ASSERT_FALSE(again.warnings.empty());
+  EXPECT_NE(again.warnings.back().find("gpu-9-2.json: pid: missing"), std::string::npos);
+}
+
+TEST(CuptiInjection, WithoutAGpuItDegradesWritesOnceAndNeverBreaksTheProgram) {
+  const auto library = find_inject_libraries().cupti;
+  if (library.empty()) GTEST_SKIP() << "built without CUPTI";
+  TempDir dir;
+  Command build;
+  build.shell = "cc -o " + (dir / "host").string() + " " +
+                source_path("tests/fixtures/profile/programs/inject_host.c").string() + " -ldl";
+  ASSERT_TRUE(run(build).ok());
+  std::filesystem::create_directories(dir / "profiles");
+  Command c;
+  c.shell = (dir / "host").string() + " " + library.string();
+  c.env = {{"MAXCODE_PROFILE_DIR", (dir / "profiles").string()}};
+  Outcome o = run(c);
+  EXPECT_TRUE(o.ok()) << o.describe() << "\n" << o.tail();
+  EXPECT_NE(o.out.find("InitializeInjection -> 1"), std::string::npos);
+  Collected collected;
+  BenchmarkRun r;
+  collect_run_directory(dir / "profiles", collected, r);
+  EXPECT_EQ(r.gpu_processes, 1);  // the parent's; the forked child wrote none
+  ASSERT_EQ(collected.gpu.size(), 1u);
+  EXPECT_TRUE(collected.gpu[0].complete);
+  EXPECT_TRUE(collected.gpu[0].kernels.empty());
+  // Where a GPU is missing, CUPTI says so; where one is present, nothing is wrong.
+  if (!collected.gpu[0].messages.empty()) EXPECT_NE(o.err.find("maxcode cupti: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace maxcode

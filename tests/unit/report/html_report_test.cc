@@ -1,0 +1,48 @@
+#include "runner/report/html_report.h"
+
+#include <gtest/gtest.h>
+
+namespace maxcode {
+namespace {
+
+TrajectoryEntry entry(const std::string& id, Verdict v, double speedup) {
+  TrajectoryEntry e;
+  e.candidate.id = id;
+  e.evaluation.candidate_id = id;
+  e.evaluation.verdict = v;
+  if (speedup > 0) {
+    Timing t;
+    t.speedup = {speedup, speedup * 0.95, speedup * 1.05, 10};
+    e.evaluation.timing = t;
+  }
+  return e;
+}
+
+TEST(HtmlReport, PlotIsAStepOfTheBestSoFar) {
+  SearchResult r;
+  r.trajectory = {entry("a", Verdict::kFaster, 1.5), entry("b", Verdict::kIncorrect, 0),
+                  entry("c", Verdict::kFaster, 1.2), entry("d", Verdict::kFaster, 2.0)};
+  const std::string svg = render_progress_svg(r);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  std::size_t circles = 0;
+  for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
+  EXPECT_EQ(circles, 5u);  // the original plus four evaluations
+  EXPECT_NE(svg.find("2.20x"), std::string::npos) << "top grid line at 1.1 x the best";
+}
+
+TEST(HtmlReport, EscapesEverythingFromCandidates) {
+  RunInfo info;
+  info.command = "optimize";
+  info.target.function = "f<int>";
+  SearchResult r;
+  TrajectoryEntry e = entry("<script>", Verdict::kNotFaster, 1.0);
+  e.evaluation.critique = "use <b>tiles</b> & more";
+  r.trajectory = {e};
+  const std::string html = render_html_report(info, r, "");
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("use &lt;b&gt;tiles&lt;/b&gt; &amp; more"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace maxcode

@@ -1,0 +1,172 @@
+// The MaxCode search end to end, driven by scripted replies from a local server that
+// speaks the OpenAI chat-completions protocol: the real maxcode binary, the real
+// evaluator on the fixture repository, an interruption and --resume, and the export.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "support/llm_server.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+using testing::LlmServer;
+using testing::ScriptedReply;
+namespace fs = std::filesystem;
+
+constexpr const char* kKeyVariable = "MAXCODE_TEST_LLM_KEY";
+constexpr const char* kKey = "sk-test-0123456789abcdef";
+
+const char* kFast =
+    "Sixteen passes recompute the same sum; one pass is enough.\n\n```cpp\n"
+    "long long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+    "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s;\n}\n```\n";
+const char* kBroken = "```cpp\nlong long sum_squares(const int* v, int n) {\n  return undefined_total(v, n);\n}\n```\n";
+const char* kNoCode = "I would start by profiling the function.";
+const char* kWrong =
+    "```cpp\nlong long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+    "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return n > 1000 ? s - 1 : s;\n}\n```\n";
+const char* kFastAgain =  // the same code as kFast, laid out differently
+    "```cpp\nlong long sum_squares(const int* v, int n) {\n  long long s = 0;  // one pass\n"
+    "  for (int i = 0; i < n; ++i)\n    s += square(v[i]);\n  return s;\n}\n```\n";
+
+ScriptedReply completion(const std::string& content) {
+  nlohmann::json body = nlohmann::json::parse(testing::llm_fixture("openai_chat_completion.json"));
+  body["choices"][0]["message"]["content"] = content;
+  return ScriptedReply{200, body.dump()};
+}
+
+Outcome maxcode(const std::string& args) {
+  Command c;
+  c.shell = std::string(MAXCODE_BINARY) + " " + args;
+  c.timeout_s = 300;
+  return run(c);
+}
+
+fs::path repo_with_llm(const testing::TempDir& dir, const std::string& base_url) {
+  const fs::path repo = dir / "repo";
+  copy_tree(testing::source_path("tests/fixtures/sum"), repo);
+  nlohmann::json config = nlohmann::json::parse(read_text(repo / ".maxcode.json"));
+  config["search"] = {{"policy", "maxcode"}, {"batch", 2}, {"max_evaluations", 4}};
+  config["llm"] = {{"propose",
+                    {{"provider", "openai"}, {"model", "test-model"}, {"base_url", base_url},
+                     {"api_key_env", kKeyVariable}, {"timeout_s", 30},
+                     {"price", {{"input_per_mtok", 2.0}, {"output_per_mtok", 8.0}}}}}};
+  write_text(repo / ".maxcode.json", config.dump(2));
+  return repo;
+}
+
+std::size_t lines(const fs::path& file) {
+  std::size_t n = 0;
+  for (char c : read_text(file)) n += c == '\n';
+  return n;
+}
+
+TEST(LlmSearch, SecondStepSeesTheBestItsFeedbackAndTheCritiquesAndResumeWorks) {
+  LlmServer server;
+  server.script("/v1/chat/completions",
+                {completion(kFast), completion(kBroken), completion(kNoCode), completion(kFastAgain),
+                 completion(kWrong)});
+  testing::ScopedEnv key(kKeyVariable, kKey);
+  testing::TempDir dir;
+  const fs::path repo = repo_with_llm(dir, server.url() + "/v1");
+  const fs::path out = dir / "out";
+
+  // Step 1 only (two proposals), as if the run had been interrupted there...
+  Outcome first = maxcode("optimize " + repo.string() + " --max-evaluations 2 --out " + out.string() + " -q");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_TRUE(fs::exists(out / "checkpoint.json"));
+  ASSERT_EQ(server.requests().size(), 2u);
+  for (const auto& r : server.requests()) {
+    EXPECT_EQ(r.header("Authorization"), std::string("Bearer ") + kKey);
+    EXPECT_EQ(r.json()["model"], "test-model");
+  }
+
+  // ...then resumed with a larger budget: step 2 runs from the checkpoint.
+  Outcome second = maxcode("optimize --resume " + out.string() + " " + repo.string() + " --max-evaluations 4 -q");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 5u);  // step 2 asks for two; a repeat leaves room for one more
+  const std::string step2 = requests[2].json()["messages"][1]["content"];
+  EXPECT_EQ(step2, requests[3].json()["messages"][1]["content"].get<std::string>()) << "one observation per step";
+  // The best so far, with its code, feedback and critique:
+  EXPECT_NE(step2.find("## Best so far"), std::string::npos) << step2;
+  EXPECT_NE(step2.find("for (int i = 0; i < n; ++i) s += square(v[i]);"), std::string::npos);
+  EXPECT_NE(step2.find("Verdict: faster"), std::string::npos);
+  EXPECT_NE(step2.find("Critique: Faster:"), std::string::npos);
+  // The failed attempt of step 1, with its compiler error and critique:
+  EXPECT_NE(step2.find("Verdict: compile-error"), std::string::npos);
+  EXPECT_NE(step2.find("undefined_total"), std::string::npos);
+  EXPECT_NE(step2.find("Critique: It does not compile"), std::string::npos);
+
+  auto result = nlohmann::json::parse(read_text(out / "result.json"));
+  ASSERT_EQ(result["candidates"].size(), 5u);
+  int faster = 0, compile_errors = 0;
+  for (int i = 0; i < 2; ++i) {
+    faster += result["candidates"][i]["verdict"] == "faster";
+    compile_errors += result["candidates"][i]["verdict"] == "compile-error";
+    EXPECT_FALSE(result["candidates"][i].value("critique", "").empty());
+  }
+  EXPECT_EQ(faster, 1);
+  EXPECT_EQ(compile_errors, 1);
+  std::vector<std::string> step2_reasons{result["candidates"][2]["reason"], result["candidates"][3]["reason"]};
+  std::sort(step2_reasons.begin(), step2_reasons.end());
+  EXPECT_EQ(step2_reasons[0].rfind("LLM reply unusable: the reply has no fenced code block", 0), 0u) << step2_reasons[0];
+  EXPECT_EQ(step2_reasons[1].rfind("same code as maxcode-", 0), 0u) << step2_reasons[1];
+  ASSERT_FALSE(result["winner"].is_null());
+  EXPECT_EQ(result["candidates"][4]["verdict"], "incorrect");
+  EXPECT_EQ(result["evaluations"], 4);
+  EXPECT_EQ(result["spend"]["tokens"], 5 * 1500);
+  EXPECT_NEAR(result["spend"]["dollars"].get<double>(), 5 * (1200 * 2.0 + 300 * 8.0) / 1e6, 1e-9);
+  EXPECT_EQ(lines(out / "trajectory.jsonl"), 5u);
+  EXPECT_NE(read_text(out / "report.html").find("<svg"), std::string::npos);
+  for (const char* file : {"result.json", "report.md", "report.html", "trajectory.jsonl", "checkpoint.json"})
+    EXPECT_EQ(read_text(out / file).find(kKey), std::string::npos) << "the key leaked into " << file;
+
+  // Training data from the rollout store.
+  Outcome exported = maxcode("export --db " + (out / "rollouts.sqlite").string() + " --out " + (dir / "export").string());
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(lines(dir / "export/sft.jsonl"), 1u);
+  auto pair = nlohmann::json::parse(read_text(dir / "export/sft.jsonl"));
+  EXPECT_EQ(pair["messages"][2]["role"], "assistant");
+  EXPECT_NE(pair["messages"][2]["content"].get<std::string>().find("s += square(v[i]);"), std::string::npos);
+  EXPECT_NE(pair["messages"][1]["content"].get<std::string>().find("PASSES"), std::string::npos) << "the original";
+  EXPECT_EQ(lines(dir / "export/rtg.jsonl"), 4u);  // the repeat is not a sample
+  EXPECT_EQ(lines(dir / "export/rewards.jsonl"), 4u);
+  std::istringstream rewards(read_text(dir / "export/rewards.jsonl"));
+  std::map<std::string, double> by_verdict;
+  for (std::string line; std::getline(rewards, line);) {
+    auto r = nlohmann::json::parse(line);
+    by_verdict[r["verdict"]] = r["reward"];
+  }
+  EXPECT_DOUBLE_EQ(by_verdict["faster"], 1.0);
+  EXPECT_DOUBLE_EQ(by_verdict["compile-error"], 0.0);
+  EXPECT_DOUBLE_EQ(by_verdict["rejected"], 0.0);
+  EXPECT_DOUBLE_EQ(by_verdict["incorrect"], 0.4);  // compiles, not correct
+  std::istringstream rtg(read_text(dir / "export/rtg.jsonl"));
+  std::string first_line;
+  std::getline(rtg, first_line);
+  EXPECT_GT(nlohmann::json::parse(first_line)["reward_to_go"].get<double>(), 1.0)
+      << "the first sample's path reaches the winner";
+}
+
+TEST(LlmSearch, ARejectedKeyStopsTheRunAndNamesTheVariable) {
+  LlmServer server;
+  server.script("/v1/chat/completions", {testing::fixture_reply("openai_error_401.json", 401)});
+  testing::ScopedEnv key(kKeyVariable, kKey);
+  testing::TempDir dir;
+  const fs::path repo = repo_with_llm(dir, server.url() + "/v1");
+  Outcome o = maxcode("optimize " + repo.string() + " --out " + (dir / "out").string() + " -q");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find(kKeyVariable), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(kKey), std::string::npos) << "the key itself must never be printed";
+  auto result = nlohmann::json::parse(read_text(dir / "out/result.json"));
+  EXPECT_NE(result.value("fatal", "").find(kKeyVariable), std::string::npos);
+  EXPECT_EQ(server.requests().size(), 2u) << "no retries on 401 (one request per proposal)";
+}
+
+}  // namespace
+}  // namespace maxcode

@@ -1,0 +1,95 @@
+#include "runner/search/policy.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+Knob knob(const std::string& name, std::vector<std::string> values, const std::string& original) {
+  return Knob{name, "a.cc", 1, original, std::move(values)};
+}
+
+TEST(TunePolicy, SmallSpaceIsEnumeratedOnceWithoutTheOriginal) {
+  auto policy = make_tune_policy({knob("A", {"1", "2", "4"}, "1"), knob("B", {"x", "y"}, "x")}, 32, 1);
+  SearchState state;
+  std::set<std::string> ids;
+  for (auto batch = policy->propose(state, 4); !batch.empty(); batch = policy->propose(state, 4))
+    for (const auto& c : batch) EXPECT_TRUE(ids.insert(c.id).second) << "proposed twice: " << c.id;
+  EXPECT_EQ(ids.size(), 5u);  // 3 x 2 settings minus the original
+  EXPECT_EQ(ids.count("A=1,B=x"), 0u);
+  EXPECT_EQ(ids.count("A=4,B=y"), 1u);
+}
+
+TEST(TunePolicy, OriginalValueNotListedIsStillPartOfTheSpace) {
+  auto policy = make_tune_policy({knob("A", {"2", "4"}, "3")}, 32, 1);
+  SearchState state;
+  auto batch = policy->propose(state, 10);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].knobs.at("A"), "2");
+  EXPECT_EQ(batch[1].knobs.at("A"), "4");
+}
+
+TEST(TunePolicy, LargeSpaceSamplesThenSearchesAroundTheBest) {
+  std::vector<std::string> values;
+  for (int i = 0; i < 20; ++i) values.push_back(std::to_string(i));
+  auto policy = make_tune_policy({knob("A", values, "0"), knob("B", values, "0")}, 10, 7);
+  SearchState state;
+  auto first = policy->propose(state, 5);  // half the budget: random
+  ASSERT_EQ(first.size(), 5u);
+  for (const auto& c : first) EXPECT_EQ(c.note, "random sample");
+  // Make one of them the best so far; the next proposals are its neighbours.
+  TrajectoryEntry best{1, first[2], {}};
+  best.evaluation.verdict = Verdict::kFaster;
+  state.trajectory.push_back(best);
+  state.best = 0;
+  auto next = policy->propose(state, 4);
+  ASSERT_FALSE(next.empty());
+  const int a = std::stoi(first[2].knobs.at("A")), b = std::stoi(first[2].knobs.at("B"));
+  for (const auto& c : next) {
+    EXPECT_EQ(c.note, "neighbour of the best setting");
+    const int da = std::abs(std::stoi(c.knobs.at("A")) - a), db = std::abs(std::stoi(c.knobs.at("B")) - b);
+    EXPECT_EQ(da + db, 1) << c.id;
+  }
+}
+
+TEST(TunePolicy, NoKnobsIsAClearError) {
+  try {
+    make_tune_policy({}, 10, 1);
+    FAIL();
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("maxcode: tune"), std::string::npos);
+  }
+}
+
+TEST(ReplayPolicy, FilesInNameOrderDefinitionsAndDiffs) {
+  TempDir dir;
+  write_file(dir / "b.diff", "--- a/src/x.cc\n+++ b/src/x.cc\n@@ -1 +1 @@\n-a\n+b\n");
+  write_file(dir / "a.cpp", "int f() { return 2; }\n\n");
+  write_file(dir / ".hidden", "ignored");
+  auto policy = make_replay_policy(dir.path());
+  SearchState state;
+  auto batch = policy->propose(state, 10);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].id, "a.cpp");
+  ASSERT_TRUE(batch[0].definition);
+  EXPECT_EQ(*batch[0].definition, "int f() { return 2; }");
+  EXPECT_EQ(batch[1].id, "b.diff");
+  EXPECT_TRUE(batch[1].diff);
+  EXPECT_TRUE(policy->propose(state, 10).empty());
+}
+
+TEST(ReplayPolicy, MissingOrEmptyDirectoryIsAnError) {
+  TempDir dir;
+  EXPECT_THROW(make_replay_policy(dir / "missing"), PolicyError);
+  EXPECT_THROW(make_replay_policy(dir.path()), PolicyError);
+}
+
+}  // namespace
+}  // namespace maxcode

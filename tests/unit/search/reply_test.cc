@@ -1,0 +1,72 @@
+#include "runner/search/reply.h"
+
+#include <gtest/gtest.h>
+
+namespace maxcode {
+namespace {
+
+const char* kDefinition = "int f(int x) {\n  return x + 1;\n}";
+
+TEST(Reply, OneBlockWithProseAround) {
+  ParsedReply p = parse_reply(std::string("I unrolled it.\n```cpp\n") + kDefinition + "\n```\nDone.", "f");
+  ASSERT_TRUE(p.code) << p.error;
+  EXPECT_EQ(*p.code, kDefinition);
+  EXPECT_EQ(p.rationale, "I unrolled it.\nDone.");
+}
+
+TEST(Reply, HelpersBeforeTheDefinitionStayInTheBlock) {
+  ParsedReply p = parse_reply("```c++\n#include <cstring>\nstatic int g() { return 2; }\nint f(int x) { return x + g(); }\n```", "f");
+  ASSERT_TRUE(p.code) << p.error;
+  EXPECT_NE(p.code->find("#include <cstring>"), std::string::npos);
+  EXPECT_NE(p.code->find("static int g()"), std::string::npos);
+}
+
+TEST(Reply, NoCodeBlock) {
+  ParsedReply p = parse_reply("You could unroll the loop.", "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_EQ(p.error, "the reply has no fenced code block");
+}
+
+TEST(Reply, Refusal) {
+  ParsedReply p = parse_reply("I'm sorry, but I can't help with that.", "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_NE(p.error.find("declined"), std::string::npos) << p.error;
+}
+
+TEST(Reply, TwoConflictingBlocks) {
+  ParsedReply p = parse_reply("```cpp\nint f(int x) { return x + 1; }\n```\nor\n```cpp\nint f(int x) { return 1 + x; }\n```", "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_NE(p.error.find("2 code blocks define 'f' differently"), std::string::npos) << p.error;
+}
+
+TEST(Reply, TheSameBlockTwiceIsFine) {
+  ParsedReply p = parse_reply("```cpp\nint f(int x) { return x + 1; }\n```\nAgain:\n```cpp\nint f(int x) {\n  return x + 1;  // same\n}\n```", "f");
+  EXPECT_TRUE(p.code) << p.error;
+}
+
+TEST(Reply, BlockCutOffMidDefinition) {
+  ParsedReply p = parse_reply("```cpp\nint f(int x) {\n  for (int i = 0; i < x; ++i) {\n", "f", "length");
+  EXPECT_FALSE(p.code);
+  EXPECT_NE(p.error.find("cut off"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("token limit"), std::string::npos) << p.error;
+}
+
+TEST(Reply, UnclosedFenceWithoutLimitIsStillCutOff) {
+  ParsedReply p = parse_reply("```cpp\nint f(int x) {\n  return x;\n", "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_NE(p.error.find("cut off"), std::string::npos) << p.error;
+}
+
+TEST(Reply, BlocksThatDefineSomethingElse) {
+  ParsedReply p = parse_reply("```cpp\nint g(int x) { return x; }\n```", "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_EQ(p.error, "no code block defines 'f'");
+}
+
+TEST(Reply, TildeFencesAndLongerFences) {
+  EXPECT_TRUE(parse_reply("~~~\nint f(int x) { return x; }\n~~~", "f").code);
+  EXPECT_TRUE(parse_reply("````cpp\nint f(int x) { return x; } // ``` inside\n````", "f").code);
+}
+
+}  // namespace
+}  // namespace maxcode

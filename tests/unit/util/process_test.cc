@@ -1,0 +1,441 @@
+#include "runner/util/process.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+namespace fs = std::filesystem;
+using maxcode::testing::TempDir;
+
+Command shell(const std::string& text, double timeout_s = 10) {
+  Command command;
+  command.shell = text;
+  command.timeout_s = timeout_s;
+  return command;
+}
+
+// A killed process stays a zombie until its (new) parent reaps it, and kill(pid, 0)
+// succeeds on zombies, so a zombie counts as gone. Waits up to a second.
+bool process_gone(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto paren = text.rfind(')');
+    if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z') {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+pid_t read_pid(const fs::path& file) {
+  return static_cast<pid_t>(std::stol(testing::read_file(file)));
+}
+
+// ---------------------------------------------------------------- plain runs
+
+TEST(ProcessTest, ReportsExitCode) {
+  Outcome success = run(shell("true"));
+  EXPECT_TRUE(success.ok());
+  EXPECT_EQ(success.exit_code, 0);
+  EXPECT_EQ(success.describe(), "exit code 0");
+
+  Outcome failure = run(shell("exit 3"));
+  EXPECT_FALSE(failure.ok());
+  EXPECT_EQ(failure.exit_code, 3);
+  EXPECT_EQ(failure.term_signal, 0);
+  EXPECT_EQ(failure.describe(), "exit code 3");
+  EXPECT_EQ(failure.isolation, Isolation::kNone);
+}
+
+TEST(ProcessTest, CapturesStdoutAndStderrSeparately) {
+  Outcome outcome = run(shell("echo to-out; echo to-err >&2; printf 'no newline'"));
+  ASSERT_TRUE(outcome.ok()) << outcome.describe();
+  EXPECT_EQ(outcome.out, "to-out\nno newline");
+  EXPECT_EQ(outcome.err, "to-err\n");
+}
+
+TEST(ProcessTest, StdinIsEmpty) {
+  Outcome outcome = run(shell("cat; echo done", 5));
+  ASSERT_TRUE(outcome.ok()) << outcome.describe();
+  EXPECT_EQ(outcome.out, "done\n");
+}
+
+TEST(ProcessTest, PassesAndOverridesEnvironment) {
+  setenv("MAXCODE_TEST_INHERITED", "from-parent", 1);
+  setenv("MAXCODE_TEST_OVERRIDDEN", "old", 1);
+  Command command = shell(
+      "echo \"$MAXCODE_TEST_INHERITED $MAXCODE_TEST_OVERRIDDEN $MAXCODE_TEST_ADDED\"; "
+      "env | grep -c '^MAXCODE_TEST_OVERRIDDEN='");
+  command.env = {{"MAXCODE_TEST_OVERRIDDEN", "new"}, {"MAXCODE_TEST_ADDED", "a b"}};
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe() << outcome.err;
+  EXPECT_EQ(outcome.out, "from-parent new a b\n1\n");
+}
+
+TEST(ProcessTest, RunsInGivenDirectory) {
+  TempDir dir;
+  Command command = shell("pwd; echo hi > here.txt");
+  command.cwd = dir.path().string();
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe() << outcome.err;
+  EXPECT_EQ(outcome.out, fs::canonical(dir.path()).string() + "\n");
+  EXPECT_EQ(testing::read_file(dir / "here.txt"), "hi\n");
+}
+
+TEST(ProcessTest, MissingDirectoryIsASpawnFailure) {
+  TempDir dir;
+  Command command = shell("echo should not run");
+  command.cwd = (dir / "missing").string();
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.spawn_failed);
+  EXPECT_FALSE(outcome.ok());
+  EXPECT_NE(outcome.spawn_error.find("does not exist"), std::string::npos) << outcome.spawn_error;
+  EXPECT_NE(outcome.spawn_error.find(command.cwd), std::string::npos) << outcome.spawn_error;
+  EXPECT_NE(outcome.describe().find("could not start"), std::string::npos);
+  EXPECT_TRUE(outcome.out.empty());
+}
+
+// ---------------------------------------------------------------- limits
+
+TEST(ProcessTest, TimeoutKillsTheCommand) {
+  auto start = std::chrono::steady_clock::now();
+  Outcome outcome = run(shell("echo started; sleep 100", 0.3));
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.term_signal, 0);  // we killed it; not a crash
+  EXPECT_EQ(outcome.out, "started\n");  // output before the kill is kept
+  EXPECT_GE(outcome.wall_s, 0.3);
+  EXPECT_LT(elapsed, 2.0);
+  EXPECT_NE(outcome.describe().find("timed out after 0."), std::string::npos)
+      << outcome.describe();
+}
+
+TEST(ProcessTest, TimeoutKillsBackgroundedGrandchild) {
+  TempDir dir;
+  Command command = shell("sleep 100 & echo $! > grandchild.pid; sleep 100", 0.5);
+  command.cwd = dir.path().string();
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_LT(outcome.wall_s, 2.0);
+  ASSERT_TRUE(fs::exists(dir / "grandchild.pid"));
+  EXPECT_TRUE(process_gone(read_pid(dir / "grandchild.pid")));
+}
+
+TEST(ProcessTest, BackgroundChildrenDoNotOutliveTheCommand) {
+  TempDir dir;
+  // The background sleep holds stdout open; we must not wait for it.
+  Command command = shell("sleep 100 & echo $! > grandchild.pid; echo done", 5);
+  command.cwd = dir.path().string();
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe();
+  EXPECT_EQ(outcome.out, "done\n");
+  EXPECT_LT(outcome.wall_s, 1.0);
+  EXPECT_TRUE(process_gone(read_pid(dir / "grandchild.pid")));
+}
+
+TEST(ProcessTest, OutputFloodIsCutOff) {
+  Command command = shell("yes", 10);
+  command.output_cap = 1 << 20;
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.output_exceeded);
+  EXPECT_FALSE(outcome.timed_out);
+  EXPECT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.term_signal, 0);
+  EXPECT_EQ(outcome.out.size() + outcome.err.size(), command.output_cap);
+  EXPECT_LT(outcome.wall_s, 2.0);
+  EXPECT_EQ(outcome.describe(), "output exceeded 1048576 bytes");
+}
+
+TEST(ProcessTest, OutputCapCountsBothStreams) {
+  Command command = shell("head -c 600000 /dev/zero; head -c 600000 /dev/zero >&2; sleep 100");
+  command.output_cap = 1 << 20;
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.output_exceeded);
+  EXPECT_EQ(outcome.out.size() + outcome.err.size(), command.output_cap);
+  EXPECT_LT(outcome.wall_s, 2.0);
+}
+
+TEST(ProcessTest, OutputUpToTheCapIsFine) {
+  Command command = shell("head -c 1000 /dev/zero");
+  command.output_cap = 1000;
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.ok()) << outcome.describe();
+  EXPECT_EQ(outcome.out.size(), 1000u);
+}
+
+TEST(ProcessTest, ReportsCrashSignal) {
+  Outcome outcome = run(shell("kill -SEGV $$"));
+  EXPECT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.term_signal, SIGSEGV);
+  EXPECT_FALSE(outcome.timed_out);
+  EXPECT_NE(outcome.describe().find("signal 11"), std::string::npos) << outcome.describe();
+  EXPECT_NE(outcome.describe().find("Segmentation fault"), std::string::npos)
+      << outcome.describe();
+}
+
+TEST(ProcessTest, FileSizeLimitStopsLargeWrites) {
+  TempDir dir;
+  Command command = shell("head -c 10000000 /dev/zero > big.bin");
+  command.cwd = dir.path().string();
+  command.max_file_bytes = 1 << 20;
+  Outcome outcome = run(command);
+  EXPECT_FALSE(outcome.ok()) << outcome.describe();
+  EXPECT_LE(fs::file_size(dir / "big.bin"), std::uintmax_t{1} << 20);
+
+  command.shell = "head -c 100000 /dev/zero > small.bin";
+  Outcome small = run(command);
+  EXPECT_TRUE(small.ok()) << small.describe() << small.err;
+  EXPECT_EQ(fs::file_size(dir / "small.bin"), 100000u);
+}
+
+TEST(ProcessTest, ConcurrentRunsKeepTheirOwnOutput) {
+  constexpr int kThreads = 8;
+  std::vector<Outcome> outcomes(kThreads);
+  std::vector<std::thread> threads;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([i, &outcomes] {
+      Command command = shell("echo out-$TOKEN; sleep 0.2; echo err-$TOKEN >&2; exit $CODE");
+      command.env = {{"TOKEN", std::to_string(i)}, {"CODE", std::to_string(i)}};
+      outcomes[i] = run(command);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (int i = 0; i < kThreads; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(outcomes[i].exit_code, i);
+    EXPECT_EQ(outcomes[i].out, "out-" + std::to_string(i) + "\n");
+    EXPECT_EQ(outcomes[i].err, "err-" + std::to_string(i) + "\n");
+  }
+  EXPECT_LT(elapsed, 1.5);  // they ran side by side, not one after another
+}
+
+// ---------------------------------------------------------------- describe and tail
+
+TEST(ProcessTest, DescribeExplainsShellSignalExitCodes) {
+  Outcome outcome;
+  outcome.exit_code = 139;
+  EXPECT_NE(outcome.describe().find("signal 11"), std::string::npos) << outcome.describe();
+}
+
+TEST(ProcessTest, TailKeepsTheEndOfBothStreams) {
+  Outcome outcome;
+  outcome.err = "error line\n";
+  outcome.out = "output line\n";
+  EXPECT_EQ(outcome.tail(), "error line\noutput line\n");
+
+  outcome.err = std::string(100, 'e');
+  outcome.out = std::string(100, 'o');
+  std::string tail = outcome.tail(20);
+  EXPECT_EQ(tail, std::string(10, 'e') + "\n" + std::string(9, 'o'));
+
+  outcome.err = "";
+  EXPECT_EQ(outcome.tail(20), std::string(20, 'o'));
+  outcome.err = "short\n";
+  EXPECT_EQ(outcome.tail(20), "short\n" + std::string(14, 'o'));
+}
+
+// ---------------------------------------------------------------- isolation
+
+TEST(ProcessTest, IsolationNamesAreStable) {
+  EXPECT_STREQ(isolation_name(Isolation::kBubblewrap), "bubblewrap");
+  EXPECT_STREQ(isolation_name(Isolation::kUnshare), "unshare");
+  EXPECT_STREQ(isolation_name(Isolation::kNone), "none");
+}
+
+void skip_without_isolation() {
+  if (available_isolation() == Isolation::kNone) {
+    GTEST_SKIP() << "no isolation available on this machine";
+  }
+}
+
+TEST(ProcessTest, IsolatedRunCutsTheNetwork) {
+  skip_without_isolation();
+  if (::testing::Test::IsSkipped()) return;
+  // /proc/net/dev lists the interfaces of the reader's network namespace: in a fresh
+  // one that is loopback only (/sys/class/net may still show the host's).
+  Command command = shell("grep ':' /proc/net/dev | cut -d: -f1 | tr -d ' '");
+  command.isolate = true;
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe() << outcome.err;
+  EXPECT_EQ(outcome.isolation, available_isolation());
+  EXPECT_EQ(outcome.out, "lo\n");
+}
+
+TEST(ProcessTest, IsolatedRunKeepsExitCodeOutputAndEnvironment) {
+  skip_without_isolation();
+  if (::testing::Test::IsSkipped()) return;
+  TempDir dir;
+  Command command = shell("pwd; echo $GREETING >&2; exit 4");
+  command.isolate = true;
+  command.cwd = dir.path().string();
+  command.writable_paths = {dir.path().string()};
+  command.env = {{"GREETING", "hello"}};
+  Outcome outcome = run(command);
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.describe() << outcome.err;
+  EXPECT_EQ(outcome.out, fs::canonical(dir.path()).string() + "\n");
+  EXPECT_EQ(outcome.err, "hello\n");
+}
+
+TEST(ProcessTest, IsolatedProcessTreeDies) {
+  skip_without_isolation();
+  if (::testing::Test::IsSkipped()) return;
+  TempDir dir;
+  std::string marker = (dir / "late").string();
+  // Once after a normal exit, once after a timeout: a leftover child would create the
+  // marker a second later.
+  Command command = shell("(sleep 1; touch " + marker + ".exit) & echo done", 5);
+  command.isolate = true;
+  command.writable_paths = {dir.path().string()};
+  Outcome exited = run(command);
+  EXPECT_TRUE(exited.ok()) << exited.describe() << exited.err;
+  EXPECT_LT(exited.wall_s, 1.0);
+
+  command.shell = "(sleep 1; touch " + marker + ".timeout) & sleep 100";
+  command.timeout_s = 0.3;
+  Outcome timed_out = run(command);
+  EXPECT_TRUE(timed_out.timed_out);
+  EXPECT_LT(timed_out.wall_s, 1.0);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  EXPECT_FALSE(fs::exists(marker + ".exit"));
+  EXPECT_FALSE(fs::exists(marker + ".timeout"));
+}
+
+void skip_without_bubblewrap() {
+  if (available_isolation() != Isolation::kBubblewrap) {
+    GTEST_SKIP() << "bubblewrap not available on this machine";
+  }
+}
+
+TEST(ProcessTest, BubblewrapAllowsWritesOnlyToWritablePaths) {
+  skip_without_bubblewrap();
+  if (::testing::Test::IsSkipped()) return;
+  TempDir writable;
+  TempDir readonly;
+  Command command = shell("touch " + (readonly / "blocked").string() + "; echo $?; touch " +
+                          (writable / "allowed").string() + "; echo $?");
+  command.isolate = true;
+  command.writable_paths = {writable.path().string()};
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe() << outcome.err;
+  EXPECT_EQ(outcome.out, "1\n0\n") << outcome.err;
+  EXPECT_FALSE(fs::exists(readonly / "blocked"));
+  EXPECT_TRUE(fs::exists(writable / "allowed"));
+}
+
+TEST(ProcessTest, BubblewrapGivesAPrivateTmpAndAReadOnlyWorkingDirectory) {
+  skip_without_bubblewrap();
+  if (::testing::Test::IsSkipped()) return;
+  TempDir dir;
+  testing::write_file(dir / "input.txt", "visible\n");
+  std::string scratch = "/tmp/maxcode-process-test-scratch-" + std::to_string(getpid());
+  Command command = shell("cat input.txt; touch " + scratch + " && echo tmp-ok; touch new.txt");
+  command.isolate = true;
+  command.cwd = dir.path().string();
+  Outcome outcome = run(command);
+  EXPECT_NE(outcome.exit_code, 0);  // the last touch fails: the directory is read-only
+  EXPECT_EQ(outcome.out, "visible\ntmp-ok\n") << outcome.err;
+  EXPECT_FALSE(fs::exists(scratch));
+  EXPECT_FALSE(fs::exists(dir / "new.txt"));
+}
+
+TEST(ProcessTest, BubblewrapRejectsMissingWritablePath) {
+  skip_without_bubblewrap();
+  if (::testing::Test::IsSkipped()) return;
+  TempDir dir;
+  Command command = shell("true");
+  command.isolate = true;
+  command.writable_paths = {(dir / "missing").string()};
+  Outcome outcome = run(command);
+  EXPECT_TRUE(outcome.spawn_failed);
+  EXPECT_NE(outcome.spawn_error.find("missing"), std::string::npos) << outcome.spawn_error;
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+TEST(ProcessTimeInside, MeasuresTheCommandNotTheSandbox) {
+  for (bool isolate : {false, true}) {
+    Command c;
+    c.shell = "sleep 0.2";
+    c.time_inside = true;
+    c.isolate = isolate;
+    c.writable_paths = {"/tmp"};
+    Outcome o = run(c);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_GE(o.inner_wall_s, 0.19);
+    EXPECT_LE(o.inner_wall_s, o.wall_s);
+    EXPECT_LT(o.inner_wall_s, 0.4);
+  }
+}
+
+TEST(ProcessTimeInside, TheCommandCannotWriteTheClockPipe) {
+  Command c;
+  c.shell = "echo 1 >&3; echo 2 >&3; exit 0";
+  c.time_inside = true;
+  Outcome o = run(c);
+  EXPECT_TRUE(o.ok()) << o.describe();
+  EXPECT_GE(o.inner_wall_s, 0.0);
+  EXPECT_LT(o.inner_wall_s, 0.5);  // a forged "1 2" would read as 1 ns, not garbage seconds
+  EXPECT_NE(o.err.find("3"), std::string::npos) << "writing fd 3 must fail: " << o.err;
+}
+
+TEST(ProcessTimeInside, ExitCodeAndExitInsideTheCommandAreKept) {
+  Command c;
+  c.shell = "exit 7";
+  c.time_inside = true;
+  Outcome o = run(c);
+  EXPECT_EQ(o.exit_code, 7);
+  EXPECT_GE(o.inner_wall_s, 0.0);
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// /proc/self must be the command itself inside the sandbox: the CUDA driver reads it.
+TEST(ProcessIsolation, ProcSelfIsTheCommandInsideTheSandbox) {
+  if (available_isolation() == Isolation::kNone) GTEST_SKIP() << "no isolation available here";
+  Command c;
+  c.shell = "readlink /proc/self; echo $$";
+  c.isolate = true;
+  c.writable_paths = {"/tmp"};
+  Outcome o = run(c);
+  ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+  std::istringstream lines(o.out);
+  std::string self, shell;
+  lines >> self >> shell;
+  EXPECT_FALSE(self.empty());
+  EXPECT_NE(self, "") << o.out;
+  EXPECT_LT(std::stoi(self), 100) << "a pid from the host's /proc: " << o.out;
+}
+
+}  // namespace
+}  // namespace maxcode

@@ -1,0 +1,58 @@
+#include "runner/workspace/knobs.h"
+
+#include <gtest/gtest.h>
+
+namespace maxcode {
+namespace {
+
+TEST(Knobs, CommentOnTheSameLine) {
+  auto knobs = find_declared_knobs("#include <x>\n#define LANES 1  // maxcode: tune LANES 1 2 4 8\n", "a.cc");
+  ASSERT_EQ(knobs.size(), 1u);
+  EXPECT_EQ(knobs[0].name, "LANES");
+  EXPECT_EQ(knobs[0].line, 2u);
+  EXPECT_EQ(knobs[0].original_value, "1");
+  EXPECT_EQ(knobs[0].values, (std::vector<std::string>{"1", "2", "4", "8"}));
+}
+
+TEST(Knobs, CommentAboveAConstexpr) {
+  auto knobs = find_declared_knobs("// maxcode: tune kTile 8 16 32\nstatic constexpr int kTile = 16;\n", "a.cc");
+  ASSERT_EQ(knobs.size(), 1u);
+  EXPECT_EQ(knobs[0].line, 2u);
+  EXPECT_EQ(knobs[0].original_value, "16");
+}
+
+TEST(Knobs, CommentWithoutDeclarationIsAnError) {
+  try {
+    find_declared_knobs("int x;\n// maxcode: tune BLOCK 1 2\nint y;\n", "k.cu");
+    FAIL();
+  } catch (const KnobError& e) {
+    EXPECT_NE(std::string(e.what()).find("k.cu:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("BLOCK"), std::string::npos);
+  }
+}
+
+TEST(Knobs, ApplyRewritesOnlyTheValue) {
+  const std::string text = "#define A 1 // maxcode: tune A 1 2\nconstexpr int B = 3; // maxcode: tune B 3 5\nint A_ = 1;\n";
+  auto knobs = find_declared_knobs(text, "f.cc");
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(apply_knobs(text, "f.cc", knobs, {{"A", "2"}, {"B", "5"}}),
+            "#define A 2 // maxcode: tune A 1 2\nconstexpr int B = 5; // maxcode: tune B 3 5\nint A_ = 1;\n");
+  EXPECT_EQ(apply_knobs(text, "other.cc", knobs, {{"A", "2"}}), text);
+}
+
+TEST(Knobs, ConfigKnobIsLocatedOrNamedMissing) {
+  KnobConfig config{"BLOCK", {"64", "128"}, ""};
+  Knob k = locate_knob("int a;\n#define BLOCK 256\n", "k.cu", config);
+  EXPECT_EQ(k.line, 2u);
+  EXPECT_EQ(k.original_value, "256");
+  EXPECT_THROW(locate_knob("int BLOCK = 3;\n", "k.cu", config), KnobError);
+}
+
+TEST(Knobs, ValueInLineIgnoresSimilarNames) {
+  EXPECT_EQ(knob_value_in_line("#define LANES2 4", "LANES"), "");
+  EXPECT_EQ(knob_value_in_line("#define LANES 4", "LANES"), "4");
+  EXPECT_EQ(knob_value_in_line("constexpr unsigned kN = 128u;", "kN"), "128u");
+}
+
+}  // namespace
+}  // namespace maxcode
