@@ -36,7 +36,9 @@ nlohmann::json to_json(const Timing& timing) {
           {"noise_floor", timing.noise_floor},
           {"min_speedup", timing.min_speedup},
           {"significant", timing.significant},
-          {"stop_reason", timing.stop_reason}};
+          {"stop_reason", timing.stop_reason},
+          {"drifted", timing.drifted},
+          {"process_floor_s", timing.process_floor_s}};
   if (!timing.device.empty()) {
     j["device"] = timing.device;
     j["baseline_sm_mhz"] = timing.baseline_sm_mhz;
@@ -111,6 +113,8 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.min_speedup = j.at("min_speedup").get<double>();
   t.significant = j.at("significant").get<bool>();
   t.stop_reason = j.value("stop_reason", "");
+  t.drifted = j.value("drifted", false);
+  t.process_floor_s = j.value("process_floor_s", 0.0);
   t.device = j.value("device", "");
   t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
   t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});

@@ -38,13 +38,15 @@ struct StepRecord {
 struct Timing {
   std::vector<double> baseline_s;   // per round: total wall time of all benchmarks
   std::vector<double> candidate_s;
-  RatioInterval speedup;            // median(baseline)/median(candidate), 95% paired bootstrap
+  RatioInterval speedup;            // median of per-round ratios and its 95% interval (util/stats.h)
   double baseline_median_s = 0;
   double candidate_median_s = 0;
   double noise_floor = 1;           // from the A/A session
   double min_speedup = 1.05;
   bool significant = false;
   std::string stop_reason;          // "interval narrow", "max rounds", "time cap"
+  bool drifted = false;             // the halves of the session disagreed (ratios_drifted)
+  double process_floor_s = 0;       // subtracted from each CPU benchmark run's wall time
   // GPU timing ("kernels" metric) only:
   std::string device;                      // the GPU both sides ran on
   std::vector<unsigned> baseline_sm_mhz;   // per round: SM clock under load; 0 = unknown

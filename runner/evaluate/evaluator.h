@@ -137,6 +137,10 @@ class Evaluator {
   // roofline; empty when it may be timed, else the reason it is rejected.
   std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
   void prepare_gpu();
+  // The fixed cost of starting a program in a timed run (sandbox shell, exec, loader),
+  // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
+  // it does not compress large ratios (timing.cc).
+  double measure_process_floor();
   bool sanitize(Evaluation& evaluation, const std::filesystem::path& workspace,
                 const std::map<std::string, std::string>& overrides, const GpuDevice* device);
   bool sanitize_with(Evaluation& evaluation, const std::filesystem::path& workspace,
@@ -160,6 +164,7 @@ class Evaluator {
   // reference_[benchmark][seed index] = stdout of the original
   std::vector<std::vector<std::string>> reference_;
   double noise_floor_ = 1.0;
+  double process_floor_s_ = 0;  // per benchmark run; 0 until measure_noise()
   std::vector<std::string> warnings_;
   // GPU timing (any benchmark with metric "kernels"):
   bool gpu_ = false;

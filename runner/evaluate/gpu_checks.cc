@@ -3,26 +3,12 @@
 #include "runner/evaluate/evaluator.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <sstream>
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <sstream>
-#include "runner/util/files.h"
-#include "runner/evaluate/gpu/cuda_tools.h"
-#include "runner/evaluate/gpu/ptxas_report.h"
-#include "runner/evaluate/gpu/sanitizer.h"
-#include "runner/workspace/normalize.h"
-#include "runner/evaluate/output_compare.h"
-#include "runner/workspace/patch.h"
-#include "runner/instrument/inject_paths.h"
-#include "runner/util/names.h"
-#include "runner/workspace/scope.h"
+
 #include "runner/evaluate/evaluator_steps.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/util/files.h"
+#include "runner/util/names.h"
 
 namespace maxcode {
 

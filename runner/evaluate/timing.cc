@@ -4,25 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <sstream>
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <sstream>
-#include "runner/util/files.h"
-#include "runner/evaluate/gpu/cuda_tools.h"
-#include "runner/evaluate/gpu/ptxas_report.h"
+
+#include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/gpu/sanitizer.h"
-#include "runner/workspace/normalize.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/workspace/patch.h"
-#include "runner/instrument/inject_paths.h"
-#include "runner/util/names.h"
-#include "runner/workspace/scope.h"
-#include "runner/evaluate/evaluator_steps.h"
 
 namespace maxcode {
 
@@ -113,7 +99,10 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
     // The command's own time, measured inside the sandbox; the outer time (sandbox
     // start-up included) only if the inner one is missing.
     const double wall = r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s;
-    total += wall;
+    // Less the fixed cost of starting any program: a constant on both sides would
+    // compress every ratio towards 1. Never below 5% of what was measured: a run that
+    // takes no longer than starting /bin/true keeps a positive time.
+    total += std::max(wall - process_floor_s_, 0.05 * wall);
     session.child_s += wall;
   }
   return total;
@@ -126,6 +115,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
   Timing t;
   t.noise_floor = noise_floor_;
   t.min_speedup = acc.min_speedup;
+  t.process_floor_s = process_floor_s_;
   // One A/B session per GPU at a time, across every maxcode process on this machine.
   std::optional<TimingLock> lock;
   if (session.device) {
@@ -172,7 +162,10 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
     if (rounds < acc.min_rounds) continue;
     t.speedup = paired_ratio_interval(t.baseline_s, t.candidate_s);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (t.speedup.relative_width() <= acc.target_relative_width) t.stop_reason = "interval narrow";
+    // A narrow interval ends the session only when its rounds agree with each other:
+    // under drift or a change of load the interval covers too little (util/stats.h).
+    t.drifted = ratios_drifted(t.baseline_s, t.candidate_s);
+    if (t.speedup.relative_width() <= acc.target_relative_width && !t.drifted) t.stop_reason = "interval narrow";
     else if (rounds >= acc.max_rounds) t.stop_reason = "max rounds";
     else if (elapsed >= acc.max_timing_s) t.stop_reason = "time cap";
     if (!t.stop_reason.empty()) break;
@@ -191,11 +184,34 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
   return t;
 }
 
+double Evaluator::measure_process_floor() {
+  constexpr int kRuns = 7;
+  std::vector<double> times;
+  for (int i = 0; i < kRuns; ++i) {
+    Evaluation scratch;
+    StepResult r = run_step(scratch, "process floor", "/bin/true", baseline_workspace_, 30, {}, {},
+                            /*time_inside=*/true);
+    if (!r.outcome.ok()) return 0;  // no floor is the conservative answer
+    times.push_back(r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s);
+  }
+  return median(times);
+}
+
 Timing Evaluator::measure_noise() {
   std::string failure;
   Verdict verdict = Verdict::kCrashed;
   noise_floor_ = 1.0;
+  process_floor_s_ = 0;
   Session session = new_session(0);
+  if (!gpu_) {
+    // Subtracting a floor that is a large part of the run would turn its own noise into
+    // ratios: only when it is under 10% of one run of the original's benchmarks.
+    const double floor = measure_process_floor();
+    std::string why;
+    Verdict v = Verdict::kCrashed;
+    const double one_run = run_suite(session, baseline_workspace_, {}, why, v);
+    if (one_run > 0 && floor < 0.1 * one_run) process_floor_s_ = floor;
+  }
   Timing aa = ab_session(session, "A/A noise", baseline_workspace_, {}, failure, verdict);
   if (!failure.empty()) throw SetupError("the original failed during the A/A run: " + failure);
   noise_floor_ = maxcode::noise_floor(aa.speedup);

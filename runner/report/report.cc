@@ -204,9 +204,15 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
   if (info.noise) {
     md << "## Measurement\n\n";
     md << "Each candidate's benchmarks ran in interleaved A/B rounds against the original, in random order per round, "
-          "after warm-up. Speedup = median(original) / median(candidate); the interval is a paired bootstrap 95% "
-          "percentile interval. A/A run (original against itself): "
-       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor, 3) << ".\n\n";
+          "after warm-up. Speedup = the median over rounds of original time / candidate time; the 95% interval is "
+          "the wider of the order-statistic interval of that median and a moving-block bootstrap interval; a "
+          "session whose first and second halves disagree is not stopped early. A/A run (original against "
+          "itself): "
+       << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor, 3) << ".";
+    if (info.noise->process_floor_s > 0)
+      md << " Each benchmark run's wall time is taken inside the sandbox, less the cost of starting a program ("
+         << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the median of 7 timed runs of /bin/true).";
+    md << "\n\n";
   }
   if (!info.warnings.empty()) {
     md << "## Warnings\n\n";
