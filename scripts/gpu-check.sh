@@ -32,6 +32,9 @@ work=${WORK:-maxcode-out/gpu-check-work}
 keep() { mkdir -p "$out/$1" && cp "$work/$1/result.json" "$work/$1/report.md" "$out/$1/" 2>/dev/null; }
 
 want tests && echo "== 1. GPU tests (label gpu)"
+# The test programs find the checkout and maxcode relative to themselves; said here too,
+# so that nothing depends on the path they were built at.
+export MAXCODE_SOURCE_DIR=$PWD MAXCODE_BINARY=$PWD/build/maxcode
 want tests && for t in build/tests/*_test; do
   MAXCODE_GPU_TEST_OUT=$out "$t" 2>&1 | tee "$out/$(basename "$t").log" | grep -E "^(cheat|fault) |^A/A|OK \]|FAILED|Failure|expected|Skipped" 
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -8,6 +8,7 @@
 
 #include "bot/delivery/pr_metadata.h"
 #include "bot/delivery/sanitize.h"
+#include "runner/util/secrets.h"
 
 namespace maxcode::bot {
 
@@ -334,7 +335,8 @@ std::string pr_title(const DeliveryInput& in) {
 
 PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t limit) {
   PrText out;
-  out.title = pr_title(in);
+  // No secret this process holds reaches a PR, whatever the result files carry.
+  out.title = redact_secrets(pr_title(in));
   out.metadata = metadata(in, ctx);
 
   // In reading order; `keep` orders the trimming (trajectory first, correctness last).
@@ -354,7 +356,7 @@ PrText compose_pr(const DeliveryInput& in, const PrContext& ctx, std::size_t lim
     std::string body;
     for (const auto& s : sections)
       if (!s.text().empty()) body += s.text() + "\n";
-    return body + footer(in, trimmed, ctx.superseded_pr) + "\n" + metadata_line + "\n";
+    return redact_secrets(body + footer(in, trimmed, ctx.superseded_pr) + "\n" + metadata_line + "\n");
   };
   std::string body = render({});
   std::vector<Section*> by_keep;

@@ -4,6 +4,7 @@
 #include "runner/core/config.h"
 
 #include "runner/util/json_fields.h"
+#include "runner/util/secrets.h"
 
 #include <algorithm>
 #include <cctype>
@@ -81,6 +82,18 @@ struct Node {
   std::string relative_path() const {
     std::string text = non_empty_string();
     if (text.front() == '/') fail("must be relative to the repository root, got '" + text + "'");
+    return text;
+  }
+
+  // An environment variable name, or a prefix ending in '*'; never one that looks
+  // secret, since candidates must not see secrets whatever the config says.
+  std::string env_name() const {
+    std::string text = non_empty_string();
+    std::string stem = text.back() == '*' ? text.substr(0, text.size() - 1) : text;
+    bool valid = !stem.empty() && !std::isdigit(static_cast<unsigned char>(stem.front()));
+    for (char c : stem) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!valid) fail("must be a variable name (letters, digits, '_'), or a prefix ending in '*', got '" + text + "'");
+    if (looks_secret(stem)) fail("names a secret ('" + text + "'): candidates never see secrets");
     return text;
   }
 
@@ -403,11 +416,12 @@ AcceptanceConfig parse_acceptance(const Node& node) {
 }
 
 WorkspaceConfig parse_workspace(const Node& node) {
-  Reader r(node, {"exclude", "output_cap_bytes", "isolate"});
+  Reader r(node, {"exclude", "output_cap_bytes", "isolate", "env_allow"});
   WorkspaceConfig workspace;
   workspace.exclude = r.strings("exclude", workspace.exclude, &Node::relative_path);
   workspace.output_cap_bytes = r.integer("output_cap_bytes", workspace.output_cap_bytes, 1);
   workspace.isolate = r.boolean("isolate", workspace.isolate);
+  workspace.env_allow = r.strings("env_allow", workspace.env_allow, &Node::env_name);
   return workspace;
 }
 
@@ -565,7 +579,8 @@ json to_json(const Config& config) {
       {"workspace",
        {{"exclude", config.workspace.exclude},
         {"output_cap_bytes", config.workspace.output_cap_bytes},
-        {"isolate", config.workspace.isolate}}},
+        {"isolate", config.workspace.isolate},
+        {"env_allow", config.workspace.env_allow}}},
       {"gpu",
        {{"sanitizer", config.gpu.sanitizer},
         {"sanitize", config.gpu.sanitize},

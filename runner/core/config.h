@@ -111,7 +111,10 @@ struct WorkspaceConfig {
   // Top-level paths not copied into candidate workspaces (build outputs, caches).
   std::vector<std::string> exclude{"build", ".maxcode"};
   std::size_t output_cap_bytes = 16u << 20;
-  bool isolate = true;  // run candidate steps in a sandbox (bubblewrap / unshare)
+  bool isolate = true;  // run candidate steps in a sandbox (bubblewrap / namespaces / unshare)
+  // Variables passed to candidate commands beyond the built-in allow-list (names, or
+  // prefixes ending in '*'); a name that looks secret is a config error.
+  std::vector<std::string> env_allow;
 
   bool operator==(const WorkspaceConfig&) const = default;
 };

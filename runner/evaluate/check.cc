@@ -10,6 +10,7 @@
 #include "runner/instrument/inject_paths.h"
 #include "runner/util/names.h"
 #include "runner/workspace/patch.h"
+#include "runner/core/candidate_env.h"
 
 namespace maxcode {
 
@@ -26,8 +27,11 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   cmd.time_inside = time_inside;
   cmd.shell = command;
   cmd.cwd = workspace.string();
-  cmd.env = base_env(workspace);
-  cmd.env.insert(cmd.env.end(), extra_env.begin(), extra_env.end());
+  // Candidate code sees an allow-listed environment, never maxcode's (model keys, tokens).
+  std::vector<std::pair<std::string, std::string>> step_env = base_env(workspace);
+  step_env.insert(step_env.end(), extra_env.begin(), extra_env.end());
+  cmd.env = candidate_env(config_, process_environment(), workspace / ".maxcode-home", step_env);
+  cmd.parent_env = ParentEnv::kDrop;
   cmd.timeout_s = timeout_s;
   cmd.output_cap = config_.workspace.output_cap_bytes;
   cmd.isolate = config_.workspace.isolate;

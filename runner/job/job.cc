@@ -9,6 +9,8 @@
 
 #include "runner/evaluate/environment.h"
 #include "runner/util/files.h"
+#include "runner/util/secrets.h"
+#include "runner/core/candidate_env.h"
 #include "runner/workspace/locate.h"
 #include "runner/workspace/patch.h"
 #include "runner/profile/select.h"
@@ -65,6 +67,8 @@ std::vector<Knob> collect_knobs(const Session& s) {
 void setup(Session& s, const JobOptions& o, const std::string& command) {
   const fs::path config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
   s.config = load_config(config_file);
+  // The config may name key variables that do not look secret by name (api_key_env).
+  add_secret_variables(secret_variable_names(s.config));
   std::string function = o.function;
   if (function.empty()) {
     // Named nowhere: profile the benchmarks and take the hottest function in scope
@@ -229,7 +233,7 @@ int run_optimize(const JobOptions& given) {
     hooks.reranker = method->reranker.get();
     hooks.spend = &spend;
     hooks.on_entry = [&](const TrajectoryEntry& entry) {
-      trajectory << trajectory_line(entry).dump() << "\n";
+      trajectory << redact_secrets(trajectory_line(entry).dump()) << "\n";
       trajectory.flush();
       store.add_candidate(run_id, seq++, entry, best_so_far);
       best_so_far = std::max(best_so_far, entry.evaluation.reward());

@@ -6,6 +6,7 @@
 
 #include "runner/llm/providers.h"
 #include "runner/llm/redact.h"
+#include "runner/util/secrets.h"
 #include "runner/llm/slots.h"
 #include "runner/util/process.h"
 
@@ -45,7 +46,7 @@ class CommandProvider : public Provider {
   Reply call(const Request& request) {
     Command command;
     command.shell = config_.command;
-    command.stdin_data = render_prompt(request.messages);
+    command.stdin_data = redact_secrets(render_prompt(request.messages));
     command.timeout_s = config_.timeout_s;
     // What an HTTP provider would send beside the prompt, for wrappers that forward it.
     command.env = {{"MAXCODE_LLM_PURPOSE", request.purpose},

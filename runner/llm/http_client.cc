@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "runner/llm/redact.h"
+#include "runner/util/secrets.h"
 #include "runner/llm/retry.h"
 
 namespace maxcode::llm {
@@ -236,9 +237,12 @@ double HttpClient::next_wait_s(int retry) {
 }
 
 JsonReply HttpClient::post_json(const std::string& path, const HeaderList& headers,
-                                const std::string& body, const std::string& key) {
+                                const std::string& request_body, const std::string& key) {
+  // Every prompt to a model passes here: it carries no secret this process holds, even
+  // one a candidate's output or a tool's error message brought into it.
+  const std::string body = redact_secrets(request_body);
   auto error = [&](ErrorKind kind, const std::string& message) {
-    return LlmError(kind, redact(label_ + ": " + message, key));
+    return LlmError(kind, redact_secrets(redact(label_ + ": " + message, key)));
   };
   for (int attempt_number = 1;; ++attempt_number) {
     Attempt attempt;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runner/core/candidate_env.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "runner/profile/bound.h"
@@ -34,9 +35,13 @@ struct WorkDir {
   }
 };
 
+// The user's build and benchmarks run as candidates do: sandboxed, with an
+// allow-listed environment (no model keys, no tokens) and HOME in the work directory.
 Command step(const std::string& shell, const fs::path& cwd, double timeout_s, const Config& config,
-             const std::vector<std::string>& writable) {
+             const std::vector<std::string>& writable, const EnvVars& env) {
   Command cmd;
+  cmd.env = candidate_env(config, process_environment(), fs::path(writable.front()) / "home", env);
+  cmd.parent_env = ParentEnv::kDrop;
   cmd.shell = shell;
   cmd.cwd = cwd.string();
   cmd.timeout_s = timeout_s;
@@ -78,8 +83,7 @@ void build(const fs::path& root, const Config& config, const ProfileOptions& o,
                                      {"build", config.build.command}}) {
     if (shell.empty()) continue;
     progress.status("profile: " + label + ": " + shell);
-    Command cmd = step(shell, root, config.build.timeout_s, config, writable);
-    cmd.env = env;
+    Command cmd = step(shell, root, config.build.timeout_s, config, writable, env);
     Outcome outcome = run(cmd);
     if (!outcome.ok())
       throw ProfileError(label + " failed: " + outcome.describe() + "\n" + outcome.tail(3000));
@@ -145,15 +149,15 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
         have_timeout ? "exec timeout -s TERM -k 5 " + std::to_string(bench.timeout_s) + " /bin/sh -c " +
                            shell_quote("trap : TERM; " + bench.command)
                      : bench.command;
-    Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable);
-    cmd.env = {{"MAXCODE_PROFILE_DIR", dir.string()},
-               {"MAXCODE_WORKSPACE", root.string()},
-               {"MAXCODE_SEED", std::to_string(config.acceptance.seeds.empty() ? 1 : config.acceptance.seeds.front())}};
+    EnvVars env = {{"MAXCODE_PROFILE_DIR", dir.string()},
+                   {"MAXCODE_WORKSPACE", root.string()},
+                   {"MAXCODE_SEED", std::to_string(config.acceptance.seeds.empty() ? 1 : config.acceptance.seeds.front())}};
     if (!sampler.empty()) {
       const char* preload = std::getenv("LD_PRELOAD");
-      cmd.env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
+      env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
     }
-    if (!cupti.empty()) cmd.env.push_back({"CUDA_INJECTION64_PATH", cupti});
+    if (!cupti.empty()) env.push_back({"CUDA_INJECTION64_PATH", cupti});
+    Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable, env);
     const Outcome outcome = run(cmd);
 
     BenchmarkRun r;

@@ -9,6 +9,7 @@
 
 #include "runner/search/feedback.h"
 #include "runner/util/files.h"
+#include "runner/util/secrets.h"
 
 namespace maxcode {
 
@@ -37,7 +38,9 @@ class Statement {
       throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db));
   }
   ~Statement() { sqlite3_finalize(stmt_); }
-  Statement& text(int i, const std::string& v) {
+  // Every text stored passes here: none may carry a secret (secrets.h).
+  Statement& text(int i, const std::string& value) {
+    const std::string v = redact_secrets(value);
     sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }

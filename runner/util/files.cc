@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runner/util/secrets.h"
+
 namespace maxcode {
 
 namespace fs = std::filesystem;
@@ -22,12 +24,16 @@ std::string read_text(const fs::path& path) {
   return buffer.str();
 }
 
-void write_text(const fs::path& path, const std::string& content) {
+void write_text_exact(const fs::path& path, const std::string& content) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
   out.flush();
   if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+void write_text(const fs::path& path, const std::string& content) {
+  write_text_exact(path, redact_secrets(content));
 }
 
 void copy_tree(const fs::path& from, const fs::path& to,

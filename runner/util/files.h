@@ -8,8 +8,13 @@
 namespace maxcode {
 
 // Whole-file reads and writes; both throw std::runtime_error naming the path.
+// write_text writes `content` redacted of every secret this process holds (secrets.h):
+// it is how reports, results and checkpoints reach the disk.
 std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& content);
+// Byte for byte: a candidate's sources in its workspace, which must match their hashes
+// (they stay inside the sandbox; nothing read from there leaves unredacted).
+void write_text_exact(const std::filesystem::path& path, const std::string& content);
 
 // Copies the tree at `from` into `to` (created), skipping top-level entries named in
 // `skip_top_level`. Symlinks are copied as links, never followed.

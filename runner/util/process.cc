@@ -1,9 +1,14 @@
 #include "runner/util/process.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +36,28 @@ using Clock = std::chrono::steady_clock;
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
+// From <linux/mount.h>, which clashes with glibc's <sys/mount.h>.
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+struct MountAttr {
+  std::uint64_t attr_set;
+  std::uint64_t attr_clr;
+  std::uint64_t propagation;
+  std::uint64_t userns_fd;
+};
 
 // After the command ends (or we kill it), how long we keep reading for output still in
 // flight. Bounded because a process that left our process group may hold the pipes.
@@ -107,10 +134,20 @@ bool tool_works(const std::string& tool, const std::vector<std::string>& args) {
   return run(probe).ok();
 }
 
+Outcome run_with(const Command& command, Isolation isolation);
+
 bool works(Isolation isolation, const SandboxTools& tools) {
   switch (isolation) {
     case Isolation::kBubblewrap:
       return tool_works(tools.bwrap, bwrap_probe_args());
+    case Isolation::kNamespaces: {
+      Command probe;
+      probe.shell = "exit 0";
+      probe.timeout_s = 10;
+      probe.output_cap = 64 << 10;
+      probe.max_file_bytes = 0;
+      return run_with(probe, Isolation::kNamespaces).ok();
+    }
     case Isolation::kUnshare:
       return tool_works(tools.unshare, unshare_args());
     case Isolation::kNone:
@@ -120,7 +157,8 @@ bool works(Isolation isolation, const SandboxTools& tools) {
 }
 
 std::optional<Isolation> parse_isolation(const std::string& name) {
-  for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kUnshare, Isolation::kNone}) {
+  for (Isolation isolation :
+       {Isolation::kBubblewrap, Isolation::kNamespaces, Isolation::kUnshare, Isolation::kNone}) {
     if (name == isolation_name(isolation)) return isolation;
   }
   return std::nullopt;
@@ -138,10 +176,10 @@ IsolationChoice probe_isolation() {
     }
     std::fprintf(stderr,
                  "maxcode: warning: MAXCODE_ISOLATION=%s is %s; probing for what works\n",
-                 forced, wanted ? "not available on this machine" : "not one of bubblewrap, "
-                                                                    "unshare, none");
+                 forced, wanted ? "not available on this machine"
+                                        : "not one of bubblewrap, namespaces, unshare, none");
   }
-  for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kUnshare}) {
+  for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kNamespaces, Isolation::kUnshare}) {
     if (works(isolation, choice.tools)) {
       choice.isolation = isolation;
       return choice;
@@ -159,6 +197,19 @@ const IsolationChoice& isolation_choice() {
 
 // ---------------------------------------------------------------- launch plan
 
+// Isolation::kNamespaces, prepared in the parent (paths, maps) for the child.
+struct NamespacePlan {
+  bool enabled = false;
+  bool user_ns = false;  // not root: a user namespace grants the right to mount
+  std::string uid_map, gid_map;
+  // Trees shown in the sandbox at their own path: cloned before /tmp is covered, then
+  // attached again, so that a workspace under /tmp stays visible.
+  std::vector<std::string> binds;
+  std::vector<char> bind_writable;  // per bind: writable, or a read-only view
+  std::vector<std::string> make_dirs;  // mount points to create in the private /tmp
+  bool private_shm = false;  // /dev/shm exists: CUDA needs it writable
+};
+
 // Everything the child needs, built before fork: between fork and exec only
 // async-signal-safe calls are allowed, so no allocation happens there.
 struct LaunchPlan {
@@ -171,13 +222,15 @@ struct LaunchPlan {
   int max_fd = 0;  // fallback bound for marking fds close-on-exec
   bool time_inside = false;
   bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
+  NamespacePlan ns;
 };
 
 std::vector<std::string> build_env(const Command& command) {
   std::set<std::string> overridden;
   for (const auto& [name, value] : command.env) overridden.insert(name);
   std::vector<std::string> env;
-  for (char** entry = environ; entry && *entry; ++entry) {
+  char** inherited = command.parent_env == ParentEnv::kInherit ? environ : nullptr;
+  for (char** entry = inherited; entry && *entry; ++entry) {
     std::string text = *entry;
     if (!overridden.count(text.substr(0, text.find('=')))) env.push_back(std::move(text));
   }
@@ -219,6 +272,36 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   return argv;
 }
 
+// Most trees a namespace sandbox binds (the child keeps their descriptors on its stack).
+constexpr std::size_t kMaxBinds = 32;
+
+std::string plan_namespaces(const std::vector<std::string>& writable, const std::string& cwd,
+                            NamespacePlan& ns) {
+  ns.enabled = true;
+  ns.user_ns = geteuid() != 0;
+  ns.uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
+  ns.gid_map = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
+  auto add = [&](const std::string& path, bool can_write) {
+    ns.binds.push_back(path);
+    ns.bind_writable.push_back(can_write ? 1 : 0);
+    if (!is_under(path, "/tmp")) return;
+    fs::path dir = "/tmp";
+    for (const auto& part : fs::path(path).lexically_relative("/tmp")) {
+      dir /= part;
+      ns.make_dirs.push_back(dir.string());
+    }
+  };
+  // As under bubblewrap: a working directory under the private /tmp is shown read-only.
+  bool cwd_writable = false;
+  for (const auto& path : writable) cwd_writable |= cwd == path || is_under(cwd, path);
+  if (is_under(cwd, "/tmp") && !cwd_writable) add(cwd, false);
+  for (const auto& path : writable) add(path, true);
+  if (ns.binds.size() > kMaxBinds) return "more than " + std::to_string(kMaxBinds) + " writable paths";
+  std::error_code ec;
+  ns.private_shm = fs::is_directory("/dev/shm", ec);
+  return "";
+}
+
 // Returns an error message, or "" when the plan is ready.
 std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& plan) {
   std::error_code ec;
@@ -246,7 +329,8 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
       for (const auto& arg : unshare_args()) plan.argv_storage.push_back(arg);
       plan.argv_storage.insert(plan.argv_storage.end(), {"--", "/bin/sh", "-c", shell});
       break;
-    case Isolation::kBubblewrap: {
+    case Isolation::kBubblewrap:
+    case Isolation::kNamespaces: {
       fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
       if (ec) return errno_text("working directory " + command.cwd, ec.value());
       std::vector<std::string> writable;
@@ -254,6 +338,12 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
         fs::path real = fs::canonical(path, ec);
         if (ec) return "writable path does not exist: " + path;
         writable.push_back(real.string());
+      }
+      if (isolation == Isolation::kNamespaces) {
+        plan.argv_storage = {"/bin/sh", "-c", shell};
+        std::string error = plan_namespaces(writable, cwd.string(), plan.ns);
+        if (!error.empty()) return error;
+        break;
       }
       Command wrapped = command;
       wrapped.shell = shell;
@@ -275,9 +365,13 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
 
 // What the child writes to the report pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 0 = chdir, 1 = exec, 2 = fd setup
+  int stage;  // 0 = chdir, 1 = exec, 2 = fd setup, 3.. = the namespace sandbox (kNsStages)
   int err;
 };
+
+constexpr const char* kNsStages[] = {"entering namespaces", "mounting the sandbox",
+                                     "making the file system read-only", "forking into the pid namespace",
+                                     "mounting /proc", "dropping capabilities"};
 
 struct ChildFds {
   int in;  // becomes stdin: /dev/null or the read end of the stdin pipe
@@ -292,6 +386,97 @@ struct ChildFds {
   ssize_t ignored = write(report_fd, &failure, sizeof failure);
   (void)ignored;
   _exit(127);
+}
+
+bool write_file(const char* path, const std::string& text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return ok;
+}
+
+bool set_read_only(const char* path, bool read_only) {
+  MountAttr attr{};
+  (read_only ? attr.attr_set : attr.attr_clr) = MOUNT_ATTR_RDONLY;
+  return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr) == 0;
+}
+
+// The intermediate process outside the new pid namespace: lives as long as the
+// namespace's first process and ends as it did, as `unshare --fork` does.
+[[noreturn]] void mirror_child(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) _exit(127);
+  }
+  if (WIFSIGNALED(status)) {
+    kill(getpid(), WTERMSIG(status));
+    _exit(128 + WTERMSIG(status));
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+// Isolation::kNamespaces, in the child: returns in the process that is to exec the
+// command (pid 1 of a new pid namespace). Async-signal-safe calls only.
+void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
+  const int first_stage = 3;
+  if (ns.user_ns) {
+    if (unshare(CLONE_NEWUSER) != 0) child_fail(report_fd, first_stage);
+    if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", ns.uid_map) ||
+        !write_file("/proc/self/gid_map", ns.gid_map))
+      child_fail(report_fd, first_stage);
+  }
+  if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0) child_fail(report_fd, first_stage);
+  // Nothing done here may propagate back to the host's mounts.
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(report_fd, first_stage + 1);
+  int trees[kMaxBinds];
+  const std::size_t n = ns.binds.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    trees[i] = static_cast<int>(syscall(SYS_open_tree, AT_FDCWD, ns.binds[i].c_str(),
+                                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+    if (trees[i] < 0) child_fail(report_fd, first_stage + 1);
+  }
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+    child_fail(report_fd, first_stage + 1);
+  if (ns.private_shm && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+    child_fail(report_fd, first_stage + 1);
+  for (const auto& dir : ns.make_dirs) {
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, ns.binds[i].c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+      child_fail(report_fd, first_stage + 1);
+    close(trees[i]);
+  }
+  if (!set_read_only("/", true)) child_fail(report_fd, first_stage + 2);
+  if (!set_read_only("/tmp", false)) child_fail(report_fd, first_stage + 2);
+  if (ns.private_shm && !set_read_only("/dev/shm", false)) child_fail(report_fd, first_stage + 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ns.bind_writable[i] && !set_read_only(ns.binds[i].c_str(), false)) child_fail(report_fd, first_stage + 2);
+  }
+
+  pid_t pid = _Fork();
+  if (pid < 0) child_fail(report_fd, first_stage + 3);
+  if (pid > 0) {
+    // Holds no end of any pipe (ours, or another thread's command's), so that each
+    // closes with the command that writes it.
+    if (close_range(0, ~0U, 0) != 0) {
+      for (int fd = 0; fd < max_fd; ++fd) close(fd);
+    }
+    mirror_child(pid);
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The host's /proc shows the host's pids (and CUDA reads /proc/self); read-only, so
+  // that root cannot write kernel settings through /proc/sys.
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr) != 0)
+    child_fail(report_fd, first_stage + 4);
+  // Without capabilities the command can neither remount nor unmount what hides the
+  // host; no_new_privs keeps a setuid program from granting them back.
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, first_stage + 5);
+  for (int cap = 0; cap < 64; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) child_fail(report_fd, first_stage + 5);
 }
 
 // Runs between fork and exec: async-signal-safe calls only (setrlimit and close_range
@@ -326,6 +511,7 @@ struct ChildFds {
     for (int fd = first_closed; fd < plan.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
 
+  if (plan.ns.enabled) enter_namespaces(plan.ns, fds.report, plan.max_fd);
   if (!plan.cwd.empty() && chdir(plan.cwd.c_str()) != 0) child_fail(fds.report, 0);
   if (plan.max_file_bytes > 0) {
     struct rlimit limit;
@@ -365,8 +551,13 @@ std::string describe_failure(const ChildFailure& failure, const LaunchPlan& plan
       return errno_text("chdir " + plan.cwd, failure.err);
     case 1:
       return errno_text(std::string("exec ") + plan.argv[0], failure.err);
-    default:
+    case 2:
       return errno_text("setting up the child's files", failure.err);
+    default: {
+      std::size_t stage = static_cast<std::size_t>(failure.stage - 3);
+      const char* what = stage < std::size(kNsStages) ? kNsStages[stage] : "namespace sandbox";
+      return errno_text(std::string("isolation (namespaces): ") + what, failure.err);
+    }
   }
 }
 
@@ -610,6 +801,8 @@ const char* isolation_name(Isolation isolation) {
   switch (isolation) {
     case Isolation::kBubblewrap:
       return "bubblewrap";
+    case Isolation::kNamespaces:
+      return "namespaces";
     case Isolation::kUnshare:
       return "unshare";
     case Isolation::kNone:
@@ -621,13 +814,23 @@ const char* isolation_name(Isolation isolation) {
 Isolation available_isolation() { return isolation_choice().isolation; }
 
 Outcome run(const Command& command) {
+  return run_with(command, command.isolate ? available_isolation() : Isolation::kNone);
+}
+
+Outcome run_isolated(const Command& command, Isolation isolation) {
+  return run_with(command, command.isolate ? isolation : Isolation::kNone);
+}
+
+namespace {
+
+Outcome run_with(const Command& command, Isolation isolation) {
   Outcome outcome;
   auto start = Clock::now();
   auto finish = [&] {
     outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     return outcome;
   };
-  outcome.isolation = command.isolate ? available_isolation() : Isolation::kNone;
+  outcome.isolation = isolation;
 
   LaunchPlan plan;
   Child child;
@@ -651,6 +854,8 @@ Outcome run(const Command& command) {
   close_fd(child.pidfd);
   return finish();
 }
+
+}  // namespace
 
 std::string Outcome::describe() const {
   if (spawn_failed) return "could not start: " + spawn_error;

@@ -17,20 +17,34 @@ namespace maxcode {
 // untrusted code ran with the network reachable.
 enum class Isolation {
   kBubblewrap,  // bwrap: read-only root, writable paths bound, no network, own pid ns
+  // No tool needed (the GPU runners have no bwrap): maxcode itself unshares mount, net
+  // and pid namespaces (and a user namespace when not root), makes every mount
+  // read-only but the writable paths, a private /tmp and /dev/shm, mounts a read-only
+  // /proc, and drops every capability so the command cannot undo any of it.
+  kNamespaces,
   kUnshare,     // unshare -n -p: no network, own pid namespace, filesystem as is
   kNone,        // neither available: plain child process
 };
 const char* isolation_name(Isolation isolation);
 
-// Probes once per process which isolation works on this machine (bwrap, then unshare).
-// MAXCODE_ISOLATION=bubblewrap|unshare|none forces a choice (tests, debugging).
+// Probes once per process which isolation works on this machine (bwrap, then
+// namespaces, then unshare). MAXCODE_ISOLATION=bubblewrap|namespaces|unshare|none forces
+// a choice (tests, debugging).
 Isolation available_isolation();
+
+// Where a child's environment starts from.
+enum class ParentEnv {
+  kInherit,  // maxcode's own environment, with `env` added (maxcode's own tools)
+  kDrop,     // exactly `env` and nothing else (untrusted commands: no secret can leak)
+};
 
 struct Command {
   std::string shell;  // run as /bin/sh -c <shell>
   std::string cwd;    // working directory; empty = inherit
-  // Added to (or overriding) the parent's environment.
+  // Added to (or overriding) the parent's environment; the whole environment with
+  // ParentEnv::kDrop.
   std::vector<std::pair<std::string, std::string>> env;
+  ParentEnv parent_env = ParentEnv::kInherit;
   // Written to the child's standard input, which is closed after the last byte (or when
   // the child closes its end without reading it all). Empty: stdin is /dev/null.
   std::string stdin_data;
@@ -46,7 +60,7 @@ struct Command {
   // and after the command to a private pipe the command itself cannot write to.
   bool time_inside = false;
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
-  // private tmpfs. Everything else is read-only under bubblewrap.
+  // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
   std::vector<std::string> writable_paths;
 };
 
@@ -75,6 +89,8 @@ struct Outcome {
 };
 
 Outcome run(const Command& command);
+// As run(), isolated as asked when command.isolate (tests of each mode; the probe).
+Outcome run_isolated(const Command& command, Isolation isolation);
 
 // `text` as one word for /bin/sh; argv as a command line of such words.
 std::string shell_quote(const std::string& text);

@@ -104,9 +104,9 @@ std::map<std::string, std::string> apply_diff(const std::string& raw,
       if (path.empty()) continue;
       if (!safe_relative(path)) throw PatchError("the diff names a path outside the repository: " + path);
       auto it = files.find(path);
-      if (it != files.end()) write_text(scratch / path, it->second);
+      if (it != files.end()) write_text_exact(scratch / path, it->second);
     }
-  write_text(scratch / ".maxcode.patch", diff);
+  write_text_exact(scratch / ".maxcode.patch", diff);
 
   Command apply;
   apply.shell = "git apply --whitespace=nowarn --recount .maxcode.patch";

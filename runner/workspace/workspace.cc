@@ -141,7 +141,7 @@ void create_workspace(const SourceSnapshot& source, const fs::path& destination,
   } catch (const fs::filesystem_error& e) {
     throw WorkspaceError("cannot create workspace " + destination.string() + ": " + e.what());
   }
-  for (const auto& [path, content] : overrides) write_text(destination / path, content);
+  for (const auto& [path, content] : overrides) write_text_exact(destination / path, content);
 }
 
 std::vector<std::string> tampered_files(const SourceSnapshot& source, const fs::path& workspace,

@@ -55,7 +55,7 @@ TEST(CheatSuite, EveryCheatIsRejectedWithItsReason) {
   testing::write_file(dir / "config.json", config.dump(2));
 
   Command cmd;
-  cmd.shell = std::string(MAXCODE_BINARY) + " optimize " + example.string() + " --config " +
+  cmd.shell = shell_quote(testing::maxcode_binary().string()) + " optimize " + example.string() + " --config " +
               (dir / "config.json").string() + " --replay-dir " + replay.string() + " --out " +
               (dir / "out").string();
   cmd.timeout_s = 1500;

@@ -33,8 +33,40 @@ std::string read_file(const std::filesystem::path& path) {
   return buffer.str();
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The directory of the running test program: build/tests/ in a build tree, and where a
+// bundle (scripts/gpu-bundle.sh) puts it on another machine.
+fs::path program_dir() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : self.parent_path();
+}
+
+}  // namespace
+
 std::filesystem::path source_path(const std::string& relative) {
-  return std::filesystem::path(MAXCODE_SOURCE_DIR) / relative;
+  // Found at run time, so that a test program copied to another machine (the GPU
+  // runners) works from any directory: the variable, else the nearest ancestor of the
+  // program that holds `relative` (build/tests/.. is the checkout), else the tree this
+  // program was built from.
+  if (const char* dir = std::getenv("MAXCODE_SOURCE_DIR"); dir && *dir) return fs::path(dir) / relative;
+  std::error_code ec;
+  for (fs::path dir = program_dir(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / relative, ec)) return dir / relative;
+    if (dir == dir.root_path()) break;
+  }
+  return fs::path(MAXCODE_SOURCE_DIR) / relative;
+}
+
+std::filesystem::path maxcode_binary() {
+  if (const char* binary = std::getenv("MAXCODE_BINARY"); binary && *binary) return binary;
+  std::error_code ec;
+  const fs::path beside = program_dir().parent_path() / "maxcode";  // build/tests/.. = build/
+  if (!program_dir().empty() && fs::exists(beside, ec)) return beside;
+  return MAXCODE_BINARY_PATH;
 }
 
 }  // namespace maxcode::testing

@@ -24,7 +24,13 @@ class TempDir {
 void write_file(const std::filesystem::path& path, const std::string& content);
 std::string read_file(const std::filesystem::path& path);
 
-// Path of a file in the source tree (tests/fixtures/..., examples/...).
+// Path of a file in the source tree (tests/fixtures/..., examples/...), found at run
+// time: $MAXCODE_SOURCE_DIR, else the nearest ancestor directory of the test program
+// that holds it, else the tree the program was built from.
 std::filesystem::path source_path(const std::string& relative);
+
+// The maxcode program: $MAXCODE_BINARY, else build/maxcode beside build/tests/, else the
+// one this program was built with.
+std::filesystem::path maxcode_binary();
 
 }  // namespace maxcode::testing

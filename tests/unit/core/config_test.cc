@@ -499,3 +499,24 @@ TEST(ConfigTest, InvalidJsonGivesLineAndColumn) {
 
 }  // namespace
 }  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+TEST(ConfigEnvAllow, NamesAndPrefixesAreKeptAndSecretsRefused) {
+  json document = minimal();
+  document["workspace"] = {{"env_allow", {"OMP_NUM_THREADS", "MYLIB_*"}}};
+  Config config = parse_config(document, ".maxcode.json");
+  EXPECT_EQ(config.workspace.env_allow, (std::vector<std::string>{"OMP_NUM_THREADS", "MYLIB_*"}));
+  EXPECT_EQ(to_json(config)["workspace"]["env_allow"], document["workspace"]["env_allow"]);
+
+  document["workspace"]["env_allow"] = {"OMP_NUM_THREADS", "HF_TOKEN"};
+  EXPECT_EQ(error_of(document),
+            kFile + "workspace.env_allow[1]: names a secret ('HF_TOKEN'): candidates never see secrets");
+  document["workspace"]["env_allow"] = {"NOT A NAME"};
+  EXPECT_NE(error_of(document).find("workspace.env_allow[0]: must be a variable name"), std::string::npos)
+      << error_of(document);
+}
+
+}  // namespace
+}  // namespace maxcode

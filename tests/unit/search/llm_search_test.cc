@@ -170,3 +170,111 @@ TEST(LlmSearch, ARejectedKeyStopsTheRunAndNamesTheVariable) {
 
 }  // namespace
 }  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+using testing::LlmServer;
+namespace fs = std::filesystem;
+
+// Issue 11: a candidate that prints its environment, prints secrets it was given in its
+// own code, reads a key file and writes outside its workspace. With model keys, a
+// GitHub token and an App key file in maxcode's environment, no secret may reach any
+// output file or any prompt, and no write outside the workspace may land, under each
+// file-system isolation this machine runs.
+TEST(LlmSearch, ACandidateThatLooksForSecretsFindsNoneAndCannotWriteOutside) {
+  const std::string openai = "sk-openai-secret-7a1c9e0b55d2";
+  const std::string anthropic = "sk-ant-secret-41f0a8c3bb97";
+  const std::string github = "ghp_githubsecret2f9d1e77c0aa";
+  const std::string key_line = "MIIEpAIBAAKCAQEA3kq9ZsecretkeylineQ7v0T1x2Y3z4";
+  testing::TempDir keys;
+  testing::write_file(keys / "app.pem",
+                      "-----BEGIN RSA PRIVATE KEY-----\n" + key_line + "\n-----END RSA PRIVATE KEY-----\n");
+  testing::ScopedEnv llm_key(kKeyVariable, kKey);
+  testing::ScopedEnv openai_key("OPENAI_API_KEY", openai.c_str());
+  testing::ScopedEnv anthropic_key("ANTHROPIC_API_KEY", anthropic.c_str());
+  testing::ScopedEnv github_token("GITHUB_TOKEN", github.c_str());
+  testing::ScopedEnv app_key("MAXCODE_APP_KEY_FILE", (keys / "app.pem").c_str());
+  const std::vector<std::string> secrets = {kKey, openai, anthropic, github, key_line};
+
+  const char* home_env = std::getenv("HOME");
+  const std::string tag = "maxcode-leak-" + std::to_string(getpid());
+  const std::string host_home = home_env && *home_env ? home_env : "/root";
+
+  for (const char* mode : {"bubblewrap", "namespaces"}) {
+    SCOPED_TRACE(mode);
+    Command probe;
+    probe.shell = "true";
+    probe.isolate = true;
+    if (!run_isolated(probe, std::string(mode) == "bubblewrap" ? Isolation::kBubblewrap : Isolation::kNamespaces).ok()) {
+      std::printf("isolation %s: not available here, skipped\n", mode);
+      continue;
+    }
+    testing::TempDir dir;
+    LlmServer server;
+    const fs::path repo = repo_with_llm(dir, server.url() + "/v1");
+    const std::vector<std::string> outside = {host_home + "/" + tag, (repo / tag).string(), "/tmp/" + tag,
+                                              testing::source_path(tag).string(), "/" + tag};
+    // Output differences reach reports and prompts by their first tokens, so each
+    // candidate prints what it found first: A its environment's keys (none, one hopes)
+    // and the seed as a control, B secrets written into its own code (as if a model had
+    // been shown one), which only redaction can catch.
+    std::string script = "echo probe:$OPENAI_API_KEY:$ANTHROPIC_API_KEY:$GITHUB_TOKEN:$MAXCODE_APP_KEY_FILE:$" +
+                         std::string(kKeyVariable) + ":$MAXCODE_SEED; cat " + (keys / "app.pem").string() +
+                         " 2>/dev/null; for f in";
+    for (const auto& path : outside) script += " " + path;
+    script += "; do (echo x > $f) 2>/dev/null && echo wrote $f; done";
+    auto candidate = [](const std::string& shell) {
+      return "```cpp\nlong long sum_squares(const int* v, int n) {\n"
+             "  extern int run_shell(const char*) __asm__(\"system\");\n"
+             "  static bool done = false;\n"
+             "  if (!done) { done = true; run_shell(\"" + shell + "\"); }\n"
+             "  long long s = 0;\n  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s;\n}\n```\n";
+    };
+    const std::string leaky = candidate(script);
+    const std::string given = candidate("echo given:" + github + ":" + key_line);
+    server.script("/v1/chat/completions", {completion(leaky), completion(given), completion(kNoCode)});
+
+    const fs::path out = dir / "out";
+    Command c;
+    c.shell = std::string(MAXCODE_BINARY) + " optimize " + repo.string() + " --max-evaluations 4 --out " +
+              out.string() + " -q";
+    c.timeout_s = 300;
+    c.env = {{"MAXCODE_ISOLATION", mode}};
+    Outcome o = run(c);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+
+    const nlohmann::json result = nlohmann::json::parse(read_text(out / "result.json"));
+    EXPECT_EQ(result["environment"]["isolation"], mode);
+    // The channel exists: the candidate ran and its environment dump reached the
+    // feedback (so a secret in it would have too).
+    std::string everything;
+    for (const auto& entry : fs::recursive_directory_iterator(out)) {
+      if (entry.is_regular_file()) everything += read_text(entry.path());
+    }
+    EXPECT_NE(everything.find("probe:::::1"), std::string::npos) << "candidate A's first token is in the outputs";
+    EXPECT_NE(everything.find("given:[redacted]:[redacted]"), std::string::npos) << "candidate B's, redacted";
+    for (const auto& entry : fs::recursive_directory_iterator(out)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string text = read_text(entry.path());
+      for (const auto& secret : secrets)
+        EXPECT_EQ(text.find(secret), std::string::npos) << entry.path() << " holds " << secret;
+    }
+    const auto requests = server.requests();
+    ASSERT_GE(requests.size(), 3u);
+    bool feedback_seen = false;
+    for (const auto& r : requests) {
+      for (const auto& secret : secrets) EXPECT_EQ(r.body.find(secret), std::string::npos) << "a prompt holds " << secret;
+      feedback_seen |= r.body.find("probe:::::") != std::string::npos;
+    }
+    EXPECT_TRUE(feedback_seen) << "the second step's prompt shows the candidate's output";
+    for (const auto& path : outside) {
+      EXPECT_FALSE(fs::exists(path)) << "the candidate wrote " << path;
+      std::error_code ignored;
+      fs::remove(path, ignored);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace maxcode

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -260,6 +261,7 @@ TEST(ProcessTest, TailKeepsTheEndOfBothStreams) {
 
 TEST(ProcessTest, IsolationNamesAreStable) {
   EXPECT_STREQ(isolation_name(Isolation::kBubblewrap), "bubblewrap");
+  EXPECT_STREQ(isolation_name(Isolation::kNamespaces), "namespaces");
   EXPECT_STREQ(isolation_name(Isolation::kUnshare), "unshare");
   EXPECT_STREQ(isolation_name(Isolation::kNone), "none");
 }
@@ -435,6 +437,162 @@ TEST(ProcessIsolation, ProcSelfIsTheCommandInsideTheSandbox) {
   EXPECT_FALSE(self.empty());
   EXPECT_NE(self, "") << o.out;
   EXPECT_LT(std::stoi(self), 100) << "a pid from the host's /proc: " << o.out;
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// ---------------------------------------------------------------- environment
+
+TEST(ProcessEnvironment, DroppingTheParentsEnvironmentLeavesOnlyWhatIsGiven) {
+  setenv("MAXCODE_TEST_SECRET_TOKEN", "parent-secret-value", 1);
+  Command c;
+  c.shell = "env | sort";
+  c.timeout_s = 10;
+  c.parent_env = ParentEnv::kDrop;
+  c.env = {{"PATH", "/usr/bin:/bin"}, {"ONLY", "this"}};
+  Outcome o = run(c);
+  ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+  // The shell adds PWD (and dash SHLVL-like nothing else); the parent's variables are gone.
+  EXPECT_EQ(o.out.find("parent-secret-value"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ONLY=this\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("PATH=/usr/bin:/bin\n"), std::string::npos) << o.out;
+  unsetenv("MAXCODE_TEST_SECRET_TOKEN");
+}
+
+// ---------------------------------------------------------------- each sandbox mode
+
+// The file-system modes this machine runs: bubblewrap where installed, namespaces where
+// the kernel lets us (root, or unprivileged user namespaces).
+std::vector<Isolation> file_system_modes() {
+  std::vector<Isolation> modes;
+  for (Isolation mode : {Isolation::kBubblewrap, Isolation::kNamespaces}) {
+    Command probe;
+    probe.shell = "true";
+    probe.timeout_s = 10;
+    probe.isolate = true;
+    if (run_isolated(probe, mode).ok()) modes.push_back(mode);
+  }
+  return modes;
+}
+
+class SandboxModes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    modes_ = file_system_modes();
+    if (modes_.empty()) GTEST_SKIP() << "neither bubblewrap nor namespaces work on this machine";
+  }
+  std::vector<Isolation> modes_;
+};
+
+TEST_F(SandboxModes, NamespacesWorkHere) {
+  // This machine (root, Linux >= 5.12) must run the mode the GPU runners rely on.
+  EXPECT_NE(std::find(modes_.begin(), modes_.end(), Isolation::kNamespaces), modes_.end());
+}
+
+TEST_F(SandboxModes, WritesSucceedOnlyInTheWritablePaths) {
+  TempDir workspace;
+  TempDir outside;  // e.g. the source snapshot or the repository
+  const char* home_env = std::getenv("HOME");
+  const std::string home = home_env && *home_env ? home_env : "/root";
+  const std::string host_tmp = "/tmp/maxcode-sandbox-test-" + std::to_string(getpid());
+  const std::string root_file = "/maxcode-sandbox-test-" + std::to_string(getpid());
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    const std::vector<std::string> targets = {(outside / "blocked").string(), home + "/maxcode-sandbox-test",
+                                              root_file, "/usr/maxcode-sandbox-test"};
+    std::string script;
+    for (const auto& target : targets) script += "echo x > " + target + " 2>/dev/null && echo wrote " + target + "; ";
+    script += "echo x > " + host_tmp + " && echo private-tmp; echo x > allowed && echo workspace; "
+              "echo x > /dev/null && echo dev-null; echo x > /dev/shm/maxcode-test && echo shm; "
+              "mount -o remount,rw / 2>/dev/null; echo x > " + targets[0] + " 2>/dev/null && echo remounted";
+    Command c;
+    c.shell = script;
+    c.timeout_s = 10;
+    c.isolate = true;
+    c.cwd = workspace.path().string();
+    c.writable_paths = {workspace.path().string()};
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_EQ(o.isolation, mode);
+    EXPECT_EQ(o.out, "private-tmp\nworkspace\ndev-null\nshm\n") << o.err;
+    for (const auto& target : targets) EXPECT_FALSE(fs::exists(target)) << target;
+    EXPECT_FALSE(fs::exists(host_tmp)) << "the sandbox's /tmp must be its own";
+    EXPECT_TRUE(fs::exists(workspace / "allowed"));
+    fs::remove(workspace / "allowed");
+  }
+}
+
+TEST_F(SandboxModes, AWorkingDirectoryUnderTmpIsVisibleAndReadOnly) {
+  TempDir dir;
+  testing::write_file(dir / "input.txt", "visible\n");
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c;
+    c.shell = "cat input.txt; touch new.txt";
+    c.timeout_s = 10;
+    c.isolate = true;
+    c.cwd = dir.path().string();
+    Outcome o = run_isolated(c, mode);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_EQ(o.out, "visible\n") << o.err;
+    EXPECT_FALSE(fs::exists(dir / "new.txt"));
+  }
+}
+
+TEST_F(SandboxModes, NoNetworkOwnPidsAndExitStatusKept) {
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c;
+    c.shell = "grep ':' /proc/net/dev | cut -d: -f1 | tr -d ' '; readlink /proc/self; exit 3";
+    c.timeout_s = 10;
+    c.isolate = true;
+    Outcome o = run_isolated(c, mode);
+    EXPECT_EQ(o.exit_code, 3) << o.describe() << o.err;
+    std::istringstream lines(o.out);
+    std::string interfaces, self;
+    lines >> interfaces >> self;
+    EXPECT_EQ(interfaces, "lo") << o.out;
+    ASSERT_FALSE(self.empty()) << o.out;
+    EXPECT_LT(std::stoi(self), 100) << "a pid from the host's /proc: " << o.out;
+  }
+}
+
+TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
+  Command probe;
+  probe.shell = "true";
+  probe.isolate = true;
+  if (!run_isolated(probe, Isolation::kNamespaces).ok()) GTEST_SKIP() << "namespaces do not work here";
+
+  Command crash;
+  crash.shell = "kill -SEGV $$";
+  crash.isolate = true;
+  Outcome crashed = run_isolated(crash, Isolation::kNamespaces);
+  EXPECT_EQ(crashed.term_signal, SIGSEGV) << crashed.describe();
+
+  TempDir dir;
+  Command late;
+  late.shell = "(sleep 1; touch " + (dir / "late").string() + ") & sleep 100";
+  late.timeout_s = 0.3;
+  late.isolate = true;
+  late.writable_paths = {dir.path().string()};
+  Outcome timed_out = run_isolated(late, Isolation::kNamespaces);
+  EXPECT_TRUE(timed_out.timed_out);
+  EXPECT_LT(timed_out.wall_s, 1.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  EXPECT_FALSE(fs::exists(dir / "late"));
+
+  Command timed;
+  timed.shell = "sleep 0.2";
+  timed.time_inside = true;
+  timed.isolate = true;
+  Outcome o = run_isolated(timed, Isolation::kNamespaces);
+  ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+  EXPECT_GE(o.inner_wall_s, 0.19);
+  EXPECT_LT(o.inner_wall_s, 0.4);
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+#include "runner/util/secrets.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "runner/util/child_env.h"
+
+namespace maxcode {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Key files are small; anything larger is not one (and is not read).
+constexpr std::uintmax_t kLargestKeyFile = 1 << 20;
+// Shorter lines of a key file (blank lines, "Proc-Type: 4,ENCRYPTED") say nothing secret.
+constexpr std::size_t kShortestKeyLine = 16;
+
+const char* const kSecretWords[] = {"KEY",  "TOKEN",   "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
+                                    "PRIVATE", "AUTH"};
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string trim(const std::string& text) {
+  std::size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+void add_file_secrets(const fs::path& file, std::vector<std::string>& out) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  out.push_back(trim(content.str()));
+  std::istringstream lines(content.str());
+  for (std::string line; std::getline(lines, line);) {
+    line = trim(line);
+    if (line.size() >= kShortestKeyLine && line.rfind("-----", 0) != 0) out.push_back(line);
+  }
+}
+
+class Registry {
+ public:
+  Registry() {
+    for (const auto& value : secrets_in(process_environment())) values_.insert(value);
+  }
+
+  void add(const std::string& value) {
+    if (value.size() < kShortestSecret) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    values_.insert(value);
+  }
+
+  std::vector<std::string> values() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {values_.begin(), values_.end()};
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<std::string> values_;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace
+
+bool looks_secret(const std::string& name) {
+  const std::string name_upper = upper(name);
+  for (const char* word : kSecretWords) {
+    if (name_upper.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> secrets_in(const std::vector<std::pair<std::string, std::string>>& environment,
+                                    const std::vector<std::string>& also_secret) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : environment) {
+    bool named = std::find(also_secret.begin(), also_secret.end(), name) != also_secret.end();
+    if (!named && !looks_secret(name)) continue;
+    std::error_code ec;
+    // A path is no secret, but what it names is (MAXCODE_APP_KEY_FILE, credentials).
+    if (!value.empty() && value.front() == '/' && fs::is_regular_file(value, ec)) {
+      if (fs::file_size(value, ec) <= kLargestKeyFile && !ec) add_file_secrets(value, out);
+      continue;
+    }
+    out.push_back(value);
+  }
+  out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& v) { return v.size() < kShortestSecret; }),
+            out.end());
+  return out;
+}
+
+void add_secret(const std::string& value) { registry().add(value); }
+
+void add_secret_variables(const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const auto& [name, value] : process_environment()) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) named.emplace_back(name, value);
+  }
+  for (const auto& value : secrets_in(named, names)) registry().add(value);
+}
+
+std::string redact_secrets(std::string text) {
+  std::vector<std::string> secrets = registry().values();
+  // Longest first: a key that contains another is replaced whole.
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& secret : secrets) {
+    for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+      text.replace(at, secret.size(), "[redacted]");
+      at += 10;
+    }
+  }
+  return text;
+}
+
+}  // namespace maxcode
