@@ -255,8 +255,11 @@ void Evaluator::prepare_baseline() {
   }
   if (gpu_) prepare_gpu();
   if (isolation() == Isolation::kNone && config_.workspace.isolate)
-    warnings_.push_back("neither bubblewrap nor unshare works here: candidate code runs with "
+    warnings_.push_back("no sandbox works here (bubblewrap, namespaces, unshare): candidate code runs with "
                         "the network reachable and the file system writable");
+  if (isolation() == Isolation::kUnshare)
+    warnings_.push_back("only unshare works here: candidate code runs without network, but with the "
+                        "file system writable");
 }
 
 Checked Evaluator::check(const Materialized& candidate) {

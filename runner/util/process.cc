@@ -25,6 +25,8 @@
 #include <optional>
 #include <set>
 
+#include "runner/util/secrets.h"
+
 extern char** environ;
 
 namespace maxcode {
@@ -207,6 +209,7 @@ struct NamespacePlan {
   std::vector<std::string> binds;
   std::vector<char> bind_writable;  // per bind: writable, or a read-only view
   std::vector<std::string> make_dirs;  // mount points to create in the private /tmp
+  std::vector<std::string> hidden;     // key files, covered by /dev/null
   bool private_shm = false;  // /dev/shm exists: CUDA needs it writable
 };
 
@@ -243,6 +246,16 @@ std::vector<std::string> build_env(const Command& command) {
   return env;
 }
 
+// Key files the process knows of (MAXCODE_APP_KEY_FILE): the sandbox shows /dev/null in
+// their place. Those under /tmp are hidden by the private /tmp already.
+std::vector<std::string> hidden_files() {
+  std::vector<std::string> files;
+  for (const auto& file : secret_files()) {
+    if (!is_under(file, "/tmp")) files.push_back(file);
+  }
+  return files;
+}
+
 // GPU device nodes: bwrap's minimal /dev lacks them, and candidates must reach the GPU.
 std::vector<std::string> gpu_devices() {
   std::vector<std::string> devices;
@@ -267,6 +280,7 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   // after the tmpfs (later mounts cover earlier ones), writable paths last of all.
   if (is_under(cwd, "/tmp")) argv.insert(argv.end(), {"--ro-bind", cwd, cwd});
   for (const auto& path : writable) argv.insert(argv.end(), {"--bind", path, path});
+  for (const auto& file : hidden_files()) argv.insert(argv.end(), {"--ro-bind", "/dev/null", file});
   argv.insert(argv.end(), {"--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir",
                            cwd, "--", "/bin/sh", "-c", command.shell});
   return argv;
@@ -297,6 +311,7 @@ std::string plan_namespaces(const std::vector<std::string>& writable, const std:
   if (is_under(cwd, "/tmp") && !cwd_writable) add(cwd, false);
   for (const auto& path : writable) add(path, true);
   if (ns.binds.size() > kMaxBinds) return "more than " + std::to_string(kMaxBinds) + " writable paths";
+  ns.hidden = hidden_files();
   std::error_code ec;
   ns.private_shm = fs::is_directory("/dev/shm", ec);
   return "";
@@ -447,6 +462,9 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, ns.binds[i].c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
       child_fail(report_fd, first_stage + 1);
     close(trees[i]);
+  }
+  for (const auto& file : ns.hidden) {
+    if (mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0) child_fail(report_fd, first_stage + 1);
   }
   if (!set_read_only("/", true)) child_fail(report_fd, first_stage + 2);
   if (!set_read_only("/tmp", false)) child_fail(report_fd, first_stage + 2);

@@ -48,9 +48,7 @@ void add_file_secrets(const fs::path& file, std::vector<std::string>& out) {
 
 class Registry {
  public:
-  Registry() {
-    for (const auto& value : secrets_in(process_environment())) values_.insert(value);
-  }
+  Registry() { add_from(process_environment(), {}); }
 
   void add(const std::string& value) {
     if (value.size() < kShortestSecret) return;
@@ -58,15 +56,33 @@ class Registry {
     values_.insert(value);
   }
 
+  void add_from(const std::vector<std::pair<std::string, std::string>>& environment,
+                const std::vector<std::string>& names) {
+    for (const auto& value : secrets_in(environment, names)) add(value);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& file : secret_files_in(environment, names)) files_.insert(file);
+  }
+
   std::vector<std::string> values() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return {values_.begin(), values_.end()};
   }
 
+  std::vector<std::string> files() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {files_.begin(), files_.end()};
+  }
+
  private:
   mutable std::mutex mutex_;
   std::set<std::string> values_;
+  std::set<std::string> files_;
 };
+
+bool is_key_file(const std::string& value) {
+  std::error_code ec;
+  return !value.empty() && value.front() == '/' && fs::is_regular_file(value, ec);
+}
 
 Registry& registry() {
   static Registry instance;
@@ -91,7 +107,7 @@ std::vector<std::string> secrets_in(const std::vector<std::pair<std::string, std
     if (!named && !looks_secret(name)) continue;
     std::error_code ec;
     // A path is no secret, but what it names is (MAXCODE_APP_KEY_FILE, credentials).
-    if (!value.empty() && value.front() == '/' && fs::is_regular_file(value, ec)) {
+    if (is_key_file(value)) {
       if (fs::file_size(value, ec) <= kLargestKeyFile && !ec) add_file_secrets(value, out);
       continue;
     }
@@ -102,6 +118,19 @@ std::vector<std::string> secrets_in(const std::vector<std::pair<std::string, std
   return out;
 }
 
+std::vector<std::string> secret_files_in(const std::vector<std::pair<std::string, std::string>>& environment,
+                                         const std::vector<std::string>& also_secret) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : environment) {
+    bool named = std::find(also_secret.begin(), also_secret.end(), name) != also_secret.end();
+    std::error_code ec;
+    if (!(named || looks_secret(name)) || !is_key_file(value)) continue;
+    fs::path real = fs::canonical(value, ec);
+    if (!ec) out.push_back(real.string());
+  }
+  return out;
+}
+
 void add_secret(const std::string& value) { registry().add(value); }
 
 void add_secret_variables(const std::vector<std::string>& names) {
@@ -109,8 +138,10 @@ void add_secret_variables(const std::vector<std::string>& names) {
   for (const auto& [name, value] : process_environment()) {
     if (std::find(names.begin(), names.end(), name) != names.end()) named.emplace_back(name, value);
   }
-  for (const auto& value : secrets_in(named, names)) registry().add(value);
+  registry().add_from(named, names);
 }
+
+std::vector<std::string> secret_files() { return registry().files(); }
 
 std::string redact_secrets(std::string text) {
   std::vector<std::string> secrets = registry().values();

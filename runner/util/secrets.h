@@ -29,10 +29,17 @@ constexpr std::size_t kShortestSecret = 8;
 std::vector<std::string> secrets_in(const std::vector<std::pair<std::string, std::string>>& environment,
                                     const std::vector<std::string>& also_secret = {});
 
+// The key files among them: values of those variables that name a regular file.
+std::vector<std::string> secret_files_in(const std::vector<std::pair<std::string, std::string>>& environment,
+                                         const std::vector<std::string>& also_secret = {});
+
 // The process-wide registry. Filled from the process environment on first use; more
 // names (the config's key variables) and values can be added at any time.
 void add_secret(const std::string& value);
 void add_secret_variables(const std::vector<std::string>& names);
+
+// The key files the registry knows of (absolute paths): sandboxes hide them.
+std::vector<std::string> secret_files();
 
 // `text` with every registered secret (of kShortestSecret or more characters) replaced
 // by "[redacted]", longest first.

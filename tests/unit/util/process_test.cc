@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "runner/util/secrets.h"
 #include "support/test_support.h"
 
 namespace maxcode {
@@ -559,6 +560,28 @@ TEST_F(SandboxModes, NoNetworkOwnPidsAndExitStatusKept) {
     ASSERT_FALSE(self.empty()) << o.out;
     EXPECT_LT(std::stoi(self), 100) << "a pid from the host's /proc: " << o.out;
   }
+}
+
+TEST_F(SandboxModes, KeyFilesAreHidden) {
+  // Outside /tmp, where the private /tmp would hide it anyway.
+  const fs::path key = "/var/tmp/maxcode-process-test-" + std::to_string(getpid()) + ".pem";
+  testing::write_file(key, "MIIEsecret-key-line-for-the-sandbox-test\n");
+  setenv("MAXCODE_TEST_APP_KEY_FILE", key.c_str(), 1);
+  add_secret_variables({"MAXCODE_TEST_APP_KEY_FILE"});
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c;
+    c.shell = "cat " + key.string() + " 2>/dev/null; echo end";
+    c.timeout_s = 10;
+    c.isolate = true;
+    Outcome o = run_isolated(c, mode);
+    EXPECT_EQ(o.out, "end\n") << o.err;
+  }
+  Command plain;
+  plain.shell = "cat " + key.string();
+  EXPECT_NE(run(plain).out.find("MIIEsecret"), std::string::npos) << "readable outside the sandbox";
+  unsetenv("MAXCODE_TEST_APP_KEY_FILE");
+  fs::remove(key);
 }
 
 TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
