@@ -31,9 +31,13 @@ bool have_gpu() {
 }
 
 TEST(CheatSuite, EveryCheatIsRejectedWithItsReason) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU here (nvidia-smi -L fails)";
-  TempDir dir;
+  // Found first, so that a program carried to another machine fails here, naming the
+  // path, rather than deep inside a run.
   const fs::path example = source_path("examples/cuda-kernels");
+  ASSERT_TRUE(fs::exists(example / ".maxcode.json"))
+      << example << " not found: set MAXCODE_SOURCE_DIR to the checkout";
+  if (!have_gpu()) GTEST_SKIP() << "no GPU here (nvidia-smi -L fails); example at " << example;
+  TempDir dir;
   const json cheats = json::parse(read_text(example / "cheats/expected.json"));
   const json faults = json::parse(read_text(example / "faults/expected.json"));
 
