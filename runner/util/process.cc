@@ -250,8 +250,9 @@ std::vector<std::string> build_env(const Command& command) {
 // their place. Those under /tmp are hidden by the private /tmp already.
 std::vector<std::string> hidden_files() {
   std::vector<std::string> files;
+  std::error_code ec;
   for (const auto& file : secret_files()) {
-    if (!is_under(file, "/tmp")) files.push_back(file);
+    if (!is_under(file, "/tmp") && fs::is_regular_file(file, ec)) files.push_back(file);
   }
   return files;
 }
@@ -411,10 +412,10 @@ bool write_file(const char* path, const std::string& text) {
   return ok;
 }
 
-bool set_read_only(const char* path, bool read_only) {
+bool set_read_only(const char* path, bool read_only, unsigned flags) {
   MountAttr attr{};
   (read_only ? attr.attr_set : attr.attr_clr) = MOUNT_ATTR_RDONLY;
-  return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr) == 0;
+  return syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attr, sizeof attr) == 0;
 }
 
 // The intermediate process outside the new pid namespace: lives as long as the
@@ -431,8 +432,23 @@ bool set_read_only(const char* path, bool read_only) {
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
 
+// Pid 1 of the new pid namespace: reaps orphans until the command ends, then ends as it
+// did (a signal as 128 + N, as bubblewrap reports it: pid 1 cannot kill itself). Its
+// end kills everything left in the namespace. The command is not pid 1 itself, because
+// pid 1 ignores the signals it sends itself (`kill -SEGV $$` would do nothing).
+[[noreturn]] void init_process(pid_t command) {
+  for (;;) {
+    int status = 0;
+    pid_t got = waitpid(-1, &status, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) _exit(127);
+    if (got != command) continue;
+    _exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+  }
+}
+
 // Isolation::kNamespaces, in the child: returns in the process that is to exec the
-// command (pid 1 of a new pid namespace). Async-signal-safe calls only.
+// command (pid 2 of a new pid namespace). Async-signal-safe calls only.
 void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
   const int first_stage = 3;
   if (ns.user_ns) {
@@ -464,13 +480,18 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     close(trees[i]);
   }
   for (const auto& file : ns.hidden) {
-    if (mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0) child_fail(report_fd, first_stage + 1);
+    // Gone since the plan was made: nothing left to hide.
+    if (mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0 && errno != ENOENT)
+      child_fail(report_fd, first_stage + 1);
   }
-  if (!set_read_only("/", true)) child_fail(report_fd, first_stage + 2);
-  if (!set_read_only("/tmp", false)) child_fail(report_fd, first_stage + 2);
-  if (ns.private_shm && !set_read_only("/dev/shm", false)) child_fail(report_fd, first_stage + 2);
+  // The private /tmp and /dev/shm are writable themselves, not what is bound beneath
+  // them (a read-only working directory); writable paths are, with all below them.
+  if (!set_read_only("/", true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 2);
+  if (!set_read_only("/tmp", false, 0)) child_fail(report_fd, first_stage + 2);
+  if (ns.private_shm && !set_read_only("/dev/shm", false, 0)) child_fail(report_fd, first_stage + 2);
   for (std::size_t i = 0; i < n; ++i) {
-    if (ns.bind_writable[i] && !set_read_only(ns.binds[i].c_str(), false)) child_fail(report_fd, first_stage + 2);
+    if (ns.bind_writable[i] && !set_read_only(ns.binds[i].c_str(), false, AT_RECURSIVE))
+      child_fail(report_fd, first_stage + 2);
   }
 
   pid_t pid = _Fork();
@@ -495,6 +516,16 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (syscall(SYS_capset, &header, data) != 0) child_fail(report_fd, first_stage + 5);
+
+  pid = _Fork();
+  if (pid < 0) child_fail(report_fd, first_stage + 3);
+  if (pid > 0) {
+    if (close_range(0, ~0U, 0) != 0) {
+      for (int fd = 0; fd < max_fd; ++fd) close(fd);
+    }
+    init_process(pid);
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
 // Runs between fork and exec: async-signal-safe calls only (setrlimit and close_range

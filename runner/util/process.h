@@ -20,7 +20,8 @@ enum class Isolation {
   // No tool needed (the GPU runners have no bwrap): maxcode itself unshares mount, net
   // and pid namespaces (and a user namespace when not root), makes every mount
   // read-only but the writable paths, a private /tmp and /dev/shm, mounts a read-only
-  // /proc, and drops every capability so the command cannot undo any of it.
+  // /proc, and drops every capability so the command cannot undo any of it. As with
+  // bubblewrap, a small init is pid 1 and a command killed by signal N exits 128 + N.
   kNamespaces,
   kUnshare,     // unshare -n -p: no network, own pid namespace, filesystem as is
   kNone,        // neither available: plain child process
