@@ -252,7 +252,9 @@ TEST(LlmSearch, ACandidateThatLooksForSecretsFindsNoneAndCannotWriteOutside) {
     for (const auto& entry : fs::recursive_directory_iterator(out)) {
       if (entry.is_regular_file()) everything += read_text(entry.path());
     }
-    EXPECT_NE(everything.find("probe:::::1"), std::string::npos) << "candidate A's first token is in the outputs";
+    EXPECT_NE(everything.find("probe::::::1"), std::string::npos)
+        << "candidate A's first token is in the outputs: "
+        << everything.substr(std::min(everything.find("probe"), everything.size()), 300);
     EXPECT_NE(everything.find("given:[redacted]:[redacted]"), std::string::npos) << "candidate B's, redacted";
     for (const auto& entry : fs::recursive_directory_iterator(out)) {
       if (!entry.is_regular_file()) continue;
@@ -265,7 +267,7 @@ TEST(LlmSearch, ACandidateThatLooksForSecretsFindsNoneAndCannotWriteOutside) {
     bool feedback_seen = false;
     for (const auto& r : requests) {
       for (const auto& secret : secrets) EXPECT_EQ(r.body.find(secret), std::string::npos) << "a prompt holds " << secret;
-      feedback_seen |= r.body.find("probe:::::") != std::string::npos;
+      feedback_seen |= r.body.find("probe::::::") != std::string::npos;
     }
     EXPECT_TRUE(feedback_seen) << "the second step's prompt shows the candidate's output";
     for (const auto& path : outside) {
