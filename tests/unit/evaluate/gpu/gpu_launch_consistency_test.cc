@@ -52,6 +52,18 @@ TEST(LaunchConsistency, WorkOnEveryFourthCallIsCaught) {
   EXPECT_NE(check_launch_consistency(kOriginal, cheat, kAll).find("ran 5 time(s)"), std::string::npos);
 }
 
+TEST(LaunchConsistency, PartialWorkOnLaterCallsIsCaught) {
+  // The full image on the first call, an eighth of the rows afterwards.
+  const RunKernels cheat = run_of({kernel("blur_full_kernel", 20, 55000, 420000, 1465000)});
+  const std::string why = check_launch_consistency(kOriginal, cheat, kAll);
+  EXPECT_NE(why.find("range from 0.055 ms to 0.42 ms"), std::string::npos) << why;
+}
+
+TEST(LaunchConsistency, AColdFirstLaunchIsNotACache) {
+  const RunKernels honest = run_of({kernel("blur_tile_kernel", 20, 190000, 520000, 4300000)});
+  EXPECT_EQ(check_launch_consistency(kOriginal, honest, kAll), "");
+}
+
 TEST(LaunchConsistency, AnOriginalWhoseLaunchesVaryIsNoYardstick) {
   const RunKernels varying = run_of({kernel("blur_kernel", 20, 1000, 430000, 4000000)});
   const RunKernels cheat = run_of({kernel("blur_kernel", 1, 420000, 420000, 420000)});
