@@ -84,7 +84,9 @@ void Evaluator::prepare_call_check() {
   Evaluation e;
   e.candidate_id = "baseline-calls";
   std::map<std::string, std::string> overrides;
-  if (problem.empty()) {
+  bool any = false;
+  for (const BenchmarkConfig& bench : config_.benchmarks) any = any || checked_by_calls(bench);
+  if (problem.empty() && any) {
     progress_.status("baseline: building the original with the call shim");
     ws = new_workspace_dir("baseline-calls");
     ShimOptions options{call_dir(ws).string(), shim_tag_, shim_salt_};
