@@ -75,7 +75,7 @@ w = r.get("winner")
 print("plain winner: %s" % (w["id"] + " %.3fx" % w["speedup"]["median"] if w else "none"))
 for a in r.get("audit", []):
     for f in a.get("findings", []): print("plain audit: " + f)
-sys.exit(1 if bad or not w or w["id"] != "05-shared-tile.cu" else 0)
+sys.exit(1 if bad or not w or w["id"] != "05-rows-per-thread.cu" else 0)
 PY
 fi
 

@@ -44,6 +44,9 @@ struct AuditInputs {
   double rtol = 1e-6, atol = 0;
 };
 
+// AuditInputs::shim_problem for a benchmark timed by its kernels.
+inline constexpr const char* kTimedByKernels = "timed by its kernels";
+
 BenchmarkAudit audit_benchmark(const AuditInputs& inputs);
 
 nlohmann::json to_json(const BenchmarkAudit& audit);

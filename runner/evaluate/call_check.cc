@@ -113,7 +113,7 @@ void Evaluator::prepare_call_check() {
     in.rtol = bench.rtol;
     in.atol = bench.atol;
     in.shim_problem = problem;
-    if (problem.empty() && !checked_by_calls(bench)) in.shim_problem = "timed by its kernels";
+    if (problem.empty() && !checked_by_calls(bench)) in.shim_problem = kTimedByKernels;
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
       std::string out, why;

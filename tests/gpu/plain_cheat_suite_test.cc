@@ -59,7 +59,7 @@ TEST(PlainCheatSuiteGpu, EveryCheatIsRejectedAndTheHonestCandidateWins) {
     EXPECT_NE(reason.find(want.at("reason").get<std::string>()), std::string::npos) << name << ": " << reason;
   }
   ASSERT_TRUE(result.at("winner").is_object()) << result.dump(2).substr(0, 4000);
-  EXPECT_EQ(result["winner"].at("id"), "05-shared-tile.cu");
+  EXPECT_EQ(result["winner"].at("id"), "05-rows-per-thread.cu");
   std::printf("winner %s %.3fx\n", result["winner"]["id"].get<std::string>().c_str(),
               result["winner"]["speedup"]["median"].get<double>());
   if (const char* keep = std::getenv("MAXCODE_GPU_TEST_OUT")) {

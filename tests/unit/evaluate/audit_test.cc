@@ -91,5 +91,15 @@ TEST(Audit, NoShimIsAWeaknessWithItsReason) {
   EXPECT_EQ(a.call_check, "none: 'f' is a template");
 }
 
+TEST(Audit, AKernelTimedBenchmarkNamesTheGpuCheck) {
+  AuditInputs in;
+  in.benchmark = "main";
+  in.references = {"1", "2"};
+  in.shim_problem = kTimedByKernels;
+  BenchmarkAudit a = audit_benchmark(in);
+  EXPECT_NE(a.call_check.find("per-launch consistency"), std::string::npos) << a.call_check;
+  EXPECT_TRUE(has(a, "not poisoned nor its inputs perturbed"));
+}
+
 }  // namespace
 }  // namespace maxcode
