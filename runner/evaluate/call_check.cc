@@ -227,10 +227,16 @@ bool Evaluator::call_check(Evaluation& e, const fs::path& ws, const std::map<std
         if (want.call < static_cast<long>(records->size()))
           for (const CallOutput& o : (*records)[want.call].outputs)
             if (o.name == output.name) got = &o;
-        OutputError error = got ? compare_buffers(output.name, output.type, read_binary(output.file),
-                                                  read_binary(got->file), bench.rtol, bench.atol)
-                                : OutputError{output.name, output.type, 0, 0, 1};
-        if (!got) error.first_mismatch = "no output recorded";
+        OutputError error;
+        if (got) {
+          error = compare_buffers(output.name, output.type, read_binary(output.file), read_binary(got->file),
+                                  bench.rtol, bench.atol);
+        } else {  // the candidate's run made fewer calls, or wrote no output for this one
+          error.output = output.name;
+          error.type = output.type;
+          error.mismatches = 1;
+          error.first_mismatch = "no output recorded";
+        }
         ++compared;
         if (error.mismatches > 0) {
           restore();
