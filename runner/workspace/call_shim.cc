@@ -283,9 +283,18 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
   if (any_described) {
     plan.interface = "described";
   } else if (scalars.size() == 1) {
+    // The one length sizes the inputs; an output only when its elements are of an
+    // input's type (an element-wise map). A histogram's bins, a reduction's partial
+    // sums are shorter than the input, and poisoning them with its length would write
+    // past their end.
+    std::set<std::string> input_types;
+    for (const ShimParam& p : plan.params)
+      if (p.kind == ShimParam::Kind::kInput) input_types.insert(p.element);
     bool any = false;
     for (ShimParam& p : plan.params) {
-      if (p.kind != ShimParam::Kind::kInput && p.kind != ShimParam::Kind::kOutput) continue;
+      const bool sized = p.kind == ShimParam::Kind::kInput ||
+                         (p.kind == ShimParam::Kind::kOutput && input_types.count(p.element));
+      if (!sized) continue;
       p.size = scalars.front();
       any = true;
     }

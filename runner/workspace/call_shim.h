@@ -15,7 +15,8 @@
 //
 // Parameters are read from the definition's declaration: `const T*` is an input, `T*`
 // an output (T arithmetic); element counts come from `.maxcode.json` (targets.interface)
-// or, when the function has exactly one integer parameter, from that parameter.
+// or, when the function has exactly one integer parameter, from that parameter: for the
+// inputs, and for outputs whose element type is an input's (an element-wise map).
 #pragma once
 
 #include <cstdint>

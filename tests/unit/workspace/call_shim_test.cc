@@ -32,6 +32,18 @@ TEST(CallShim, InfersSizesFromTheOneIntegerParameter) {
   EXPECT_TRUE(p.returns_void);
 }
 
+TEST(CallShim, AnOutputOfAnotherTypeIsNotSizedByTheInputsLength) {
+  // A histogram's 256 bins: poisoning n of them would write past their end.
+  const std::string file = "void histogram(const std::uint8_t* data, std::size_t n, std::uint32_t* bins) {}\n";
+  ShimPlan p = plan_of(file, "histogram");
+  EXPECT_EQ(p.interface, "inferred");
+  EXPECT_EQ(p.params[0].size, "n");
+  EXPECT_EQ(p.params[2].kind, ShimParam::Kind::kOutput);
+  EXPECT_EQ(p.params[2].size, "");
+  ShimPlan described = plan_of(file, "histogram", {{"data", "n"}, {"bins", "256"}});
+  EXPECT_EQ(described.params[2].size, "256");
+}
+
 TEST(CallShim, TwoIntegerParametersNeedADescription) {
   const std::string file = "void blur(const float* in, float* out, int width, int height) {}\n";
   EXPECT_EQ(plan_of(file, "blur").interface, "none");
