@@ -102,6 +102,9 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
   } else if (in.interface == "none") {
     a.call_check = "per-call times only (describe the pointer sizes in targets.interface to have inputs "
                    "perturbed and outputs poisoned)";
+  } else if (!in.outputs_sized) {
+    a.call_check = "per-call times, inputs perturbed on every call (" + in.interface + " interface; no output "
+                   "has a known size: describe it in targets.interface to have it poisoned and compared)";
   } else {
     a.call_check = "per-call times, inputs perturbed and outputs poisoned on every call, the first calls' "
                    "outputs compared element by element with the original's (" + in.interface + " interface)";

@@ -40,6 +40,7 @@ struct AuditInputs {
   std::optional<std::vector<CallRecord>> observed;   // the observe run's records
   std::optional<std::string> perturbed_output;  // stdout of the perturb run (seed 0)
   std::string interface = "none";
+  bool outputs_sized = true;                   // some output has a known element count
   std::string shim_problem;                    // non-empty: no call check, and why
   double rtol = 1e-6, atol = 0;
 };

@@ -113,6 +113,9 @@ void Evaluator::prepare_call_check() {
     in.rtol = bench.rtol;
     in.atol = bench.atol;
     in.shim_problem = problem;
+    in.outputs_sized = false;
+    for (const ShimParam& param : shim_plan_.params)
+      in.outputs_sized = in.outputs_sized || (param.kind == ShimParam::Kind::kOutput && !param.size.empty());
     if (problem.empty() && !checked_by_calls(bench)) in.shim_problem = kTimedByKernels;
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
@@ -255,9 +258,9 @@ bool Evaluator::call_check(Evaluation& e, const fs::path& ws, const std::map<std
       }
     }
     summary.push_back("'" + bench.name + "': " + std::to_string(records->size()) + " calls, per-call times alike" +
-                      (original.perturb ? ", " + std::to_string(compared) +
-                                              " recorded outputs equal to the original's on perturbed inputs"
-                                        : ""));
+                      (original.perturb && compared > 0
+                           ? ", " + std::to_string(compared) + " recorded outputs equal to the original's on perturbed inputs"
+                           : ""));
   }
   for (auto& [name, error] : errors) e.precision.push_back(error);
   e.call_check = join(summary, "; ");

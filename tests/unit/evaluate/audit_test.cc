@@ -91,6 +91,17 @@ TEST(Audit, NoShimIsAWeaknessWithItsReason) {
   EXPECT_EQ(a.call_check, "none: 'f' is a template");
 }
 
+TEST(Audit, WithoutASizedOutputTheCheckSaysWhatItLacks) {
+  AuditInputs in;
+  in.benchmark = "main";
+  in.references = {"1", "2"};
+  in.interface = "inferred";
+  in.outputs_sized = false;
+  const BenchmarkAudit a = audit_benchmark(in);
+  EXPECT_NE(a.call_check.find("no output has a known size"), std::string::npos) << a.call_check;
+  EXPECT_EQ(a.call_check.find("outputs poisoned"), std::string::npos) << a.call_check;
+}
+
 TEST(Audit, AKernelTimedBenchmarkNamesTheGpuCheck) {
   AuditInputs in;
   in.benchmark = "main";
