@@ -6,12 +6,15 @@
 #   3. each winner's kernel speedup against the ratio of Nsight Compute kernel
 #      durations (ncu --clock-control none) of the original and the winner;
 #   4. the profiler check (scripts/gpu-profile.sh);
+#   5. the plain-benchmark cheat suite: `maxcode optimize --policy replay` on
+#      examples/cuda-plain (a benchmark that reuses its buffers and prints a checksum),
+#      each candidate's verdict and reason (examples/cuda-plain/cheats-expected.json);
 # and prints a short table last.
 #
 # Usage: here (no GPU needed) `scripts/gpu-bundle.sh`, then on the GPU machine, with
 # .gpu carried: `scripts/gpu-check.sh` (it copies .gpu/build to build/ first).
 # Environment: OUT (default maxcode-out/gpu-check), TOLERANCE (default 0.05), PARTS
-# (default "tests tune replay profile": a subset runs only those, e.g. when one call to
+# (default "tests tune replay profile plain": a subset runs only those, e.g. when one call to
 # the GPU machine has a time limit; the summary covers what is in OUT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 example=examples/cuda-kernels
 rm -rf "$example/build"
 status=0
-parts=${PARTS:-tests tune replay profile}
+parts=${PARTS:-tests tune replay profile plain}
 want() { [[ " $parts " == *" $1 "* ]]; }
 # Full outputs stay in $work; $out gets what a reader needs (few files travel back).
 work=${WORK:-maxcode-out/gpu-check-work}
@@ -50,6 +53,33 @@ if want replay; then
   build/maxcode optimize "$example" --policy replay --replay-dir "$example/replay/transpose" --out "$work/replay" -q 2>&1 \
     | tail -25 | tee "$out/replay.log"
   keep replay
+fi
+
+if want plain; then
+  echo "== 5. plain-benchmark cheat suite (examples/cuda-plain, replay)"
+  rm -rf examples/cuda-plain/build
+  build/maxcode optimize examples/cuda-plain --policy replay --replay-dir examples/cuda-plain/replay \
+    --out "$work/plain" -q > "$out/plain.log" 2>&1
+  keep plain
+  python3 - "$work/plain/result.json" examples/cuda-plain/cheats-expected.json <<'PY' || status=1
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except OSError:
+    print("plain: no result.json"); sys.exit(1)
+expected = json.load(open(sys.argv[2]))
+bad = 0
+for c in r["candidates"]:
+    want = expected.get(c["id"])
+    ok = want is None or (c["verdict"] == want["verdict"] and want["reason"] in c.get("reason", ""))
+    bad += not ok
+    print("plain %-34s %-10s %s %s" % (c["id"], c["verdict"], "" if ok else "UNEXPECTED", c.get("reason", "")[:200]))
+w = r.get("winner")
+print("plain winner: %s" % (w["id"] + " %.3fx" % w["speedup"]["median"] if w else "none"))
+for a in r.get("audit", []):
+    for f in a.get("findings", []): print("plain audit: " + f)
+sys.exit(1 if bad or not w or w["id"] != "05-rows-per-thread.cu" else 0)
+PY
 fi
 
 want profile && echo "== 4. profiler check"

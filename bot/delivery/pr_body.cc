@@ -102,6 +102,41 @@ std::string results(const DeliveryInput& in) {
   return out;
 }
 
+// The winner's largest error against the original, per output (result.json
+// winner.precision), with reduced precision called out.
+std::string precision(const json& winner) {
+  if (!winner.is_object() || !winner.contains("precision") || !winner["precision"].is_array() ||
+      winner["precision"].empty())
+    return "";
+  std::string out = "\n**Precision against the original** (largest error per output):\n\n"
+                    "| output | type | values | max relative error | max ulp |\n|---|---|---|---|---|\n";
+  std::string flags;
+  for (const auto& p : winner["precision"]) {
+    char rel[32];
+    std::snprintf(rel, sizeof rel, "%.2g", p.value("max_relative_error", 0.0));
+    const std::string type = str(p, "type");
+    out += "| " + cell_code(str(p, "output"), 60) + " | " + sanitize_inline(type, 30) + " | " +
+           std::to_string(p.value("values", 0)) + " | " + rel + " | " +
+           (type == "text" ? "—" : fixed(p.value("max_ulp_error", 0.0), 0)) + " |\n";
+    if (p.value("loose", false)) flags += "\n**Reduced precision:** " + sanitize_inline(str(p, "note"), 300) + ".\n";
+  }
+  return out + flags + "\n";
+}
+
+// The benchmark audit (result.json audit): what the project's benchmark can and cannot
+// catch, and what maxcode checked on its own.
+std::string audit(const json& audits) {
+  if (!audits.is_array() || audits.empty()) return "";
+  std::string out = "\n**Benchmark audit:**\n\n";
+  for (const auto& a : audits) {
+    out += "- " + cell_code(str(a, "benchmark")) + " (" + std::to_string(a.value("calls", 0)) + " call(s) per run):\n";
+    for (const auto& finding : a.value("findings", json::array()))
+      if (finding.is_string()) out += "  - " + sanitize_inline(finding.get<std::string>(), 300) + "\n";
+    out += "  - maxcode's own check: " + sanitize_inline(str(a, "call_check"), 300) + "\n";
+  }
+  return out + "\n";
+}
+
 std::string correctness(const DeliveryInput& in) {
   const json winner = in.winner_candidate();
   std::string out = "### Correctness\n\n";
@@ -163,8 +198,14 @@ std::string correctness(const DeliveryInput& in) {
     out += "- The other candidates of this search: " + summary + ".\n";
     for (const auto& r : rejected) out += "  - " + r + "\n";
   }
-  for (const auto& w : in.result.value("warnings", json::array()))
-    if (w.is_string()) out += "- Warning: " + sanitize_inline(w.get<std::string>(), 300) + "\n";
+  const json& w = in.winner();
+  if (w.is_object() && w.contains("call_check") && w["call_check"].is_string())
+    out += "- Call check (maxcode's wrapper around the function, inputs perturbed and outputs poisoned between "
+           "calls): " + sanitize_inline(w["call_check"].get<std::string>(), 400) + ".\n";
+  out += precision(w);
+  out += audit(in.result.value("audit", json::array()));
+  for (const auto& warning : in.result.value("warnings", json::array()))
+    if (warning.is_string()) out += "- Warning: " + sanitize_inline(warning.get<std::string>(), 300) + "\n";
   return out;
 }
 

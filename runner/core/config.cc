@@ -14,9 +14,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <regex>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -305,10 +305,23 @@ ScopeConfig parse_scope(const Node& node) {
 }
 
 TargetsConfig parse_targets(const Node& node) {
-  Reader r(node, {"functions", "signature"});
+  Reader r(node, {"functions", "signature", "interface"});
   TargetsConfig targets;
   targets.functions = r.strings("functions", {}, &Node::non_empty_string);
   targets.signature = r.string("signature");
+  if (auto interface = r.get("interface")) {
+    interface->expect(interface->value.is_object(), "an object");
+    for (const auto& [name, value] : interface->value.items()) {
+      Node size = interface->field(name);
+      const std::string text = size.non_empty_string();
+      // A product of parameter names and whole numbers: nothing else is evaluated.
+      static const std::regex kProduct(R"(\s*([A-Za-z_]\w*|\d+)(\s*\*\s*([A-Za-z_]\w*|\d+))*\s*)");
+      if (!std::regex_match(text, kProduct))
+        size.fail("must be a product of parameter names and whole numbers (\"width*height\"), got '" +
+                  text + "'");
+      targets.interface[name] = text;
+    }
+  }
   return targets;
 }
 
@@ -543,6 +556,7 @@ json to_json(const Config& config) {
 
   json targets = {{"functions", config.targets.functions}};
   put_optional(targets, "signature", config.targets.signature);
+  if (!config.targets.interface.empty()) targets["interface"] = config.targets.interface;
 
   json knobs = json::array();
   for (const KnobConfig& knob : config.search.knobs) {

@@ -64,6 +64,10 @@ struct ScopeConfig {
 struct TargetsConfig {
   std::vector<std::string> functions;  // names (qualified allowed)
   std::string signature;               // optional: picks one overload
+  // Optional: element counts of the target's pointer parameters, as products of its
+  // integer parameters and literals ("in": "width*height"). The call check uses them to
+  // perturb inputs and poison outputs between calls (docs/evaluation.md).
+  std::map<std::string, std::string> interface;
 
   bool operator==(const TargetsConfig&) const = default;
 };

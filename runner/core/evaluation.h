@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/output_error.h"
 #include "runner/util/stats.h"
 
 namespace maxcode {
@@ -76,6 +77,11 @@ struct Evaluation {
   // GPU facts (docs/result-format.md "gpu"): "resources" (-Xptxas -v per kernel),
   // "kernels" (what a timed run launched and what was counted), "sanitizer", "ncu".
   nlohmann::json gpu = nlohmann::json::object();
+  // The call check (docs/evaluation.md "Ordinary benchmarks"): what it found, one line;
+  // empty when it did not run.
+  std::string call_check;
+  // Per output, how far this candidate's values lie from the original's.
+  std::vector<OutputError> precision;
 
   double reward() const {  // the max-reward objective: speedup if faster, else 0
     return verdict == Verdict::kFaster && timing ? timing->speedup.median : 0.0;

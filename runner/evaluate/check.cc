@@ -105,6 +105,9 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
   const auto& seeds = config_.acceptance.seeds;
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
+    OutputError printed;
+    printed.output = bench.name + " (printed)";
+    printed.type = "text";
     // A benchmark whose output is not compared still has to run cleanly once.
     const std::size_t runs = bench.compare_output ? seeds.size() : 1;
     for (std::size_t s = 0; s < runs; ++s) {
@@ -137,6 +140,8 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
           e.mismatch = c.summary();
           return false;
         }
+        printed.values += c.expected_tokens;
+        printed.max_relative = std::max(printed.max_relative, c.max_relative_error);
       }
       if (kernels) {
         // Where the work went, before any time is spent timing it.
@@ -155,6 +160,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         }
       }
     }
+    if (bench.compare_output) e.precision.push_back(printed);
   }
   return true;
 }
@@ -253,6 +259,7 @@ void Evaluator::prepare_baseline() {
       warnings_.push_back("benchmark '" + bench.name + "' prints nothing: its output cannot show "
                           "a wrong result");
   }
+  prepare_call_check();
   if (gpu_) prepare_gpu();
   if (isolation() == Isolation::kNone && config_.workspace.isolate)
     warnings_.push_back("no sandbox works here (bubblewrap, namespaces, unshare): candidate code runs with "
@@ -283,7 +290,8 @@ Checked Evaluator::check(const Materialized& candidate) {
     c.workspace = new_workspace_dir(candidate.candidate.id);
     create_workspace(source_, c.workspace, candidate.files);
     c.passed = build_and_test(e, c.workspace, candidate.files) &&
-               compare_with_reference(e, c.workspace, candidate.files);
+               compare_with_reference(e, c.workspace, candidate.files) &&
+               call_check(e, c.workspace, candidate.files);
   } catch (const std::exception& error) {
     e.verdict = Verdict::kRejected;
     e.reason = std::string("could not evaluate: ") + error.what();

@@ -34,6 +34,10 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
   original_file_ = read_text(source_.root / target_.file);
   baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
   gpu_ = uses_gpu_timing(config_);
+  char tag[17];
+  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng_()));
+  shim_tag_ = tag;
+  shim_salt_ = rng_();
   if (gpu_) {
     devices_ = visible_gpus(std::getenv("CUDA_VISIBLE_DEVICES"));
     if (devices_.empty())

@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "runner/core/candidate.h"
+#include "runner/evaluate/audit.h"
+#include "runner/evaluate/call_records.h"
+#include "runner/workspace/call_shim.h"
 #include "runner/core/config.h"
 #include "runner/core/evaluation.h"
 #include "runner/evaluate/gpu/clock_monitor.h"
@@ -93,6 +96,8 @@ class Evaluator {
   void release(Checked& candidate) noexcept;
 
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The benchmark audit (one per benchmark), made by prepare_baseline.
+  const std::vector<BenchmarkAudit>& audits() const { return audits_; }
   const std::string& baseline_definition() const { return baseline_definition_; }
   Isolation isolation() const;
 
@@ -141,6 +146,21 @@ class Evaluator {
   // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
   // it does not compress large ratios (timing.cc).
   double measure_process_floor();
+  // The call check (call_check.cc): the original's records and the audit at setup; a
+  // candidate's check run (false: rejected, the verdict says why).
+  struct CallBaseline {
+    std::vector<CallRecord> records;
+    bool perturb = false;             // records of a perturb run, with outputs
+    std::filesystem::path dir;        // where their out-*.bin files are kept
+  };
+  void prepare_call_check();
+  bool call_check(Evaluation& evaluation, const std::filesystem::path& workspace,
+                  const std::map<std::string, std::string>& files);
+  std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
+  std::optional<std::vector<CallRecord>> run_with_shim(Evaluation& evaluation, const std::filesystem::path& ws,
+                                                       const std::map<std::string, std::string>& overrides,
+                                                       std::size_t benchmark, bool perturb, std::string& out,
+                                                       std::string& problem);
   bool sanitize(Evaluation& evaluation, const std::filesystem::path& workspace,
                 const std::map<std::string, std::string>& overrides, const GpuDevice* device);
   bool sanitize_with(Evaluation& evaluation, const std::filesystem::path& workspace,
@@ -177,6 +197,13 @@ class Evaluator {
   double peak_bytes_per_s_ = 0, peak_flops_per_s_ = 0;
   std::vector<std::string> sanitizer_tools_;      // the tools the original passes
   std::atomic<long> gpu_run_counter_{0};
+  // The call check: names baked into the shim (unguessable, so that candidate code
+  // cannot look for them), the original's plan and records, the audit.
+  std::string shim_tag_;
+  std::uint64_t shim_salt_ = 0;
+  ShimPlan shim_plan_;
+  std::vector<std::optional<CallBaseline>> call_baselines_;  // per benchmark
+  std::vector<BenchmarkAudit> audits_;
   std::mutex mutex_;
   std::mt19937_64 rng_;
   int workspace_counter_ = 0;

@@ -6,6 +6,7 @@
 
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/launch_consistency.h"
 #include "runner/evaluate/gpu/sanitizer.h"
 #include "runner/util/files.h"
 #include "runner/util/names.h"
@@ -40,6 +41,8 @@ std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, doubl
   if (original_runs_[b]) {
     std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
     if (!why.empty()) return why;
+    why = check_launch_consistency(*original_runs_[b], run, selections_[b]);
+    if (!why.empty()) return "per-call consistency: " + why;
   }
   if (floors_[b] > 0 && seconds < floors_[b])
     return format("faster than the hardware allows: %.4f ms of kernel time is below the roofline floor of "

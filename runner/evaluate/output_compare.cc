@@ -116,7 +116,7 @@ std::string format(const char* pattern, Numbers... numbers) {
 
 // Why two numbers differ under `tolerance`, or nothing when they match.
 std::optional<std::string> compare_numbers(double expected, double actual,
-                                           const Tolerance& tolerance) {
+                                           const Tolerance& tolerance, double& max_relative) {
   if (std::isnan(expected) || std::isnan(actual)) {
     if (std::isnan(expected) && std::isnan(actual)) return std::nullopt;
     return std::isnan(expected) ? "NaN expected" : "NaN where a number was expected";
@@ -129,6 +129,7 @@ std::optional<std::string> compare_numbers(double expected, double actual,
   }
   const double error = std::fabs(expected - actual);
   const double scale = std::max(std::fabs(expected), std::fabs(actual));
+  if (scale > 0) max_relative = std::max(max_relative, error / scale);
   if (error <= tolerance.atol + tolerance.rtol * scale) return std::nullopt;
   if (tolerance.atol == 0) {
     return format("relative error %.2e exceeds rtol %g", error / scale, tolerance.rtol);
@@ -148,7 +149,8 @@ double as_double(const Value& value, std::string_view token, std::string& buffer
 
 // Why two tokens differ, or nothing when they match.
 std::optional<std::string> compare_tokens(std::string_view expected, std::string_view actual,
-                                          const Tolerance& tolerance, std::string& buffer) {
+                                          const Tolerance& tolerance, std::string& buffer,
+                                          double& max_relative) {
   if (expected == actual) return std::nullopt;  // the common case, and always a match
   const Value e = classify(expected, buffer);
   const Value a = classify(actual, buffer);
@@ -158,7 +160,7 @@ std::optional<std::string> compare_tokens(std::string_view expected, std::string
     return "integer differs";
   }
   return compare_numbers(as_double(e, expected, buffer), as_double(a, actual, buffer),
-                         tolerance);
+                         tolerance, max_relative);
 }
 
 // The entry for outputs of different lengths: placed where the shorter one ends.
@@ -198,7 +200,8 @@ Comparison compare_outputs(std::string_view expected, std::string_view actual,
   std::string buffer;
   const std::size_t common = std::min(want.size(), got.size());
   for (std::size_t i = 0; i < common; ++i) {
-    std::optional<std::string> why = compare_tokens(want[i].text, got[i].text, tolerance, buffer);
+    std::optional<std::string> why = compare_tokens(want[i].text, got[i].text, tolerance, buffer,
+                                                     result.max_relative_error);
     if (!why) continue;
     ++result.mismatches;
     if (result.first.size() < max_reported) {

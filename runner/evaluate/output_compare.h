@@ -31,6 +31,7 @@ struct Comparison {
   std::vector<Mismatch> first;       // the first few, for feedback
   std::size_t expected_tokens = 0;
   std::size_t actual_tokens = 0;
+  double max_relative_error = 0;     // over the numbers compared as floats (precision)
   // One paragraph for people and critics: counts and the first differing values.
   std::string summary() const;
 };

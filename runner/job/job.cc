@@ -124,6 +124,7 @@ int run_job(const JobOptions& o, const std::string& command, Body body) {
     progress.note("maxcode " + command + ": " + s.located.target.function + " in " +
                   s.located.target.file + ":" + std::to_string(s.located.target.line_begin));
     evaluator.prepare_baseline();
+    for (const BenchmarkAudit& audit : evaluator.audits()) s.info.audit.push_back(to_json(audit));
     if (!evaluator.baseline_ncu().empty()) {
       nlohmann::json kernels = nlohmann::json::array();
       for (const NcuKernel& k : evaluator.baseline_ncu()) {

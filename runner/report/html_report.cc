@@ -112,6 +112,30 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
     html << "</td></tr>\n";
   }
   html << "</table>\n";
+  if (result.winner && !result.winner->evaluation.precision.empty()) {
+    html << "<h2>Precision against the original</h2>\n<table><tr><th>output</th><th>type</th><th>values</th>"
+            "<th>max relative error</th><th>max ulp</th></tr>\n";
+    for (const OutputError& p : result.winner->evaluation.precision) {
+      char rel[32];
+      std::snprintf(rel, sizeof rel, "%.2g", p.max_relative);
+      html << "<tr><td><code>" << html_escape(p.output) << "</code></td><td>" << html_escape(p.type) << "</td><td>"
+           << p.values << "</td><td>" << rel << "</td><td>" << (p.type == "text" ? "—" : fixed(p.max_ulp, 0))
+           << "</td></tr>\n";
+    }
+    html << "</table>\n";
+    for (const OutputError& p : result.winner->evaluation.precision)
+      if (p.loose) html << "<p class=\"incorrect\">Reduced precision: " << html_escape(p.note) << "</p>\n";
+  }
+  if (info.audit.is_array() && !info.audit.empty()) {
+    html << "<h2>Benchmark audit</h2>\n";
+    for (const auto& a : info.audit) {
+      html << "<p><code>" << html_escape(a.value("benchmark", "")) << "</code>: " << a.value("calls", 0)
+           << " call(s) of the target per run.</p><ul>";
+      for (const auto& finding : a.value("findings", nlohmann::json::array()))
+        html << "<li>" << html_escape(finding.get<std::string>()) << "</li>";
+      html << "<li>maxcode's own check: " << html_escape(a.value("call_check", "")) << "</li></ul>\n";
+    }
+  }
   if (!patch.empty()) html << "<h2>Patch</h2>\n<pre>" << html_escape(patch) << "</pre>\n";
   if (!info.warnings.empty()) {
     html << "<h2>Warnings</h2><ul>";

@@ -67,6 +67,9 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
                                      ? to_json(result.winner->evaluation.timing->speedup)
                                      : nlohmann::json(nullptr)}};
     if (!result.winner->evaluation.gpu.empty()) winner["gpu"] = result.winner->evaluation.gpu;
+    winner["precision"] = nlohmann::json::array();
+    for (const OutputError& p : result.winner->evaluation.precision) winner["precision"].push_back(to_json(p));
+    if (!result.winner->evaluation.call_check.empty()) winner["call_check"] = result.winner->evaluation.call_check;
   }
   nlohmann::json j{
       {"schema", "maxcode.result/1"},
@@ -82,6 +85,7 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
       {"stop_reason", result.stop_reason},
       {"evaluations", result.evaluations},
       {"warnings", info.warnings},
+      {"audit", info.audit},
       {"started_at", info.started_at},
       {"wall_s", info.wall_s},
       {"evaluator_cost", {{"wall_s", wall}, {"child_s", child}, {"ratio", child > 0 ? wall / child : 0}}}};
@@ -127,6 +131,43 @@ static std::string gpu_metrics(const nlohmann::json& baseline, const nlohmann::j
   return md.str();
 }
 
+// The winner's largest error against the original, per output, and what the call
+// check saw.
+static std::string precision_section(const Evaluation& e) {
+  if (e.precision.empty() && e.call_check.empty()) return "";
+  std::ostringstream md;
+  md << "### Precision against the original\n\n";
+  if (!e.precision.empty()) {
+    md << "| output | type | values | max relative error | 90th percentile | max ulp |\n|---|---|---|---|---|---|\n";
+    for (const OutputError& p : e.precision) {
+      char rel[32], p90[32];
+      std::snprintf(rel, sizeof rel, "%.2g", p.max_relative);
+      std::snprintf(p90, sizeof p90, "%.2g", p.p90_relative);
+      md << "| `" << cell(p.output, 60) << "` | " << p.type << " | " << p.values << " | " << rel << " | "
+         << (p.type == "text" ? "—" : p90) << " | " << (p.type == "text" ? "—" : fixed(p.max_ulp, 0)) << " |\n";
+    }
+    md << "\n";
+    for (const OutputError& p : e.precision)
+      if (p.loose) md << "**Reduced precision:** " << p.note << ".\n\n";
+  }
+  if (!e.call_check.empty()) md << "Call check: " << e.call_check << ".\n\n";
+  return md.str();
+}
+
+// What the benchmark audit found, per benchmark.
+static std::string audit_section(const nlohmann::json& audit) {
+  if (!audit.is_array() || audit.empty()) return "";
+  std::ostringstream md;
+  md << "## Benchmark audit\n\n";
+  for (const auto& a : audit) {
+    md << "`" << a.value("benchmark", "") << "`: " << a.value("calls", 0) << " call(s) of the target per run.\n\n";
+    for (const auto& finding : a.value("findings", nlohmann::json::array()))
+      md << "- " << finding.get<std::string>() << "\n";
+    md << "- maxcode's own check: " << a.value("call_check", "") << "\n\n";
+  }
+  return md.str();
+}
+
 std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
   std::ostringstream md;
   md << "# maxcode " << info.command << ": `" << info.target.function << "`\n\n";
@@ -158,6 +199,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
          << " rounds with the clock held down.\n\n";
     md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
                       result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
+    md << precision_section(result.winner->evaluation);
     if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
   } else {
     md << "**No winner.** No candidate was significantly faster than the original";
@@ -214,6 +256,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
          << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the median of 7 timed runs of /bin/true).";
     md << "\n\n";
   }
+  md << audit_section(info.audit);
   if (!info.warnings.empty()) {
     md << "## Warnings\n\n";
     for (const auto& w : info.warnings) md << "- " << w << "\n";

@@ -25,6 +25,7 @@ struct RunInfo {
   nlohmann::json settings;  // acceptance settings the verdicts used
   std::vector<std::string> warnings;
   std::optional<Timing> noise;  // the A/A session
+  nlohmann::json audit = nlohmann::json::array();  // the benchmark audit, one per benchmark
   nlohmann::json gpu;           // GPU timing only: {"baseline_ncu": [...]} (docs/result-format.md)
   std::string started_at;
   double wall_s = 0;

@@ -1,3 +1,4 @@
+#include "runner/evaluate/gpu/traffic_floor.h"
 #include "runner/search/search.h"
 
 #include <algorithm>
@@ -240,6 +241,17 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
         nlohmann::json kernels = nlohmann::json::array();
         for (const NcuKernel& k : ncu) kernels.push_back(to_json(k));
         result.winner->evaluation.gpu["ncu"] = kernels;
+      }
+      // The physics floor from the original's measured traffic: no winner moves far less.
+      const std::string floor = check_traffic_floor(evaluator.baseline_ncu(), ncu);
+      if (!floor.empty()) {
+        for (auto& entry : state.trajectory)
+          if (entry.evaluation.candidate_id == best->evaluation.candidate_id) {
+            entry.evaluation.verdict = Verdict::kRejected;
+            entry.evaluation.reason = floor;
+          }
+        result.unconfirmed = best->evaluation.candidate_id + " rejected: " + floor;
+        result.winner.reset();
       }
     } else {
       char figure[160];

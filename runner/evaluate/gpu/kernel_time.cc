@@ -51,6 +51,8 @@ RunKernels read_run_kernels(const fs::path& dir) {
         t.demangled = demangle(k.name);
       }
       if (earlier) t.first_start_ns = k.first_start_ns, t.first_launch_ns = k.first_launch_ns;
+      t.min_ns = t.launches == 0 ? k.min_ns : std::min(t.min_ns, k.min_ns);
+      t.max_ns = std::max(t.max_ns, k.max_ns);
       t.launches += k.launches;
       t.total_ns += k.total_ns;
       t.streams.insert(k.streams.begin(), k.streams.end());

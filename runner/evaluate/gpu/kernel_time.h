@@ -32,6 +32,8 @@ struct KernelTotals {
   std::uint64_t launches = 0;
   std::uint64_t total_ns = 0;
   std::uint64_t first_launch_ns = 0;  // duration of the earliest launch
+  std::uint64_t min_ns = 0;           // shortest and longest launch
+  std::uint64_t max_ns = 0;
   std::uint64_t first_start_ns = 0;
   std::set<std::uint32_t> streams;
 };

@@ -498,6 +498,18 @@ TEST(ConfigTest, InvalidJsonGivesLineAndColumn) {
 }
 
 }  // namespace
+TEST(ConfigTest, TargetsInterfaceIsAProductOfNames) {
+  json document = minimal();
+  document["targets"] = {{"functions", {"blur"}}, {"interface", {{"in", "width*height"}, {"out", "width * 2"}}}};
+  Config config = parse_config(document, ".maxcode.json");
+  EXPECT_EQ(config.targets.interface.at("in"), "width*height");
+  EXPECT_EQ(config.targets.interface.at("out"), "width * 2");
+  document["targets"]["interface"] = {{"in", "width+1"}};
+  const std::string error = error_of(document);
+  EXPECT_NE(error.find("targets.interface.in"), std::string::npos) << error;
+  EXPECT_NE(error.find("width+1"), std::string::npos) << error;
+}
+
 }  // namespace maxcode
 
 namespace maxcode {

@@ -44,5 +44,30 @@ TEST(HtmlReport, EscapesEverythingFromCandidates) {
   EXPECT_NE(html.find("use &lt;b&gt;tiles&lt;/b&gt; &amp; more"), std::string::npos);
 }
 
+TEST(HtmlReport, StatesPrecisionAndTheAudit) {
+  RunInfo info;
+  info.command = "optimize";
+  info.audit = nlohmann::json::array({{{"benchmark", "main"}, {"calls", 40},
+                                       {"findings", {"it prints only a summary <2 numbers>"}},
+                                       {"call_check", "per-call times"}}});
+  SearchResult r;
+  Winner w;
+  w.id = "fast.cpp";
+  OutputError out;
+  out.output = "out";
+  out.type = "float";
+  out.values = 100;
+  out.max_ulp = 3;
+  out.loose = true;
+  out.note = "reduced precision";
+  w.evaluation.precision = {out};
+  r.winner = w;
+  const std::string html = render_html_report(info, r, "");
+  for (const std::string part : {"<h2>Precision against the original</h2>", "<td><code>out</code></td><td>float</td><td>100</td>",
+                                 "Reduced precision: reduced precision", "<h2>Benchmark audit</h2>",
+                                 "<li>it prints only a summary &lt;2 numbers&gt;</li>", "maxcode's own check: per-call times"})
+    EXPECT_NE(html.find(part), std::string::npos) << "missing: " << part;
+}
+
 }  // namespace
 }  // namespace maxcode

@@ -79,6 +79,25 @@ TEST(PrBody, HasEverySection) {
   EXPECT_EQ((*meta)["run"], in.run_id());
 }
 
+TEST(PrBody, StatesPrecisionAuditAndCallCheck) {
+  DeliveryInput in = sample();
+  in.result["winner"]["precision"] = json::array(
+      {{{"output", "out"}, {"type", "float"}, {"values", 6291456}, {"max_relative_error", 3.1e-4},
+        {"max_ulp_error", 5200}, {"loose", true},
+        {"note", "90% of the values of 'out' are off by up to 3.0e-04 relative, far above float rounding"}}});
+  in.result["winner"]["call_check"] = "'main': 40 calls, per-call times alike";
+  in.result["audit"] = json::array({{{"benchmark", "main"}, {"calls", 40},
+                                     {"findings", {"it prints only a summary (2 number(s)): a wrong result can match it by chance"}},
+                                     {"call_check", "per-call times, inputs perturbed and outputs poisoned"}}});
+  const std::string body = compose_pr(in, context()).body;
+  for (const std::string part :
+       {"**Precision against the original**", "| `out` | float | 6291456 | 0.00031 | 5200 |",
+        "**Reduced precision:** 90% of the values of 'out'", "Call check (maxcode's wrapper",
+        "'main': 40 calls, per-call times alike", "**Benchmark audit:**", "`main` (40 call(s) per run)",
+        "it prints only a summary (2 number(s))", "maxcode's own check: per-call times, inputs perturbed"})
+    EXPECT_NE(body.find(part), std::string::npos) << "missing: " << part << "\n" << body;
+}
+
 TEST(PrBody, RuleBasedCritiqueIsNotCalledModelWritten) {
   const PrText pr = compose_pr(sample("Memory bound: 80% of DRAM bandwidth.", "metrics"), context());
   EXPECT_NE(pr.body.find("rule-based diagnosis"), std::string::npos);

@@ -1,0 +1,132 @@
+#include "runner/evaluate/audit.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "runner/evaluate/output_compare.h"
+
+namespace maxcode {
+namespace {
+
+// Printing this many numbers or fewer is a summary (a checksum, a last value): a wrong
+// result can match it by chance, and it says nothing about most of the output.
+constexpr std::size_t kSummaryNumbers = 16;
+
+std::size_t count_numbers(const std::string& output) {
+  std::size_t n = 0;
+  std::size_t i = 0;
+  while (i < output.size()) {
+    while (i < output.size() && std::isspace(static_cast<unsigned char>(output[i]))) ++i;
+    const std::size_t start = i;
+    while (i < output.size() && !std::isspace(static_cast<unsigned char>(output[i]))) ++i;
+    if (i == start) break;
+    const std::string token = output.substr(start, i - start);
+    char* end = nullptr;
+    std::strtod(token.c_str(), &end);
+    n += end == token.c_str() + token.size();
+  }
+  return n;
+}
+
+}  // namespace
+
+BenchmarkAudit audit_benchmark(const AuditInputs& in) {
+  BenchmarkAudit a;
+  a.benchmark = in.benchmark;
+  a.interface = in.interface;
+  std::vector<std::string> weak, fine;
+  if (in.compare_output && !in.references.empty()) {
+    bool same = true;
+    for (const auto& r : in.references) same = same && r == in.references.front();
+    a.seed_changes_output = !same;
+    a.printed_numbers = count_numbers(in.references.front());
+    a.summary_only = a.printed_numbers <= kSummaryNumbers;
+    if (same)
+      weak.push_back("its output is the same for every MAXCODE_SEED: it does not read the seed, so the "
+                     "comparison of printed output sees one input only");
+    else
+      fine.push_back("its output changes with MAXCODE_SEED");
+    if (a.summary_only)
+      weak.push_back("it prints only a summary (" + std::to_string(a.printed_numbers) +
+                     " number(s)): a wrong result can match it by chance");
+  }
+  if (in.perturbed_output && !in.references.empty()) {
+    const Comparison c = compare_outputs(in.references.front(), *in.perturbed_output, {in.rtol, in.atol});
+    a.input_changes_output = !c.equal;
+    if (c.equal)
+      weak.push_back("its printed output does not depend on the input: changing every input element "
+                     "on every call left it unchanged");
+  }
+  if (in.observed) {
+    const auto& calls = *in.observed;
+    a.calls = static_cast<long>(calls.size());
+    if (calls.empty()) weak.push_back("it never called the target");
+    bool reused = calls.size() > 1, unpoisoned = calls.size() > 1, any_input = false, any_output = false;
+    for (std::size_t i = 1; i < calls.size(); ++i) {
+      for (const CallArg& arg : calls[i].args) {
+        const CallArg* before = nullptr;
+        for (const CallArg& b : calls[i - 1].args)
+          if (b.name == arg.name) before = &b;
+        if (!before) continue;
+        if (arg.input) {
+          any_input = true;
+          reused = reused && arg.pointer == before->pointer && arg.entry_hash == before->entry_hash;
+        } else {
+          any_output = true;
+          unpoisoned = unpoisoned && arg.pointer == before->pointer && arg.entry_hash == before->exit_hash;
+        }
+      }
+    }
+    if (any_input) {
+      a.inputs_reused = reused;
+      if (reused)
+        weak.push_back("it passes the same input, unchanged, on all " + std::to_string(calls.size()) +
+                       " calls: a result cached by pointer or by content passes it");
+    }
+    if (any_output) {
+      a.outputs_unpoisoned = unpoisoned;
+      if (unpoisoned)
+        weak.push_back("each call finds the previous call's result in its output buffers: a call that "
+                       "skips its work leaves a correct-looking output");
+    }
+  }
+  if (in.shim_problem == kTimedByKernels) {
+    a.call_check = "per-launch consistency of the counted kernels (CUPTI); the call shim does not wrap GPU "
+                   "launchers yet, so inputs are not perturbed nor outputs poisoned";
+    weak.push_back("its outputs are not poisoned nor its inputs perturbed by maxcode (a GPU launcher): "
+                   "per-launch consistency guards against skipped work, the printed output against the rest");
+  } else if (!in.shim_problem.empty()) {
+    a.call_check = "none: " + in.shim_problem;
+    weak.push_back("maxcode cannot add its call check (" + in.shim_problem +
+                   "): only the benchmark's own output guards against skipped work");
+  } else if (in.interface == "none") {
+    a.call_check = "per-call times only (describe the pointer sizes in targets.interface to have inputs "
+                   "perturbed and outputs poisoned)";
+  } else if (!in.outputs_sized) {
+    a.call_check = "per-call times, inputs perturbed on every call (" + in.interface + " interface; no output "
+                   "has a known size: describe it in targets.interface to have it poisoned and compared)";
+  } else {
+    a.call_check = "per-call times, inputs perturbed and outputs poisoned on every call, the first calls' "
+                   "outputs compared element by element with the original's (" + in.interface + " interface)";
+  }
+  a.findings = weak;
+  a.findings.insert(a.findings.end(), fine.begin(), fine.end());
+  return a;
+}
+
+nlohmann::json to_json(const BenchmarkAudit& a) {
+  nlohmann::json j = {{"benchmark", a.benchmark},       {"printed_numbers", a.printed_numbers},
+                      {"summary_only", a.summary_only}, {"calls", a.calls},
+                      {"interface", a.interface},       {"call_check", a.call_check},
+                      {"findings", a.findings}};
+  auto optional = [&](const char* key, const std::optional<bool>& v) {
+    j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  optional("seed_changes_output", a.seed_changes_output);
+  optional("input_changes_output", a.input_changes_output);
+  optional("inputs_reused", a.inputs_reused);
+  optional("outputs_unpoisoned", a.outputs_unpoisoned);
+  return j;
+}
+
+}  // namespace maxcode

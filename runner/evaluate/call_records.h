@@ -1,0 +1,43 @@
+// What the call shim (runner/workspace/call_shim.h) wrote during one benchmark run:
+// one record per call of the target, read back from calls.txt and out-*.bin.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace maxcode {
+
+struct CallArg {
+  std::string name;
+  bool input = false;       // const T*: read by the target; else written
+  std::string pointer;      // as printed (%p)
+  std::uint64_t count = 0;  // elements
+  std::string entry_hash;   // contents when the call began (after any perturbation/poison)
+  std::string exit_hash;    // contents when it returned
+};
+
+struct CallOutput {
+  std::string name;
+  std::string type;         // element type, "float"
+  std::uint64_t kept = 0;   // elements in the file
+  std::uint64_t stride = 1; // every stride-th element from offset
+  std::uint64_t offset = 0;
+  std::filesystem::path file;
+};
+
+struct CallRecord {
+  long call = 0;
+  double seconds = 0;
+  std::vector<CallArg> args;
+  std::vector<CallOutput> outputs;  // perturb mode, first calls only
+};
+
+// Throws std::runtime_error naming the file and line of anything it cannot read. A
+// directory without calls.txt means the target was never called: an empty list.
+std::vector<CallRecord> read_call_records(const std::filesystem::path& dir);
+
+std::vector<double> call_seconds(const std::vector<CallRecord>& records);
+
+}  // namespace maxcode

@@ -1,0 +1,54 @@
+#include "runner/evaluate/call_records.h"
+
+#include <gtest/gtest.h>
+
+#include "runner/util/files.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+using testing::TempDir;
+
+TEST(CallRecords, ReadsCallsArgumentsAndOutputs) {
+  TempDir dir;
+  write_text(dir / "calls.txt",
+             "call 0 1500000\n"
+             "arg 0 in in 0x10 4 00000000000000aa 00000000000000aa\n"
+             "arg 0 out out 0x20 4 ffffffffffffffff 00000000000000bb\n"
+             "out 0 out unsigned char 4 1 0\n"
+             "call 1 2000\n");
+  auto records = read_call_records(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_DOUBLE_EQ(records[0].seconds, 1.5e-3);
+  ASSERT_EQ(records[0].args.size(), 2u);
+  EXPECT_TRUE(records[0].args[0].input);
+  EXPECT_FALSE(records[0].args[1].input);
+  EXPECT_EQ(records[0].args[1].exit_hash, "00000000000000bb");
+  ASSERT_EQ(records[0].outputs.size(), 1u);
+  EXPECT_EQ(records[0].outputs[0].type, "unsigned char");
+  EXPECT_EQ(records[0].outputs[0].kept, 4u);
+  EXPECT_EQ(records[0].outputs[0].file, dir / "out-0-out.bin");
+  const std::vector<double> seconds = call_seconds(records);
+  ASSERT_EQ(seconds.size(), 2u);
+  EXPECT_NEAR(seconds[1], 2e-6, 1e-15);
+}
+
+TEST(CallRecords, NoFileMeansNoCalls) {
+  TempDir dir;
+  EXPECT_TRUE(read_call_records(dir.path()).empty());
+}
+
+TEST(CallRecords, ABadLineNamesFileAndLine) {
+  TempDir dir;
+  write_text(dir / "calls.txt", "call 0 5\ncall 7 5\n");
+  try {
+    read_call_records(dir.path());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("calls.txt:2"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace maxcode
