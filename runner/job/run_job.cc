@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <git2.h>
-
 #include "runner/evaluate/environment.h"
 #include "runner/job/job_report.h"
 #include "runner/job/target_search.h"
@@ -12,7 +10,6 @@
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
 #include "runner/util/files.h"
-#include "runner/util/git_util.h"
 #include "runner/workspace/clone.h"
 #include "runner/workspace/locate.h"
 
@@ -28,22 +25,6 @@ struct JobFailure : std::runtime_error {
   JobFailure(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
   std::string kind;
 };
-
-std::string head_commit(const fs::path& dir) {
-  init_libgit2();
-  git_repository* repo = nullptr;
-  std::string sha;
-  if (git_repository_open(&repo, dir.string().c_str()) == 0) {
-    git_oid oid;
-    if (git_reference_name_to_id(&oid, repo, "HEAD") == 0) {
-      char text[GIT_OID_HEXSZ + 1];
-      git_oid_tostr(text, sizeof text, &oid);
-      sha = text;
-    }
-    git_repository_free(repo);
-  }
-  return sha;
-}
 
 std::string percent(double share) {
   char text[32];
@@ -297,6 +278,7 @@ class JobRunner {
       return;
     }
     t.status = "running";
+    t.reason.clear();
     save();
     progress_.note(label + ": searching (" + std::to_string(t.allowance.evaluations) + " evaluation(s)" +
                    (checkpoint ? ", resuming at " + std::to_string(checkpoint->state.evaluations) : "") + ")");

@@ -170,6 +170,14 @@ Checkout clone_at_ref(const CloneRequest& r) {
   return {r.destination, oid_text(git_object_id(target.p)), resolved.empty() ? oid_text(git_object_id(target.p)) : resolved};
 }
 
+std::string head_commit(const fs::path& dir) {
+  init_libgit2();
+  RepoPtr repo;
+  if (git_repository_open(&repo.p, dir.string().c_str()) != 0) return "";
+  git_oid oid;
+  return git_reference_name_to_id(&oid, repo.p, "HEAD") == 0 ? oid_text(&oid) : "";
+}
+
 std::vector<std::string> commits_between(const fs::path& repo_dir, const std::string& from, const std::string& to,
                                          int limit) {
   init_libgit2();

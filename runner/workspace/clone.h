@@ -43,6 +43,9 @@ Checkout clone_at_ref(const CloneRequest& request);
 std::vector<std::string> commits_between(const std::filesystem::path& repo, const std::string& from,
                                          const std::string& to, int limit = 50);
 
+// The sha HEAD points to in the repository at `dir`; empty when there is none.
+std::string head_commit(const std::filesystem::path& dir);
+
 // "https://x:secret@host/r.git" -> "https://host/r.git": URLs as they may be printed.
 std::string url_without_credentials(const std::string& url);
 
