@@ -128,18 +128,22 @@ std::vector<Regression> find_regressions(const std::vector<NightResult>& given, 
     r.commit = now.commit;
     r.commits = now.commits_since;
     if (before.original_s > 0 && now.original_s > 0) r.original_growth = now.original_s / before.original_s;
+    // The original's timed rounds, where both nights have them: every round of the later
+    // night slower than every round of the earlier one.
+    bool rounds_apart = false;
+    if (!before.original_rounds.empty() && !now.original_rounds.empty())
+      rounds_apart = *std::min_element(now.original_rounds.begin(), now.original_rounds.end()) >
+                     *std::max_element(before.original_rounds.begin(), before.original_rounds.end());
     bool significant = false;
     if (before.self_ns > 0 && now.self_ns > 0 && before.samples > 0 && now.samples > 0) {
       r.growth = now.self_ns / before.self_ns;
       const double variance = before.self_ns * before.self_ns / static_cast<double>(before.samples) +
                               now.self_ns * now.self_ns / static_cast<double>(now.samples);
       r.z = (now.self_ns - before.self_ns) / std::sqrt(variance);
-      significant = r.growth >= 1 + rule.min_growth && r.z >= rule.min_z;
+      significant = r.growth >= 1 + rule.min_growth && (r.z >= rule.min_z || rounds_apart);
     } else if (!before.original_rounds.empty() && !now.original_rounds.empty()) {
       r.growth = r.original_growth;
-      const double slowest_before = *std::max_element(before.original_rounds.begin(), before.original_rounds.end());
-      const double fastest_now = *std::min_element(now.original_rounds.begin(), now.original_rounds.end());
-      significant = r.growth >= 1 + rule.min_growth && fastest_now > slowest_before;
+      significant = r.growth >= 1 + rule.min_growth && rounds_apart;
     }
     if (significant) found.push_back(std::move(r));
   }

@@ -35,10 +35,11 @@ class HistoryStore {
 };
 
 // When a function's own time counts as having grown: by at least `min_growth` (0.10 is
-// 10%), and by at least `min_z` standard errors of the profile's sampling (a sampled
-// time of s samples has a relative error of about 1/sqrt(s)). Where the profile has no
-// sample counts, the original's timed rounds decide instead: every round of the later
-// night slower than every round of the earlier one.
+// 10%), and beyond the noise: by at least `min_z` standard errors of the profile's
+// sampling (a sampled time of s samples has a relative error of about 1/sqrt(s)), or
+// with every timed round of the original on the later night slower than every round on
+// the earlier one (a short benchmark gives few samples, but a dozen A/B rounds). Where
+// the profile has no sample counts, the rounds alone decide.
 struct RegressionRule {
   double min_growth = 0.10;
   double min_z = 3;

@@ -59,6 +59,7 @@ TEST(History, FlagsGrowthBeyondTheSamplingErrorOnly) {
                                    night("2026-11-03", "sum", 300, 1200, "c"), night("2026-11-01", "dot", 50, 200, "a"),
                                    night("2026-11-02", "dot", 80, 4, "b")};
   rows[2].commits_since = {"ccc0000000 three times the passes"};
+  rows[4].original_rounds = rows[3].original_rounds;  // dot: the benchmark as fast as before
   const auto found = find_regressions(rows);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].target, "sum");
@@ -72,6 +73,13 @@ TEST(History, FlagsGrowthBeyondTheSamplingErrorOnly) {
   lenient.min_growth = 0.01;
   lenient.min_z = 0.5;
   EXPECT_EQ(find_regressions(rows, lenient).size(), 3u);
+}
+
+TEST(History, FewSamplesButClearlySlowerRoundsCount) {
+  NightResult a = night("2026-11-01", "sum", 100, 9, "a"), b = night("2026-11-02", "sum", 250, 20, "b");
+  EXPECT_EQ(find_regressions({a, b}).size(), 1u);  // 2.3 standard errors only, but the rounds are apart
+  b.original_rounds = a.original_rounds;
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);  // the benchmark as fast as before: noise
 }
 
 TEST(History, WithoutSamplesTheTimedRoundsDecide) {
