@@ -39,7 +39,7 @@ TEST(Sweep, ThreeNightsFlagTheNightTheHotFunctionGotSlower) {
   const fs::path sweep = dir / "nightly.json";
   testing::write_file(sweep, json({{"history", "history.sqlite"},
                                    {"out", "sweeps"},
-                                   {"budget", {{"evaluations", 1}}},
+                                   {"budget", {{"evaluations", 2}}},
                                    {"jobs", {{{"repository", "file://" + bare.string()}, {"max_targets", 2}}}}})
                                  .dump(2));
   const Outcome night1 = maxcode("sweep " + sweep.string() + " --night 2026-11-01 -q");
@@ -65,12 +65,13 @@ TEST(Sweep, ThreeNightsFlagTheNightTheHotFunctionGotSlower) {
   EXPECT_NE(night3.out.find(" sum_squares: three times the passes\n"), std::string::npos) << night3.out;
   EXPECT_EQ(night3.out.find("docs: a readme"), std::string::npos) << "only the commits since night 2";
 
-  // Both functions are recorded every night (the second with no evaluation left: the
-  // sweep's budget is one), so each has a series to compare.
+  // Both functions are searched and recorded every night (one evaluation each), so each
+  // has a series to compare.
   HistoryStore history(dir / "history.sqlite");
   std::vector<NightResult> sum_rows;
   for (const NightResult& r : history.all()) {
     EXPECT_GT(r.samples, 0u) << r.target << " " << r.night;
+    EXPECT_FALSE(r.original_rounds.empty()) << r.target << " " << r.night;
     if (r.target == "sum_squares") sum_rows.push_back(r);
   }
   ASSERT_EQ(sum_rows.size(), 3u);
