@@ -173,7 +173,7 @@ TEST_F(Run, OverHttpWithATokenOpensOnePrPerTargetAndASecondRunUpdatesThem) {
     const bool won = check_target(t, again);
     const json* earlier = nullptr;
     for (const json& pr : prs)
-      if (pr["head"]["ref"] == branch_of(t)) earlier = &pr;
+      if (pr["head"] == branch_of(t)) earlier = &pr;
     if (!won || !earlier) continue;
     EXPECT_EQ(t["pr"]["number"], (*earlier)["number"]);
     EXPECT_TRUE(t["pr"]["outcome"] == "updated" || t["pr"]["outcome"] == "unchanged") << t["pr"].dump();
