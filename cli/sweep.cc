@@ -25,6 +25,8 @@ class Sweep : public Subcommand {
     cmd->add_option("--out", page_, "with --report: the trend page to write (default: trend.html)");
     cmd->add_option("--min-growth", min_growth_, "growth of a function's own time that counts as a regression")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--min-z", min_z_, "standard errors of the profile's sampling a regression must clear (default: 3)")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("-q,--quiet", quiet_, "no progress lines");
     return cmd;
   }
@@ -36,6 +38,7 @@ class Sweep : public Subcommand {
       if (!sweep_file_.empty()) input = load_sweep_input(sweep_file_);
       if (!history_.empty()) input.history = history_;
       if (min_growth_ > 0) input.rule.min_growth = min_growth_;
+      if (min_z_ > 0) input.rule.min_z = min_z_;
       if (report_) {
         if (input.history.empty()) throw JobInputError("--report needs --history FILE or SWEEP.json");
         const fs::path page = page_.empty() ? fs::path("trend.html") : page_;
@@ -83,7 +86,7 @@ class Sweep : public Subcommand {
 
   fs::path sweep_file_, history_, page_;
   std::string night_;
-  double min_growth_ = 0;
+  double min_growth_ = 0, min_z_ = 0;
   bool report_ = false, quiet_ = false;
 };
 

@@ -78,7 +78,8 @@ SweepInput load_sweep_input(const fs::path& file) {
   }
   const std::string label = file.string();
   if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
-  const std::vector<std::string_view> known{"$schema", "history", "out", "night", "budget", "min_growth", "jobs"};
+  const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
+                                           "budget",  "min_growth", "min_z", "jobs"};
   for (const auto& [key, value] : document.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw JobInputError(label + ": " + key + ": unknown field (" + suggest_field(key, known) + ")");
@@ -108,6 +109,11 @@ SweepInput load_sweep_input(const fs::path& file) {
     if (!document["min_growth"].is_number() || document["min_growth"].get<double>() <= 0)
       throw JobInputError(label + ": min_growth: expected a number > 0, got " + document["min_growth"].dump());
     in.rule.min_growth = document["min_growth"];
+  }
+  if (document.contains("min_z")) {
+    if (!document["min_z"].is_number() || document["min_z"].get<double>() <= 0)
+      throw JobInputError(label + ": min_z: expected a number > 0, got " + document["min_z"].dump());
+    in.rule.min_z = document["min_z"];
   }
   if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())
     throw JobInputError(label + ": jobs: expected a non-empty array of job inputs");

@@ -9,6 +9,7 @@
 //    "night": "2026-11-21",         optional: the night's date (default: today, UTC)
 //    "budget": {...},               the whole sweep's budget, split across the jobs
 //    "min_growth": 0.10,            regression rule (history.h)
+//    "min_z": 3,                    likewise
 //    "jobs": [<job input>, ...]}    job-input.schema.json documents each
 #pragma once
 
