@@ -21,7 +21,7 @@ std::string fixed(const char* format, double value) {
 // nights drawn red (a regression arrived that night).
 std::string line_plot(const std::string& title, const std::string& unit, const std::vector<std::string>& nights,
                       const std::vector<double>& values, const std::vector<bool>& flagged, const std::string& colour) {
-  const int w = 520, h = 220, left = 64, right = 16, top = 28, bottom = 40;
+  const int w = 540, h = 220, left = 64, right = 40, top = 28, bottom = 40;  // room for the last date
   double lo = 0, hi = 0;
   bool any = false;
   for (double v : values)
