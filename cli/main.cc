@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   commands.push_back(export_command());
   commands.push_back(pr_command());
   commands.push_back(profile_command());
+  commands.push_back(run_command());
+  commands.push_back(sweep_command());
   std::vector<CLI::App*> parsers;
   for (auto& c : commands) parsers.push_back(c->add_to(app));
 

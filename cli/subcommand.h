@@ -24,5 +24,7 @@ std::unique_ptr<Subcommand> eval_command();
 std::unique_ptr<Subcommand> export_command();
 std::unique_ptr<Subcommand> profile_command();
 std::unique_ptr<Subcommand> pr_command();
+std::unique_ptr<Subcommand> run_command();
+std::unique_ptr<Subcommand> sweep_command();
 
 }  // namespace maxcode::cli

@@ -8,9 +8,7 @@
 
 namespace maxcode::bot {
 
-namespace {
-
-std::shared_ptr<TokenSource> tokens_from_env(const ClientOptions& client, const std::string& repo) {
+std::shared_ptr<TokenSource> github_tokens_from_env(const ClientOptions& client, const std::string& repo) {
   AppCredentials app;
   if (app_credentials_from_env(app)) {
     // Scope the installation token to the one repository being delivered to.
@@ -22,8 +20,6 @@ std::shared_ptr<TokenSource> tokens_from_env(const ClientOptions& client, const 
   throw std::runtime_error(
       "no GitHub credentials: set GITHUB_TOKEN, or MAXCODE_APP_ID, MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID");
 }
-
-}  // namespace
 
 int run_pr_command(const PrCommandOptions& o) {
   try {
@@ -39,7 +35,7 @@ int run_pr_command(const PrCommandOptions& o) {
     options.client.user_agent = std::string("maxcode/") + MAXCODE_VERSION;
     options.client.log = [](const std::string& line) { std::cerr << line << "\n"; };
     std::shared_ptr<TokenSource> tokens;
-    if (!o.dry_run) tokens = tokens_from_env(options.client, o.repo);
+    if (!o.dry_run) tokens = github_tokens_from_env(options.client, o.repo);
     const DeliveryReport report = deliver(options, tokens, std::cerr);
     if (o.dry_run) {
       std::cout << "branch: " << report.branch << "\n";

@@ -58,6 +58,8 @@ std::string budget_spent(const SearchLimits& limits, const SearchState& state, c
     return "token budget spent (" + std::to_string(spend->tokens()) + " of " + std::to_string(limits.max_tokens) + ")";
   if (spend && limits.max_dollars > 0 && spend->dollars() >= limits.max_dollars)
     return "dollar budget spent ($" + std::to_string(spend->dollars()) + ")";
+  if (spend && limits.max_timing_s > 0 && spend->timing_seconds() >= limits.max_timing_s)
+    return "timing budget spent (" + std::to_string(spend->timing_seconds()) + " s)";
   return "";
 }
 
@@ -101,6 +103,11 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
 
   try {
     for (;;) {
+      if (hooks.stop_requested && hooks.stop_requested()) {
+        result.stop_reason = "stopped by request";
+        result.stopped = true;
+        break;
+      }
       if (std::string spent = budget_spent(limits, state, hooks.spend, start); !spent.empty()) {
         result.stop_reason = spent;
         break;
@@ -230,7 +237,7 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
     result.stop_reason = std::string("stopped: ") + error.what();
   }
 
-  if (best) {
+  if (best && !result.stopped) {
     progress.status("confirming " + best->evaluation.candidate_id + " in a fresh A/B session");
     Timing confirmed = evaluator.confirm(*best);
     if (confirmed.significant) {
@@ -260,6 +267,8 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       result.unconfirmed = best->evaluation.candidate_id + " did not confirm: " +
                            (confirmed.stop_reason.rfind("failed", 0) == 0 ? confirmed.stop_reason : std::string(figure));
     }
+    evaluator.release(*best);
+  } else if (best) {
     evaluator.release(*best);
   }
   result.trajectory = state.trajectory;

@@ -32,6 +32,7 @@ struct SearchResult {
   std::optional<std::string> unconfirmed;  // best candidate whose confirmation failed, and why
   std::string stop_reason;
   std::optional<std::string> fatal;  // an error that stopped the run (e.g. a rejected API key)
+  bool stopped = false;  // hooks.stop_requested ended it: resumable, not confirmed
   int evaluations = 0;  // candidates checked (duplicates excluded)
   double wall_s = 0;
   nlohmann::json spend;  // Spend::to_json at the end
@@ -44,6 +45,7 @@ struct SearchLimits {
   double max_wall_s = 3600;
   long max_tokens = 0;     // 0: no limit
   double max_dollars = 0;  // 0: no limit
+  double max_timing_s = 0; // seconds of A/B timing (GPU-seconds on a GPU); 0: no limit
 };
 
 struct SearchHooks {
@@ -54,6 +56,9 @@ struct SearchHooks {
   std::function<void(const TrajectoryEntry&)> on_entry;
   // After every step, with the state to resume from (checkpoints).
   std::function<void(const SearchState&)> on_step;
+  // Asked before every step: true stops the search there (SIGTERM), keeping what it has
+  // and skipping the confirmation run; a resumed search confirms later.
+  std::function<bool()> stop_requested;
 };
 
 // `resume_from`: the state of an earlier, interrupted run of the same search.

@@ -24,6 +24,7 @@ class Spend {
   }
   long tokens() const { std::lock_guard<std::mutex> l(mutex_); return tokens_; }
   double dollars() const { std::lock_guard<std::mutex> l(mutex_); return dollars_; }
+  double timing_seconds() const { std::lock_guard<std::mutex> l(mutex_); return timing_s_; }
   nlohmann::json to_json() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return {{"tokens", tokens_}, {"dollars", dollars_}, {"llm_calls", calls_}, {"timing_s", timing_s_}};

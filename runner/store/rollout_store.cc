@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "runner/search/feedback.h"
+#include "runner/store/sqlite_statement.h"
 #include "runner/util/files.h"
-#include "runner/util/secrets.h"
 
 namespace maxcode {
 
@@ -30,49 +30,8 @@ CREATE TABLE IF NOT EXISTS candidates (
   PRIMARY KEY (run_id, seq));
 )";
 
-// A prepared statement that finalizes itself.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db));
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  // Every text stored passes here: none may carry a secret (secrets.h).
-  Statement& text(int i, const std::string& value) {
-    const std::string v = redact_secrets(value);
-    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& real(int i, std::optional<double> v) {
-    if (v) sqlite3_bind_double(stmt_, i, *v);
-    else sqlite3_bind_null(stmt_, i);
-    return *this;
-  }
-  Statement& integer(int i, long long v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  void run() {
-    if (sqlite3_step(stmt_) != SQLITE_DONE)
-      throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db_));
-  }
-  bool next() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) throw std::runtime_error(std::string("rollout store: ") + sqlite3_errmsg(db_));
-    return false;
-  }
-  std::string column_text(int i) const {
-    const unsigned char* t = sqlite3_column_text(stmt_, i);
-    return t ? reinterpret_cast<const char*>(t) : "";
-  }
-  double column_real(int i) const { return sqlite3_column_double(stmt_, i); }
-  bool column_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
+struct Statement : SqliteStatement {
+  Statement(sqlite3* db, const char* sql) : SqliteStatement(db, sql, "rollout store") {}
 };
 
 std::string kind_of(const Candidate& c) {

@@ -1,0 +1,113 @@
+#include "runner/job/job_record.h"
+
+#include <cstdio>
+
+#include "runner/util/files.h"
+#include "runner/util/slug.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json interval_json(const RatioInterval& r) {
+  return {{"median", r.median}, {"low", r.low}, {"high", r.high}, {"rounds", r.rounds}};
+}
+
+RatioInterval interval_from(const json& j) {
+  return {j.value("median", 0.0), j.value("low", 0.0), j.value("high", 0.0), j.value("rounds", 0)};
+}
+
+TargetRecord target_from(const json& j) {
+  TargetRecord t;
+  t.slug = j.at("slug");
+  t.function = j.at("function");
+  t.file = j.value("file", "");
+  t.line = j.value("line", 0);
+  if (j.contains("share") && j["share"].is_number()) t.share = j["share"].get<double>();
+  t.self_ns = j.value("self_ns", 0.0);
+  t.samples = j.value("samples", std::uint64_t{0});
+  t.status = j.value("status", "pending");
+  t.verdict = j.value("verdict", "");
+  t.reason = j.value("reason", "");
+  if (j.contains("speedup") && j["speedup"].is_object()) t.speedup = interval_from(j["speedup"]);
+  t.original_s = j.value("original_s", 0.0);
+  t.original_rounds = j.value("original_rounds", std::vector<double>{});
+  if (j.contains("pr") && j["pr"].is_object()) {
+    const json& p = j["pr"];
+    t.pr = PrRecord{p.value("outcome", ""), p.value("number", 0), p.value("url", ""), p.value("branch", ""),
+                    p.value("title", ""), p.value("message", "")};
+  }
+  t.no_pr = j.value("no_pr", "");
+  if (j.contains("allowance")) t.allowance = allowance_from_json(j["allowance"]);
+  if (j.contains("spent")) t.spent = allowance_from_json(j["spent"]);
+  return t;
+}
+
+}  // namespace
+
+std::string target_slug(const std::string& file, const std::string& function) {
+  return ref_slug(file) + "--" + ref_slug(function);
+}
+
+json to_json(const TargetRecord& t) {
+  json j = {{"slug", t.slug}, {"function", t.function}, {"file", t.file}, {"line", t.line},
+            {"share", t.share ? json(*t.share) : json(nullptr)}, {"self_ns", t.self_ns}, {"samples", t.samples},
+            {"status", t.status}, {"verdict", t.verdict}, {"reason", t.reason},
+            {"speedup", t.speedup ? interval_json(*t.speedup) : json(nullptr)}, {"original_s", t.original_s},
+            {"original_rounds", t.original_rounds}, {"no_pr", t.no_pr}, {"allowance", to_json(t.allowance)},
+            {"spent", to_json(t.spent)}, {"result_dir", "targets/" + t.slug}};
+  if (t.pr)
+    j["pr"] = {{"outcome", t.pr->outcome}, {"number", t.pr->number}, {"url", t.pr->url},
+               {"branch", t.pr->branch}, {"title", t.pr->title}, {"message", t.pr->message}};
+  else
+    j["pr"] = nullptr;
+  return j;
+}
+
+json to_json(const JobRecord& job) {
+  json targets = json::array();
+  for (const TargetRecord& t : job.targets) targets.push_back(to_json(t));
+  return {{"schema", "maxcode-job/1"}, {"status", job.status}, {"error", job.error},
+          {"error_kind", job.error_kind}, {"exit_code", job.exit_code}, {"input", to_json(job.input)},
+          {"repository", job.repository}, {"ref", job.ref}, {"commit", job.commit},
+          {"started_at", job.started_at}, {"finished_at", job.finished_at}, {"budget", to_json(job.budget)},
+          {"spent", to_json(job.spent)}, {"targets", targets}, {"profile", job.profile}};
+}
+
+JobRecord read_job_record(const fs::path& file) {
+  JobRecord job;
+  try {
+    const json j = json::parse(read_text(file));
+    if (j.value("schema", "") != "maxcode-job/1") throw std::runtime_error("not a maxcode job.json");
+    job.input = parse_job_input(j.at("input"), file.string() + ": input");
+    job.status = j.value("status", "running");
+    job.error = j.value("error", "");
+    job.error_kind = j.value("error_kind", "");
+    job.exit_code = j.value("exit_code", 0);
+    job.repository = j.value("repository", "");
+    job.ref = j.value("ref", "");
+    job.commit = j.value("commit", "");
+    job.started_at = j.value("started_at", "");
+    job.finished_at = j.value("finished_at", "");
+    job.budget = allowance_from_json(j.value("budget", json::object()));
+    job.spent = allowance_from_json(j.value("spent", json::object()));
+    for (const json& t : j.value("targets", json::array())) job.targets.push_back(target_from(t));
+    job.profile = j.value("profile", json::array());
+  } catch (const JobInputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": cannot resume from it: " + e.what());
+  }
+  return job;
+}
+
+void write_job_record(const fs::path& file, const JobRecord& job) {
+  const fs::path temporary = file.string() + ".tmp";
+  write_text(temporary, to_json(job).dump(2) + "\n");
+  fs::rename(temporary, file);
+}
+
+}  // namespace maxcode

@@ -1,0 +1,75 @@
+// job.json: what a `maxcode run` did, target by target, written after every change of
+// state (atomically), so that a killed job can be resumed from it and a service can
+// read it at any time. docs/job.md documents the fields; keep the two in step.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/job/budget_split.h"
+#include "runner/job/job_input.h"
+#include "runner/util/stats.h"
+
+namespace maxcode {
+
+// What delivery did with a target's result (runner/job/delivery.h).
+struct PrRecord {
+  std::string outcome;  // "created", "updated", "unchanged", "dry-run", "ignored", ... (docs/delivery.md)
+  int number = 0;
+  std::string url, branch, title;
+  std::string message;  // one line for people
+};
+
+struct TargetRecord {
+  std::string slug;      // its result directory: targets/<slug>/
+  std::string function;
+  std::string file;      // repository-relative
+  int line = 0;
+  std::optional<double> share;  // of the profiled time; none when the input named it
+  double self_ns = 0;           // its own time in the profile
+  std::uint64_t samples = 0;    // profile samples behind self_ns
+  // "pending" | "running" | "done" | "failed" | "stopped" | "skipped"
+  std::string status = "pending";
+  std::string verdict;  // with status "done": "winner" | "no winner"
+  std::string reason;   // why no winner, why it failed or was skipped
+  std::optional<RatioInterval> speedup;  // the confirmed one, with a winner
+  double original_s = 0;                 // median time of the original (the A/A session)
+  std::vector<double> original_rounds;   // that session's rounds, seconds
+  std::optional<PrRecord> pr;
+  std::string no_pr;    // why there is no PR ("no winner", "delivery: none", an error)
+  Allowance allowance;  // its part of the job's budget
+  Allowance spent;
+};
+
+struct JobRecord {
+  JobInput input;
+  std::string status = "running";  // "running" | "completed" | "failed" | "stopped"
+  std::string error;               // with "failed": why
+  std::string error_kind;          // "usage", "clone-unreachable", "clone-auth", "clone-missing-ref",
+                                   // "no-config", "config", "profile", "nothing-in-scope", "budget"
+  std::string repository;          // as given, without credentials
+  std::string ref;                 // as resolved
+  std::string commit;
+  std::string started_at, finished_at;
+  Allowance budget;                // the whole job's
+  Allowance spent;
+  std::vector<TargetRecord> targets;
+  nlohmann::json profile = nlohmann::json::array();  // the profile's top entries
+  int exit_code = 0;
+};
+
+nlohmann::json to_json(const TargetRecord& target);
+nlohmann::json to_json(const JobRecord& job);
+// Reads what to_json wrote (for --resume). Throws std::runtime_error naming the file.
+JobRecord read_job_record(const std::filesystem::path& file);
+// Atomically: a kill never leaves half a job.json.
+void write_job_record(const std::filesystem::path& file, const JobRecord& job);
+
+// "src-sum-cpp--sum_squares": a directory name per target.
+std::string target_slug(const std::string& file, const std::string& function);
+
+}  // namespace maxcode

@@ -1,0 +1,408 @@
+#include "runner/job/run_job.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "runner/evaluate/environment.h"
+#include "runner/job/job_report.h"
+#include "runner/job/target_search.h"
+#include "runner/profile/profile_run.h"
+#include "runner/profile/select.h"
+#include "runner/report/html_report.h"
+#include "runner/util/files.h"
+#include "runner/workspace/clone.h"
+#include "runner/workspace/locate.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A failure that ends the job before any target: the record says which kind.
+struct JobFailure : std::runtime_error {
+  JobFailure(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
+  std::string kind;
+};
+
+std::string percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
+class JobRunner {
+ public:
+  JobRunner(const JobRun& run, Progress& progress) : run_(run), progress_(progress) {}
+
+  JobRecord go() {
+    if (!run_.resume && fs::exists(job_file())) {
+      // Never overwrite another job's record.
+      job_.status = "failed";
+      job_.error_kind = "usage";
+      job_.error = run_.out.string() + " holds a job already: continue it with --resume " + run_.out.string() +
+                   ", or choose another --out";
+      job_.exit_code = kJobUsage;
+      progress_.note("maxcode run: error: " + job_.error);
+      return job_;
+    }
+    try {
+      start();
+      for (void (JobRunner::*stage)() : {&JobRunner::clone, &JobRunner::load_project, &JobRunner::choose_targets,
+                                         &JobRunner::search_targets}) {
+        if (stop_requested()) break;
+        (this->*stage)();
+      }
+      finish();
+    } catch (const JobFailure& failure) {
+      fail(failure.kind, failure.what());
+    }
+    return job_;
+  }
+
+ private:
+  bool stop_requested() const { return run_.stop && run_.stop->load(); }
+  fs::path job_file() const { return run_.out / "job.json"; }
+  fs::path source_dir() const { return run_.out / "source"; }
+
+  void save() {
+    write_job_record(job_file(), job_);
+    write_text(run_.out / "report.html", render_job_report(job_, run_.out));
+  }
+
+  void fail(const std::string& kind, const std::string& message) {
+    job_.status = "failed";
+    job_.error_kind = kind;
+    job_.error = message;
+    job_.exit_code = kJobFailed;
+    job_.finished_at = utc_now();
+    progress_.note("maxcode run: error: " + message);
+    save();
+  }
+
+  void start() {
+    fs::create_directories(run_.out);
+    if (run_.resume) {
+      job_ = read_job_record(job_file());
+      if (job_.status == "completed") {
+        progress_.note("job: " + job_.status + " already; nothing to resume (" + job_file().string() + ")");
+        already_done_ = true;
+        return;
+      }
+      job_.status = "running";
+      job_.error.clear();
+      job_.error_kind.clear();
+      progress_.note("job: resuming " + job_.repository + " at " + job_.commit.substr(0, 12) + ", " +
+                     std::to_string(job_.targets.size()) + " target(s)");
+    } else {
+      job_.input = run_.input;
+      job_.repository = url_without_credentials(run_.input.repository);
+      job_.started_at = utc_now();
+    }
+    save();
+  }
+
+  void clone() {
+    if (already_done_) return;
+    // A resumed job works on the very commit it started on, whatever the ref says now.
+    if (run_.resume && !job_.commit.empty() && head_commit(source_dir()) == job_.commit) {
+      progress_.note("clone: reusing " + source_dir().string());
+      return;
+    }
+    std::error_code ignored;
+    fs::remove_all(source_dir(), ignored);
+    CloneRequest request;
+    request.url = job_.input.repository;
+    request.ref = run_.resume && !job_.commit.empty() ? job_.commit : job_.input.ref;
+    request.destination = source_dir();
+    request.token = run_.git_token;
+    request.ssh_key = run_.ssh_key;
+    progress_.note("clone: " + job_.repository + (request.ref.empty() ? "" : " at " + request.ref));
+    try {
+      const Checkout checkout = clone_at_ref(request);
+      if (job_.ref.empty()) job_.ref = checkout.ref;
+      job_.commit = checkout.commit;
+    } catch (const CloneError& e) {
+      throw JobFailure(std::string("clone-") + clone_error_kind_name(e.kind), e.what());
+    }
+    progress_.note("clone: " + job_.ref + " is " + job_.commit.substr(0, 12));
+    save();
+  }
+
+  void load_project() {
+    if (already_done_) return;
+    const std::string relative = job_.input.config.empty() ? ".maxcode.json" : job_.input.config;
+    config_file_ = source_dir() / relative;
+    if (!fs::exists(config_file_))
+      throw JobFailure("no-config", job_.repository + " has no " + relative + " at " + job_.commit.substr(0, 12) +
+                                        ": run `maxcode init` in the repository to write one (docs/configuration.md)" +
+                                        (job_.input.config.empty() ? ", or name another with --config" : ""));
+    try {
+      config_ = load_config(config_file_);
+    } catch (const std::exception& e) {
+      throw JobFailure("config", e.what());
+    }
+    if (!job_.input.policy.empty()) config_.search.policy = job_.input.policy;
+    if (!job_.input.replay_dir.empty()) config_.search.replay_dir = job_.input.replay_dir;
+    progress_.note("config: " + relative + " (policy " + config_.search.policy + ")");
+  }
+
+  void add_target(const Located& located, const ProfileEntry* entry) {
+    TargetRecord t;
+    t.function = located.target.function;
+    t.file = located.target.file;
+    t.line = static_cast<int>(located.target.line_begin);
+    t.slug = target_slug(t.file, t.function);
+    if (entry) {
+      t.share = entry->share;
+      t.self_ns = entry->self;
+      t.samples = entry->samples;
+    }
+    job_.targets.push_back(t);
+  }
+
+  void choose_targets() {
+    if (already_done_ || !job_.targets.empty()) return;  // a resumed job keeps its choice
+    if (!job_.input.targets.empty()) {
+      for (const std::string& function : job_.input.targets) {
+        try {
+          add_target(locate_target(source_dir(), config_.scope, function, config_.targets.signature), nullptr);
+        } catch (const std::exception& e) {
+          throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
+        }
+      }
+    } else {
+      progress_.note("profile: building and running the benchmarks under the profiler");
+      ProfileOptions options;
+      options.repo = source_dir();
+      options.config = config_file_;
+      options.quiet = true;
+      options.keep_workspaces = run_.keep_workspaces;
+      Profile profile;
+      try {
+        profile = profile_benchmarks(options, config_, progress_);
+      } catch (const std::exception& e) {
+        throw JobFailure("profile", std::string("profiling failed: ") + e.what());
+      }
+      write_text(run_.out / "profile.json", to_json(profile).dump(2) + "\n");
+      for (std::size_t i = 0; i < profile.entries.size() && i < 15; ++i) {
+        const ProfileEntry& e = profile.entries[i];
+        job_.profile.push_back({{"name", e.name}, {"function", e.function}, {"file", e.file}, {"line", e.line},
+                                {"share", e.share}, {"self", e.self}, {"samples", e.samples},
+                                {"in_scope", e.in_scope}, {"external", e.external}});
+      }
+      std::string tried;
+      for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share)) {
+        if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
+        const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
+                                      [&](const TargetRecord& t) { return t.function == e.function; });
+        if (seen) continue;
+        try {
+          add_target(locate_target(source_dir(), config_.scope, e.function), &e);
+        } catch (const std::exception& error) {
+          tried += "; " + e.function + ": " + error.what();
+        }
+      }
+      if (job_.targets.empty()) {
+        std::string hottest;
+        for (std::size_t i = 0; i < profile.entries.size() && i < 3; ++i) {
+          const ProfileEntry& e = profile.entries[i];
+          hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " " + e.name +
+                     (e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
+        }
+        throw JobFailure("nothing-in-scope",
+                         "no function inside the scope of " + config_file_.filename().string() + " takes " +
+                             percent(job_.input.min_share) + " or more of the profiled time" +
+                             (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
+      }
+    }
+    for (std::size_t i = 0; i < job_.targets.size(); ++i) {
+      const TargetRecord& t = job_.targets[i];
+      progress_.note("target " + std::to_string(i + 1) + "/" + std::to_string(job_.targets.size()) + ": " +
+                     t.function + " (" + t.file + ":" + std::to_string(t.line) +
+                     (t.share ? ", " + percent(*t.share) + " of the time" : "") + ")");
+    }
+    job_.budget = job_allowance(job_.input.budget, config_.search, static_cast<int>(job_.targets.size()));
+    save();
+  }
+
+  static bool finished(const TargetRecord& t) {
+    return t.status == "done" || t.status == "failed" || t.status == "skipped";
+  }
+
+  Allowance spent_so_far() const {
+    Allowance spent;
+    for (const TargetRecord& t : job_.targets)
+      if (finished(t)) spent += t.spent;
+    return spent;
+  }
+
+  void search_targets() {
+    if (already_done_) return;
+    const int n = static_cast<int>(job_.targets.size());
+    for (int i = 0; i < n; ++i) {
+      TargetRecord& t = job_.targets[static_cast<std::size_t>(i)];
+      const std::string label = "target " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + t.function;
+      if (!finished(t)) {
+        if (stop_requested()) break;
+        search_one(t, label);
+        if (t.status == "stopped") break;
+      }
+      deliver_one(t, label);
+    }
+  }
+
+  void search_one(TargetRecord& t, const std::string& label) {
+    const fs::path out = run_.out / "targets" / t.slug;
+    std::optional<Checkpoint> checkpoint;
+    if (fs::exists(out / "checkpoint.json")) {
+      try {
+        checkpoint = read_checkpoint(out);
+      } catch (const std::exception& e) {
+        progress_.note(label + ": checkpoint unreadable, starting over: " + e.what());
+      }
+    }
+    // A resumed target keeps its part of the budget; the others share what is left.
+    if (!(checkpoint && t.allowance.evaluations > 0)) {
+      int left = 0;
+      for (const TargetRecord& other : job_.targets) left += finished(other) ? 0 : 1;
+      t.allowance = next_target_allowance(job_.budget, spent_so_far(), left);
+    }
+    if (const std::string why = why_nothing_left(t.allowance, job_.budget); !why.empty()) {
+      t.status = "skipped";
+      t.reason = why;
+      t.no_pr = "not searched: " + why;
+      progress_.note(label + ": skipped, " + why);
+      save();
+      return;
+    }
+    t.status = "running";
+    t.reason.clear();
+    save();
+    progress_.note(label + ": searching (" + std::to_string(t.allowance.evaluations) + " evaluation(s)" +
+                   (checkpoint ? ", resuming at " + std::to_string(checkpoint->state.evaluations) : "") + ")");
+
+    TargetSearch search;
+    search.repo = source_dir();
+    search.config = config_;
+    search.config.search.max_evaluations = t.allowance.evaluations;
+    search.config.search.max_wall_s = t.allowance.wall_s;
+    search.config.search.max_tokens = t.allowance.tokens;
+    search.config.search.max_dollars = t.allowance.dollars;
+    search.max_timing_s = t.allowance.gpu_s;
+    search.function = t.function;
+    search.out = out;
+    if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
+    search.resume = checkpoint;
+    search.keep_workspaces = run_.keep_workspaces;
+    search.stop_requested = [this] { return stop_requested(); };
+    try {
+      const TargetSearchOutcome outcome = search_target(search, progress_);
+      record_outcome(t, outcome, out);
+    } catch (const std::exception& e) {
+      t.status = "failed";
+      t.reason = e.what();
+      t.no_pr = "the search failed";
+      progress_.note(label + ": failed: " + t.reason);
+    }
+    save();
+    if (t.status == "stopped") progress_.note(label + ": stopped; resume with --resume " + run_.out.string());
+    else if (t.status == "done") progress_.note(label + ": " + describe_verdict(t));
+  }
+
+  static std::string describe_verdict(const TargetRecord& t) {
+    if (!t.speedup) return "no winner (" + t.reason + ")";
+    char text[160];
+    std::snprintf(text, sizeof text, "winner, %.3fx faster (95%% CI %.3f-%.3f, confirmed)", t.speedup->median,
+                  t.speedup->low, t.speedup->high);
+    return text;
+  }
+
+  void record_outcome(TargetRecord& t, const TargetSearchOutcome& outcome, const fs::path& out) {
+    const SearchResult& r = outcome.result;
+    if (outcome.info.noise) {
+      t.original_s = outcome.info.noise->baseline_median_s;
+      t.original_rounds = outcome.info.noise->baseline_s;
+    }
+    t.spent.evaluations = r.evaluations;
+    t.spent.wall_s += r.wall_s;
+    t.spent.tokens = r.spend.value("tokens", 0L);
+    t.spent.dollars = r.spend.value("dollars", 0.0);
+    t.spent.gpu_s = r.spend.value("timing_s", 0.0);
+    write_text(out / "progress.svg", render_progress_svg(r));
+    if (r.stopped) {
+      t.status = "stopped";
+      t.reason = "stopped by request";
+      return;
+    }
+    if (r.fatal) {
+      t.status = "failed";
+      t.reason = *r.fatal;
+      t.no_pr = "the search failed";
+      return;
+    }
+    t.status = "done";
+    if (r.winner) {
+      t.verdict = "winner";
+      t.speedup = r.winner->confirmed.speedup;
+      t.reason = r.winner->id;
+    } else {
+      t.verdict = "no winner";
+      t.reason = r.unconfirmed ? *r.unconfirmed : r.stop_reason;
+      t.no_pr = "no winner";
+    }
+  }
+
+  void deliver_one(TargetRecord& t, const std::string& label) {
+    if (t.status != "done" || t.verdict != "winner" || t.pr || !t.no_pr.empty()) return;
+    const fs::path out = run_.out / "targets" / t.slug;
+    if (job_.input.delivery.mode == DeliveryMode::kNone) {
+      t.no_pr = "delivery: none (the result is in targets/" + t.slug + ")";
+    } else if (!run_.delivery) {
+      t.no_pr = "delivery failed: no delivery configured";
+      any_delivery_failed_ = true;
+    } else {
+      try {
+        t.pr = run_.delivery->deliver(out);
+        progress_.note(label + ": pr: " + t.pr->message);
+      } catch (const std::exception& e) {
+        t.no_pr = std::string("delivery failed: ") + e.what();
+        any_delivery_failed_ = true;
+        progress_.note(label + ": " + t.no_pr);
+      }
+    }
+    save();
+  }
+
+  void finish() {
+    if (already_done_) return;
+    job_.spent = Allowance{};
+    for (const TargetRecord& t : job_.targets) job_.spent += t.spent;
+    const bool stopped = stop_requested() || job_.targets.empty() ||
+                         std::any_of(job_.targets.begin(), job_.targets.end(),
+                                     [](const TargetRecord& t) { return !finished(t); });
+    const bool failed = any_delivery_failed_ ||
+                        std::any_of(job_.targets.begin(), job_.targets.end(), [](const TargetRecord& t) {
+                          return t.status == "failed" || t.no_pr.rfind("delivery failed", 0) == 0;
+                        });
+    job_.status = stopped ? "stopped" : "completed";
+    job_.exit_code = stopped ? kJobStopped : failed ? kJobPartlyFailed : kJobCompleted;
+    job_.finished_at = utc_now();
+    save();
+  }
+
+  const JobRun& run_;
+  Progress& progress_;
+  JobRecord job_;
+  fs::path config_file_;
+  Config config_;
+  bool already_done_ = false;  // a resumed job that had already ended
+  bool any_delivery_failed_ = false;
+};
+
+}  // namespace
+
+JobRecord run_job(const JobRun& run, Progress& progress) { return JobRunner(run, progress).go(); }
+
+}  // namespace maxcode

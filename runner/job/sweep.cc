@@ -1,0 +1,195 @@
+#include "runner/job/sweep.h"
+
+#include <ctime>
+#include <regex>
+
+#include "runner/report/trend_page.h"
+#include "runner/util/files.h"
+#include "runner/util/json_fields.h"
+#include "runner/util/slug.h"
+#include "runner/workspace/clone.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+NightResult night_row(const std::string& night, const JobRecord& job, const TargetRecord& t,
+                      const std::vector<std::string>& commits) {
+  NightResult r;
+  r.night = night;
+  r.repository = job.repository;
+  r.target = t.function;
+  r.file = t.file;
+  r.commit = job.commit;
+  r.share = t.share.value_or(0);
+  r.self_ns = t.self_ns;
+  r.samples = t.samples;
+  r.original_s = t.original_s;
+  r.original_rounds = t.original_rounds;
+  if (t.speedup) {
+    r.speedup = t.speedup->median;
+    r.speedup_low = t.speedup->low;
+    r.speedup_high = t.speedup->high;
+  }
+  r.status = t.status == "done" ? t.verdict : t.status;
+  if (t.pr) {
+    r.pr_number = t.pr->number;
+    r.pr_url = t.pr->url;
+    r.pr_state = t.pr->outcome;
+  } else {
+    r.pr_state = t.no_pr;
+  }
+  r.commits_since = commits;
+  return r;
+}
+
+Budget budget_of(const Allowance& part, const Budget& given) {
+  Budget b = given;
+  b.evaluations = std::max(part.evaluations, 1);
+  b.wall_s = part.wall_s > 0 ? part.wall_s : 1;
+  if (part.tokens > 0) b.tokens = part.tokens;
+  if (part.dollars > 0) b.dollars = part.dollars;
+  if (part.gpu_s > 0) b.gpu_s = part.gpu_s;
+  return b;
+}
+
+}  // namespace
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &tm);
+  return text;
+}
+
+SweepInput load_sweep_input(const fs::path& file) {
+  json document;
+  try {
+    document = json::parse(read_text(file));
+  } catch (const json::parse_error& e) {
+    throw JobInputError(file.string() + ": not JSON: " + e.what());
+  } catch (const std::exception& e) {
+    throw JobInputError(e.what());
+  }
+  const std::string label = file.string();
+  if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
+  const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
+                                           "budget",  "min_growth", "min_z", "jobs"};
+  for (const auto& [key, value] : document.items())
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw JobInputError(label + ": " + key + ": unknown field (" + suggest_field(key, known) + ")");
+  const fs::path base = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  auto path_field = [&](const char* key, const std::string& fallback) {
+    if (!document.contains(key)) return base / fallback;
+    if (!document[key].is_string() || document[key].get<std::string>().empty())
+      throw JobInputError(label + ": " + key + ": expected a non-empty string, got " + describe_type(document[key]));
+    const fs::path p = document[key].get<std::string>();
+    return p.is_absolute() ? p : base / p;
+  };
+  SweepInput in;
+  in.history = path_field("history", "history.sqlite");
+  in.out = path_field("out", file.stem().string() + "-out");
+  if (document.contains("night")) {
+    static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
+    if (!document["night"].is_string() || !std::regex_match(document["night"].get<std::string>(), date))
+      throw JobInputError(label + ": night: expected a date YYYY-MM-DD, got " + document["night"].dump());
+    in.night = document["night"];
+  }
+  if (document.contains("budget")) {
+    // The job reader checks the budget's fields the same way.
+    const JobInput probe = parse_job_input({{"repository", "-"}, {"budget", document["budget"]}}, label);
+    in.budget = probe.budget;
+  }
+  if (document.contains("min_growth")) {
+    if (!document["min_growth"].is_number() || document["min_growth"].get<double>() <= 0)
+      throw JobInputError(label + ": min_growth: expected a number > 0, got " + document["min_growth"].dump());
+    in.rule.min_growth = document["min_growth"];
+  }
+  if (document.contains("min_z")) {
+    if (!document["min_z"].is_number() || document["min_z"].get<double>() <= 0)
+      throw JobInputError(label + ": min_z: expected a number > 0, got " + document["min_z"].dump());
+    in.rule.min_z = document["min_z"];
+  }
+  if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())
+    throw JobInputError(label + ": jobs: expected a non-empty array of job inputs");
+  for (std::size_t i = 0; i < document["jobs"].size(); ++i)
+    in.jobs.push_back(parse_job_input(document["jobs"][i], label + ": jobs[" + std::to_string(i) + "]"));
+  return in;
+}
+
+SweepResult run_sweep(const SweepRun& run, Progress& progress) {
+  const SweepInput& in = run.input;
+  SweepResult result;
+  result.night = in.night.empty() ? utc_date() : in.night;
+  HistoryStore history(in.history);
+  const int n = static_cast<int>(in.jobs.size());
+  // The sweep's budget is split across its jobs as a job's is across its targets.
+  SearchConfig defaults;
+  Allowance total;
+  const bool split = in.budget.evaluations || in.budget.wall_s || in.budget.tokens || in.budget.dollars > 0 ||
+                     in.budget.gpu_s > 0;
+  if (split) total = job_allowance(in.budget, defaults, n);
+  Allowance spent;
+  for (int i = 0; i < n; ++i) {
+    const bool stop = run.stop && run.stop->load();
+    if (stop) break;
+    JobInput input = in.jobs[static_cast<std::size_t>(i)];
+    const fs::path out = in.out / result.night / (std::to_string(i + 1) + "-" + ref_slug(url_without_credentials(input.repository)));
+    if (split) input.budget = budget_of(next_target_allowance(total, spent, n - i), input.budget);
+    progress.note("sweep " + result.night + ": job " + std::to_string(i + 1) + "/" + std::to_string(n) + ": " +
+                  url_without_credentials(input.repository));
+    std::unique_ptr<Delivery> delivery = run.make_delivery ? run.make_delivery(input) : nullptr;
+    JobRun job;
+    job.input = input;
+    job.out = out;
+    job.resume = fs::exists(out / "job.json");  // this night's job, interrupted: go on
+    job.git_token = run.git_token;
+    job.ssh_key = run.ssh_key;
+    job.delivery = delivery.get();
+    job.stop = run.stop;
+    JobRecord record = run_job(job, progress);
+    spent += record.spent;
+    result.exit_code = std::max(result.exit_code, record.exit_code);
+
+    const std::string previous = history.previous_commit(record.repository, result.night);
+    const std::vector<std::string> commits =
+        previous.empty() || previous == record.commit ? std::vector<std::string>{}
+                                                      : commits_between(out / "source", previous, record.commit);
+    for (const TargetRecord& t : record.targets)
+      if (t.status != "pending") history.record(night_row(result.night, record, t, commits));
+    result.jobs.push_back({record.repository, out, record});
+  }
+
+  const std::vector<NightResult> rows = history.all();
+  for (const Regression& r : find_regressions(rows, in.rule))
+    if (r.night == result.night) result.regressions.push_back(r);
+  result.trend_page = in.out / "trend.html";
+  fs::create_directories(in.out);
+  write_text(result.trend_page, render_trend_page(rows, find_regressions(rows, in.rule)));
+  for (const Regression& r : result.regressions) {
+    char line[256];
+    std::snprintf(line, sizeof line, "regression: %s in %s: own time %.2fx since %s (%.1f standard errors)",
+                  r.target.c_str(), r.repository.c_str(), r.growth, r.previous_night.c_str(), r.z);
+    progress.note(line);
+    for (const std::string& c : r.commits) progress.note("  " + c);
+  }
+  if (run.stop && run.stop->load()) result.exit_code = std::max(result.exit_code, kJobStopped);
+  return result;
+}
+
+std::vector<Regression> write_trend_page(const fs::path& history_file, const fs::path& page, const RegressionRule& rule) {
+  if (!fs::exists(history_file)) throw std::runtime_error(history_file.string() + ": no history store there");
+  HistoryStore history(history_file);
+  const std::vector<NightResult> rows = history.all();
+  std::vector<Regression> regressions = find_regressions(rows, rule);
+  if (page.has_parent_path()) fs::create_directories(page.parent_path());
+  write_text(page, render_trend_page(rows, regressions));
+  return regressions;
+}
+
+}  // namespace maxcode

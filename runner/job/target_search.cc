@@ -1,0 +1,228 @@
+#include "runner/job/target_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "runner/core/candidate_env.h"
+#include "runner/evaluate/environment.h"
+#include "runner/search/method.h"
+#include "runner/store/rollout_store.h"
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "runner/util/secrets.h"
+#include "runner/workspace/locate.h"
+#include "runner/workspace/patch.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Everything a search sets up before the first candidate.
+struct Session {
+  fs::path work_dir;
+  SourceSnapshot source;
+  Located located;
+  std::vector<Knob> knobs;
+  RunInfo info;
+};
+
+fs::path cache_dir() {
+  if (const char* explicit_dir = std::getenv("MAXCODE_CACHE_DIR")) return explicit_dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return fs::path(xdg) / "maxcode";
+  if (const char* home = std::getenv("HOME")) return fs::path(home) / ".cache" / "maxcode";
+  return fs::temp_directory_path() / "maxcode-cache";
+}
+
+bool have_ccache() {
+  Command probe;
+  probe.shell = "command -v ccache";
+  probe.timeout_s = 5;
+  return run(probe).ok();
+}
+
+std::vector<Knob> collect_knobs(const Config& config, const Session& s) {
+  const std::string& file = s.located.target.file;
+  std::vector<Knob> knobs = find_declared_knobs(read_text(s.source.root / file), file);
+  for (const KnobConfig& kc : config.search.knobs) {
+    const std::string knob_file = kc.file.empty() ? file : kc.file;
+    Knob knob = locate_knob(read_text(s.source.root / knob_file), knob_file, kc);
+    auto same = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == knob.name; });
+    if (same != knobs.end()) *same = knob;  // the config wins over the comment
+    else knobs.push_back(knob);
+  }
+  return knobs;
+}
+
+void setup(Session& s, const TargetSearch& o) {
+  const Config& config = o.config;
+  s.work_dir = make_unique_dir(fs::temp_directory_path(), "maxcode-run-");
+  s.source = capture_source(o.repo, s.work_dir / "source", config.workspace.exclude);
+  s.located = locate_target(s.source.root, config.scope, o.function,
+                            o.signature.empty() ? config.targets.signature : o.signature);
+  s.knobs = collect_knobs(config, s);
+
+  s.info.command = o.candidate_file.empty() ? "optimize" : "eval";
+  s.info.repository = s.source.repo.string();
+  s.info.commit = s.source.commit;
+  s.info.local_changes = s.source.local_changes;
+  s.info.target = s.located.target;
+  s.info.started_at = utc_now();
+  const AcceptanceConfig& a = config.acceptance;
+  s.info.settings = {{"min_speedup", a.min_speedup}, {"seeds", a.seeds},
+                     {"warmup_rounds", a.warmup_rounds}, {"min_rounds", a.min_rounds},
+                     {"max_rounds", a.max_rounds}, {"max_timing_s", a.max_timing_s},
+                     {"target_relative_width", a.target_relative_width}};
+}
+
+std::string make_patch(const Session& s, const SearchResult& result) {
+  if (!result.winner) return "";
+  std::string patch;
+  for (const auto& [path, content] : result.winner->files)
+    patch += unified_diff(s.source.git_prefix + path, read_text(s.source.root / path), content);
+  return patch;
+}
+
+SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Progress& progress) {
+  const SearchConfig& sc = o.config.search;
+  s.info.policy = sc.policy;
+  Spend spend;
+  if (o.resume) spend.restore(o.resume->spend);
+  const std::string file_text = read_text(s.source.root / s.located.target.file);
+  auto method = make_method(
+      {o.config, o.repo, o.replay_dir,
+       make_target_context(s.located.target, file_text, evaluator.baseline_definition()), s.knobs},
+      spend);
+
+  // Everything a run learns is kept as it happens: trajectory.jsonl, the rollout
+  // store, and a checkpoint after every step.
+  const std::string run_id = o.resume ? o.resume->run_id : new_run_id();
+  RolloutStore store(o.db.empty() ? o.out / "rollouts.sqlite" : o.db);
+  store.begin_run({run_id, s.info.started_at, s.info.repository, s.info.commit, s.located.target,
+                   method->context.language, sc.policy, evaluator.baseline_definition(), method->prompts.system});
+  const fs::path trajectory_file = o.out / "trajectory.jsonl";
+  if (!o.resume) write_text(trajectory_file, "");
+  std::ofstream trajectory(trajectory_file, std::ios::app);
+  int seq = o.resume ? static_cast<int>(o.resume->state.trajectory.size()) : 0;
+  double best_so_far = 1.0;
+  if (o.resume)
+    for (const auto& e : o.resume->state.trajectory) best_so_far = std::max(best_so_far, e.evaluation.reward());
+
+  SearchHooks hooks;
+  hooks.critic = method->critic.get();
+  hooks.reranker = method->reranker.get();
+  hooks.spend = &spend;
+  hooks.stop_requested = o.stop_requested;
+  hooks.on_entry = [&](const TrajectoryEntry& entry) {
+    trajectory << redact_secrets(trajectory_line(entry).dump()) << "\n";
+    trajectory.flush();
+    store.add_candidate(run_id, seq++, entry, best_so_far);
+    best_so_far = std::max(best_so_far, entry.evaluation.reward());
+  };
+  hooks.on_step = [&](const SearchState& state) {
+    write_checkpoint(o.out, {run_id, sc.policy, s.located.target, state, spend.to_json()});
+  };
+  SearchLimits limits{sc.max_evaluations, sc.batch, sc.proposals > 0 ? sc.proposals : sc.batch,
+                      sc.max_wall_s, sc.max_tokens, sc.max_dollars, o.max_timing_s};
+  SearchResult result = run_search(evaluator, *method->policy, s.located.target, limits, progress, hooks,
+                                   o.resume ? &o.resume->state : nullptr);
+  store.finish_run(run_id, result.winner ? std::optional<std::string>(result.winner->id) : std::nullopt,
+                   result.winner ? to_json(result.winner->confirmed.speedup) : nlohmann::json(nullptr));
+  return result;
+}
+
+SearchResult evaluate_one(const TargetSearch& o, Session& s, Evaluator& evaluator, Progress& progress) {
+  s.info.policy = "single candidate";
+  Candidate candidate = read_candidate_file(o.candidate_file, "cli");
+  SearchResult result;
+  const auto start = std::chrono::steady_clock::now();
+  Checked checked = evaluator.check(evaluator.materialize(candidate));
+  evaluator.time(checked);
+  progress.note("  " + candidate.id + ": " + verdict_name(checked.evaluation.verdict) + " — " +
+                checked.evaluation.reason);
+  if (checked.evaluation.verdict == Verdict::kFaster) {
+    Timing confirmed = evaluator.confirm(checked);
+    if (confirmed.significant)
+      result.winner = Winner{candidate.id, confirmed, checked.evaluation, checked.materialized.files};
+    else
+      result.unconfirmed = candidate.id + " did not confirm in a fresh A/B session";
+  }
+  evaluator.release(checked);
+  result.trajectory.push_back({1, candidate, checked.evaluation});
+  result.evaluations = 1;
+  result.stop_reason = "single candidate evaluated";
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+// Removes the session's temporary tree however the search ends.
+struct WorkDirGuard {
+  const Session& s;
+  bool keep;
+  ~WorkDirGuard() {
+    if (!s.work_dir.empty() && !keep) remove_workspace(s.work_dir);
+  }
+};
+
+}  // namespace
+
+std::string new_run_id() {
+  std::string id = utc_now();
+  id.erase(std::remove_if(id.begin(), id.end(), [](char c) { return c == '-' || c == ':'; }), id.end());
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(std::random_device{}() & 0xffffff));
+  return id + "-" + suffix;
+}
+
+TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Session s;
+  WorkDirGuard guard{s, o.keep_workspaces};
+  // The config may name key variables that do not look secret by name (api_key_env).
+  add_secret_variables(secret_variable_names(o.config));
+  setup(s, o);
+  fs::path ccache;
+  if (have_ccache()) {
+    ccache = cache_dir() / "ccache";
+    fs::create_directories(ccache);
+  }
+  Evaluator evaluator(o.config, s.source, s.located.target, s.located.extent, s.knobs,
+                      {s.work_dir, ccache, o.keep_workspaces}, progress);
+  s.info.environment = describe_environment(evaluator.isolation());
+  progress.note("maxcode " + s.info.command + ": " + s.located.target.function + " in " + s.located.target.file +
+                ":" + std::to_string(s.located.target.line_begin));
+  evaluator.prepare_baseline();
+  for (const BenchmarkAudit& audit : evaluator.audits()) s.info.audit.push_back(to_json(audit));
+  if (!evaluator.baseline_ncu().empty()) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const NcuKernel& k : evaluator.baseline_ncu()) {
+      kernels.push_back(to_json(k));
+      progress.note("original, ncu: " + describe_ncu(k));
+    }
+    s.info.gpu["baseline_ncu"] = kernels;
+  }
+  Timing noise = evaluator.measure_noise();
+  s.info.noise = noise;
+  char line[200];
+  std::snprintf(line, sizeof line, "A/A noise: %.3fx [%.3f, %.3f] over %d rounds; noise floor %.3f",
+                noise.speedup.median, noise.speedup.low, noise.speedup.high, noise.speedup.rounds, noise.noise_floor);
+  progress.note(line);
+
+  fs::create_directories(o.out);
+  TargetSearchOutcome outcome;
+  outcome.result = o.candidate_file.empty() ? search(o, s, evaluator, progress) : evaluate_one(o, s, evaluator, progress);
+  s.info.warnings = evaluator.warnings();
+  s.info.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.patch = make_patch(s, outcome.result);
+  write_outputs(o.out, s.info, outcome.result, outcome.patch);
+  outcome.info = s.info;
+  if (o.keep_workspaces) progress.note("workspaces kept in " + s.work_dir.string());
+  return outcome;
+}
+
+}  // namespace maxcode

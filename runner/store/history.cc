@@ -1,0 +1,153 @@
+#include "runner/store/history.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "runner/store/sqlite_statement.h"
+#include "runner/util/stats.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE IF NOT EXISTS nights (
+  night TEXT NOT NULL, repository TEXT NOT NULL, target TEXT NOT NULL, file TEXT, commit_id TEXT,
+  share REAL, self_ns REAL, samples INTEGER, original_s REAL, original_rounds TEXT,
+  speedup REAL, speedup_low REAL, speedup_high REAL, status TEXT,
+  pr_number INTEGER, pr_url TEXT, pr_state TEXT, commits_since TEXT,
+  PRIMARY KEY (night, repository, target));
+)";
+
+struct Statement : SqliteStatement {
+  Statement(sqlite3* db, const char* sql) : SqliteStatement(db, sql, "history store") {}
+};
+
+std::optional<double> optional_real(const Statement& s, int i) {
+  if (s.column_null(i)) return std::nullopt;
+  return s.column_real(i);
+}
+
+}  // namespace
+
+HistoryStore::HistoryStore(const fs::path& file) : file_(file) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw std::runtime_error("cannot open history store " + file.string() + ": " + message);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  for (const char* sql : {"PRAGMA journal_mode=WAL;", kSchema}) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      std::string message = error ? error : "unknown error";
+      sqlite3_free(error);
+      sqlite3_close(db_);
+      throw std::runtime_error("history store " + file.string() + ": " + message);
+    }
+  }
+}
+
+HistoryStore::~HistoryStore() { sqlite3_close(db_); }
+
+void HistoryStore::record(const NightResult& r) {
+  Statement(db_,
+            "INSERT OR REPLACE INTO nights (night, repository, target, file, commit_id, share, self_ns, samples, "
+            "original_s, original_rounds, speedup, speedup_low, speedup_high, status, pr_number, pr_url, pr_state, "
+            "commits_since) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)")
+      .text(1, r.night).text(2, r.repository).text(3, r.target).text(4, r.file).text(5, r.commit).real(6, r.share)
+      .real(7, r.self_ns).integer(8, static_cast<long long>(r.samples)).real(9, r.original_s)
+      .text(10, json(r.original_rounds).dump()).real(11, r.speedup).real(12, r.speedup_low).real(13, r.speedup_high)
+      .text(14, r.status).integer(15, r.pr_number).text(16, r.pr_url).text(17, r.pr_state)
+      .text(18, json(r.commits_since).dump())
+      .run();
+}
+
+std::vector<NightResult> HistoryStore::all() const {
+  Statement s(db_,
+              "SELECT night, repository, target, file, commit_id, share, self_ns, samples, original_s, "
+              "original_rounds, speedup, speedup_low, speedup_high, status, pr_number, pr_url, pr_state, "
+              "commits_since FROM nights ORDER BY repository, target, night");
+  std::vector<NightResult> rows;
+  while (s.next()) {
+    NightResult r;
+    r.night = s.column_text(0);
+    r.repository = s.column_text(1);
+    r.target = s.column_text(2);
+    r.file = s.column_text(3);
+    r.commit = s.column_text(4);
+    r.share = s.column_real(5);
+    r.self_ns = s.column_real(6);
+    r.samples = static_cast<std::uint64_t>(s.column_integer(7));
+    r.original_s = s.column_real(8);
+    r.original_rounds = json::parse(s.column_text(9).empty() ? "[]" : s.column_text(9)).get<std::vector<double>>();
+    r.speedup = optional_real(s, 10);
+    r.speedup_low = optional_real(s, 11);
+    r.speedup_high = optional_real(s, 12);
+    r.status = s.column_text(13);
+    r.pr_number = static_cast<int>(s.column_integer(14));
+    r.pr_url = s.column_text(15);
+    r.pr_state = s.column_text(16);
+    r.commits_since =
+        json::parse(s.column_text(17).empty() ? "[]" : s.column_text(17)).get<std::vector<std::string>>();
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string HistoryStore::previous_commit(const std::string& repository, const std::string& night) const {
+  Statement s(db_, "SELECT commit_id FROM nights WHERE repository = ?1 AND night < ?2 AND commit_id != '' "
+                   "ORDER BY night DESC LIMIT 1");
+  s.text(1, repository).text(2, night);
+  return s.next() ? s.column_text(0) : "";
+}
+
+std::vector<Regression> find_regressions(const std::vector<NightResult>& given, const RegressionRule& rule) {
+  std::vector<NightResult> rows = given;
+  std::stable_sort(rows.begin(), rows.end(), [](const NightResult& a, const NightResult& b) {
+    return std::tie(a.repository, a.target, a.night) < std::tie(b.repository, b.target, b.night);
+  });
+  std::vector<Regression> found;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const NightResult& before = rows[i - 1];
+    const NightResult& now = rows[i];
+    if (before.repository != now.repository || before.target != now.target) continue;
+    Regression r;
+    r.repository = now.repository;
+    r.target = now.target;
+    r.file = now.file;
+    r.previous_night = before.night;
+    r.night = now.night;
+    r.previous_commit = before.commit;
+    r.commit = now.commit;
+    r.commits = now.commits_since;
+    if (before.original_s > 0 && now.original_s > 0) r.original_growth = now.original_s / before.original_s;
+    // The original's timed rounds, where both nights have them: every round of the later
+    // night slower than every round of the earlier one.
+    bool rounds_apart = false;
+    if (!before.original_rounds.empty() && !now.original_rounds.empty())
+      rounds_apart = *std::min_element(now.original_rounds.begin(), now.original_rounds.end()) >
+                     *std::max_element(before.original_rounds.begin(), before.original_rounds.end());
+    bool significant = false;
+    if (before.self_ns > 0 && now.self_ns > 0 && before.samples > 0 && now.samples > 0) {
+      r.growth = now.self_ns / before.self_ns;
+      const double variance = before.self_ns * before.self_ns / static_cast<double>(before.samples) +
+                              now.self_ns * now.self_ns / static_cast<double>(now.samples);
+      r.z = (now.self_ns - before.self_ns) / std::sqrt(variance);
+      significant = r.growth >= 1 + rule.min_growth && (r.z >= rule.min_z || rounds_apart);
+    } else if (!before.original_rounds.empty() && !now.original_rounds.empty()) {
+      r.growth = r.original_growth;
+      significant = r.growth >= 1 + rule.min_growth && rounds_apart;
+    }
+    if (significant) found.push_back(std::move(r));
+  }
+  return found;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,21 @@
+#include "runner/util/slug.h"
+
+#include <cctype>
+
+namespace maxcode {
+
+std::string ref_slug(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    const bool keep = std::isalnum(c) || c == '_';
+    const char next = keep ? static_cast<char>(c) : '-';
+    if (next == '-' && !out.empty() && out.back() == '-') continue;  // "::" -> "-"
+    out += next;
+  }
+  if (out.size() > 80) out.resize(80);
+  while (!out.empty() && out.front() == '-') out.erase(out.begin());
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "x" : out;
+}
+
+}  // namespace maxcode

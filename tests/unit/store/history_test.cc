@@ -1,0 +1,93 @@
+// The sweep's history store and the regression rule: a function's own time that grew
+// beyond the profile's sampling error is flagged with the commits between the nights;
+// growth within the noise, or too small to matter, is not.
+#include <gtest/gtest.h>
+
+#include "runner/store/history.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+NightResult night(const std::string& date, const std::string& target, double self_ms, std::uint64_t samples,
+                  const std::string& commit) {
+  NightResult r;
+  r.night = date;
+  r.repository = "https://example/acme.git";
+  r.target = target;
+  r.file = "src/sum.cpp";
+  r.commit = commit;
+  r.self_ns = self_ms * 1e6;
+  r.samples = samples;
+  r.original_s = self_ms / 1e3 * 1.5;
+  r.original_rounds = {r.original_s * 0.99, r.original_s, r.original_s * 1.01};
+  return r;
+}
+
+TEST(History, KeepsOneRowPerNightAndTargetAndFindsThePreviousCommit) {
+  testing::TempDir dir;
+  {
+    HistoryStore store(dir / "history.sqlite");
+    store.record(night("2026-11-01", "sum", 100, 100, "aaa"));
+    NightResult second = night("2026-11-02", "sum", 100, 100, "bbb");
+    second.speedup = 3.9;
+    second.speedup_low = 3.7;
+    second.speedup_high = 4.1;
+    second.pr_number = 7;
+    second.pr_url = "https://github.com/acme/x/pull/7";
+    second.pr_state = "created";
+    second.commits_since = {"bbb0000000 make it faster"};
+    store.record(second);
+    store.record(night("2026-11-02", "sum", 101, 100, "bbb"));  // the night again: replaced
+    store.record(second);
+  }
+  HistoryStore store(dir / "history.sqlite");  // reopened: it persisted
+  const auto rows = store.all();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].speedup, 3.9);
+  EXPECT_EQ(rows[1].pr_number, 7);
+  EXPECT_EQ(rows[1].commits_since, std::vector<std::string>{"bbb0000000 make it faster"});
+  EXPECT_EQ(rows[0].original_rounds.size(), 3u);
+  EXPECT_FALSE(rows[0].speedup);
+  EXPECT_EQ(store.previous_commit("https://example/acme.git", "2026-11-03"), "bbb");
+  EXPECT_EQ(store.previous_commit("https://example/acme.git", "2026-11-02"), "aaa");
+  EXPECT_EQ(store.previous_commit("https://example/acme.git", "2026-11-01"), "");
+}
+
+TEST(History, FlagsGrowthBeyondTheSamplingErrorOnly) {
+  std::vector<NightResult> rows = {night("2026-11-01", "sum", 100, 400, "a"), night("2026-11-02", "sum", 104, 400, "b"),
+                                   night("2026-11-03", "sum", 300, 1200, "c"), night("2026-11-01", "dot", 50, 200, "a"),
+                                   night("2026-11-02", "dot", 80, 4, "b")};
+  rows[2].commits_since = {"ccc0000000 three times the passes"};
+  rows[4].original_rounds = rows[3].original_rounds;  // dot: the benchmark as fast as before
+  const auto found = find_regressions(rows);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].target, "sum");
+  EXPECT_EQ(found[0].previous_night, "2026-11-02");
+  EXPECT_EQ(found[0].night, "2026-11-03");
+  EXPECT_NEAR(found[0].growth, 300.0 / 104, 1e-9);
+  EXPECT_GT(found[0].z, 3);
+  EXPECT_EQ(found[0].commits, rows[2].commits_since);
+  // 4% more is below min_growth; dot's 1.6x rests on 4 samples: within the noise.
+  RegressionRule lenient;
+  lenient.min_growth = 0.01;
+  lenient.min_z = 0.5;
+  EXPECT_EQ(find_regressions(rows, lenient).size(), 3u);
+}
+
+TEST(History, FewSamplesButClearlySlowerRoundsCount) {
+  NightResult a = night("2026-11-01", "sum", 100, 9, "a"), b = night("2026-11-02", "sum", 250, 20, "b");
+  EXPECT_EQ(find_regressions({a, b}).size(), 1u);  // 2.3 standard errors only, but the rounds are apart
+  b.original_rounds = a.original_rounds;
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);  // the benchmark as fast as before: noise
+}
+
+TEST(History, WithoutSamplesTheTimedRoundsDecide) {
+  NightResult a = night("2026-11-01", "sum", 100, 0, "a"), b = night("2026-11-02", "sum", 130, 0, "b");
+  EXPECT_EQ(find_regressions({a, b}).size(), 1u);
+  b.original_rounds.push_back(a.original_s * 0.9);  // one round as fast as before: not clear
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);
+}
+
+}  // namespace
+}  // namespace maxcode
