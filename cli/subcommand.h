@@ -24,5 +24,8 @@ std::unique_ptr<Subcommand> eval_command();
 std::unique_ptr<Subcommand> export_command();
 std::unique_ptr<Subcommand> profile_command();
 std::unique_ptr<Subcommand> pr_command();
+std::unique_ptr<Subcommand> serve_command();
+std::unique_ptr<Subcommand> runner_command();
+std::unique_ptr<Subcommand> app_manifest_command();
 
 }  // namespace maxcode::cli
