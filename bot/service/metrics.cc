@@ -15,7 +15,7 @@ const std::vector<double>& buckets() {
 
 std::string number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf;
 }
 

@@ -177,23 +177,17 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     s.http = std::make_unique<httplib::Server>();
   httplib::Server& http = *s.http;
   if (!http.is_valid()) throw ServiceConfigError("tls: cannot load the certificate or key");
-  // Runner uploads carry reports; webhooks are held to max_body_bytes below.
-  http.set_payload_max_length(std::max<std::size_t>(s.config.max_body_bytes, 64u << 20));
+  // GitHub sends at most 25 MB; runner uploads are held to the same limit. httplib
+  // reads and discards a longer body and answers 413 (so the sender sees the answer).
+  http.set_payload_max_length(s.config.max_body_bytes);
   http.set_read_timeout(30, 0);
   http.set_keep_alive_max_count(1000);
-  http.set_pre_routing_handler([&s](const httplib::Request& req, httplib::Response& res) {
-    if (req.path == "/webhooks/github" && req.has_header("Content-Length")) {
-      const std::string length = req.get_header_value("Content-Length");
-      if (length.size() > 12 || std::strtoull(length.c_str(), nullptr, 10) > s.config.max_body_bytes) {
-        s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result",
-                        {{"event", req.get_header_value("X-GitHub-Event")}, {"result", "too-large"}});
-        s.log("webhook", "refused a body of " + length + " bytes (limit " + std::to_string(s.config.max_body_bytes) + ")");
-        res.status = 413;
-        res.set_content("body too large\n", "text/plain");
-        return httplib::Server::HandlerResponse::Handled;
-      }
+  http.set_logger([&s](const httplib::Request& req, const httplib::Response& res) {
+    if (res.status == 413 && req.path == "/webhooks/github") {
+      s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result",
+                      {{"event", "unverified"}, {"result", "too-large"}});
+      s.log("webhook", "refused a body over " + std::to_string(s.config.max_body_bytes) + " bytes (413)");
     }
-    return httplib::Server::HandlerResponse::Unhandled;
   });
 
   http.Post("/webhooks/github", [&s](const httplib::Request& req, httplib::Response& res) {
