@@ -117,10 +117,8 @@ DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
       if (s.is_object() && s.contains("median") && s["median"].is_number()) speedups[function] = s["median"];
       else if (s.is_number()) speedups[function] = s;
       std::string line = "- `" + function + "`: " + speedup_text(target_result["winner"]) + "; " + report.message;
-      if (!report.pr_url.empty()) {
-        line += " " + report.pr_url;
-        if (pr_url.empty()) pr_url = report.pr_url;
-      }
+      if (!report.pr_url.empty() && report.message.find(report.pr_url) == std::string::npos) line += " " + report.pr_url;
+      if (!report.pr_url.empty() && pr_url.empty()) pr_url = report.pr_url;
       lines.push_back(line);
       if (outcome == "no-winner" || report.pr_url == pr_url) outcome = name;
     } catch (const DeliveryError& e) {

@@ -181,7 +181,8 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
   json state = github->state()["repos"]["acme/histo"];
   ASSERT_EQ(state["pulls"].size(), 1u) << state.dump(2);
   EXPECT_EQ(state["pulls"][0]["head"], "maxcode/src-histogram-cpp/histogram");
-  EXPECT_EQ(job["pr_url"], github->url() + "/acme/histo/pull/1");
+  // Issues and pull requests share their numbers: issue 1 is the one commented on.
+  EXPECT_EQ(job["pr_url"], github->url() + "/acme/histo/pull/2");
   // The reply comment on issue 1 ends with the PR link; the usage answer is there too.
   std::string reply, usage;
   for (const auto& c : state["comments"]) {
