@@ -8,9 +8,11 @@
 #include <signal.h>
 
 #include <iostream>
+#include <random>
 #include <thread>
 
 #include "runner/util/files.h"
+#include "runner/util/process.h"
 #include "support/git_server.h"
 #include "support/github_api.h"
 #include "support/service_harness.h"
@@ -229,6 +231,166 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
     std::cout << "service at " << service.url() << "; sleeping " << keep << " s\n";
     std::this_thread::sleep_for(std::chrono::seconds(std::atoi(keep)));
   }
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
+
+namespace maxcode::bot::service {
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// Chaos: a stream of webhooks (commands for K repositories, with redeliveries) while the
+// service and the runner are killed with SIGKILL at random moments and restarted. At
+// the end every repository has exactly one job, done, and exactly one PR. Kills:
+// MAXCODE_CHAOS_KILLS (default 6; scripts/service-chaos.sh runs 100).
+TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const int kills_wanted = env_int("MAXCODE_CHAOS_KILLS", 6), repos = env_int("MAXCODE_CHAOS_REPOS", 4);
+  const unsigned seed = static_cast<unsigned>(env_int("MAXCODE_CHAOS_SEED", 14));
+
+  const fs::path source = dir.path() / "source";
+  copy_tree(testing::source_path("examples/cpu-histogram"), source);
+  json config = json::parse(read_text(source / ".maxcode.json"));
+  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  write_text(source / ".maxcode.json", config.dump(2));
+  json repo_setup = json::array(), installed = json::array();
+  std::string first_sha;
+  for (int i = 0; i < repos; ++i) {
+    const std::string name = "h" + std::to_string(i);
+    const std::string sha = git_server.create_repo("acme/" + name + ".git", source);
+    if (i == 0) first_sha = sha;
+    repo_setup.push_back({{"owner", "acme"}, {"name", name}, {"git_dir", (git_server.root() / ("acme/" + name + ".git")).string()},
+                          {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}});
+    installed.push_back({{"id", i + 1}, {"name", name}, {"full_name", "acme/" + name}, {"private", false}});
+  }
+  // One real search on the code all repositories share; jobs hand back its result.
+  const fs::path clone = dir.path() / "clone", canned = dir.path() / "canned";
+  testing::git("clone -q " + (git_server.root() / "acme/h0.git").string() + " " + clone.string());
+  Command optimize;
+  optimize.shell = std::string(MAXCODE_BINARY) + " optimize " + clone.string() + " --function histogram --policy replay --replay-dir " +
+                   (clone / "replay").string() + " --out " + canned.string() + " -q";
+  optimize.timeout_s = 300;
+  const Outcome searched = run(optimize);
+  ASSERT_TRUE(searched.ok()) << searched.tail();
+  ASSERT_TRUE(json::parse(read_text(canned / "result.json"))["winner"].is_object());
+
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", repo_setup},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  std::string git_url = git_server.url("acme/h0.git");
+  git_url = git_url.substr(0, git_url.find("acme/h0.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+                          {"queue", {{"lease_s", 3}, {"backoff_s", 0.2}, {"max_attempts", 1000}, {"long_poll_s", 2}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  std::unique_ptr<testing::BackgroundProcess> runner;
+  int runner_starts = 0;
+  auto start_runner = [&] {
+    runner = std::make_unique<testing::BackgroundProcess>(
+        std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 2" +
+            " --name chaos-runner --work-dir " + (dir.path() / "runner").string() +
+            " --run-command " + testing::source_path("tests/support/run_job_canned.sh").string(),
+        dir.path() / ("runner-" + std::to_string(++runner_starts) + ".log"),
+        std::map<std::string, std::string>{{"RUNNER_TOKEN", kRunner}, {"MAXCODE_CANNED_RESULT", canned.string()},
+                                           {"MAXCODE_CANNED_SLEEP", "1.5"}});
+  };
+  start_runner();
+
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = installed;
+  std::vector<std::pair<std::string, std::string>> unsent{{"inst", installation.dump()}}, accepted;
+  std::mt19937 rng(seed);
+  int service_kills = 0, runner_kills = 0, redeliveries = 0, w = 0;
+  auto send_all = [&] {
+    std::vector<std::pair<std::string, std::string>> left;
+    for (auto& [id, body] : unsent) {
+      const std::string event = id == "inst" ? "installation" : "issue_comment";
+      const auto r = service.webhook(event, id, body);
+      if (r.status == 202 || r.status == 200) accepted.push_back({id, body});
+      else left.push_back({id, body});  // the service was down: GitHub delivers again later
+    }
+    unsent = left;
+  };
+  while (service_kills + runner_kills < kills_wanted) {
+    for (int i = 0; i < 3; ++i, ++w) {
+      const int r = (w / 3) % repos;  // a new repository each round, so jobs keep arriving
+      json c = comment_payload("alice", "/maxcode optimize histogram", 1, 1000 + w);
+      c["repository"]["full_name"] = "acme/h" + std::to_string(r);
+      c["repository"]["name"] = "h" + std::to_string(r);
+      unsent.push_back({"chaos-" + std::to_string(w), c.dump()});
+      if (!accepted.empty() && rng() % 4 == 0) {  // a redelivery of something sent before
+        unsent.push_back(accepted[rng() % accepted.size()]);
+        ++redeliveries;
+      }
+    }
+    send_all();
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 400));
+    if (rng() % 2 == 0) {
+      service.kill9();
+      ++service_kills;
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+      service.start();
+    } else {
+      runner->stop(SIGKILL);
+      ++runner_kills;
+      start_runner();
+    }
+  }
+  send_all();
+  ASSERT_TRUE(unsent.empty());
+  const json jobs = service.wait_jobs(
+      [&](const json& j) {
+        if (static_cast<int>(j["jobs"].size()) < repos) return false;
+        for (const auto& job : j["jobs"])
+          if (job["state"] != "done") return false;
+        return true;
+      },
+      240);
+  std::map<std::string, int> jobs_per_repo, prs_per_repo;
+  for (const auto& job : jobs["jobs"]) {
+    ++jobs_per_repo[job["repository"]];
+    EXPECT_EQ(job["state"], "done") << job.dump(2);
+  }
+  const json state = github->state()["repos"];
+  int lost = 0, duplicate_jobs = 0, duplicate_prs = 0, prs = 0;
+  for (int r = 0; r < repos; ++r) {
+    const std::string name = "acme/h" + std::to_string(r);
+    const int n = jobs_per_repo[name];
+    lost += n == 0;
+    duplicate_jobs += std::max(0, n - 1);
+    const int p = static_cast<int>(state[name]["pulls"].size());
+    prs += p;
+    duplicate_prs += std::max(0, p - 1);
+    EXPECT_EQ(p, 1) << name;
+  }
+  std::cout << "chaos: kills " << service_kills + runner_kills << " (service " << service_kills << ", runner " << runner_kills
+            << "), webhooks accepted " << accepted.size() << " (" << redeliveries << " redeliveries), jobs "
+            << jobs["jobs"].size() << ", lost " << lost << ", duplicate jobs " << duplicate_jobs << ", PRs " << prs
+            << ", duplicate PRs " << duplicate_prs << "\n";
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(duplicate_jobs, 0);
+  EXPECT_EQ(duplicate_prs, 0);
+  EXPECT_EQ(static_cast<int>(jobs["jobs"].size()), repos);
+  runner->stop(SIGKILL);
   EXPECT_EQ(service.term(), 0);
   github->check_clean();
 }
