@@ -182,6 +182,11 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   http.set_payload_max_length(s.config.max_body_bytes);
   http.set_read_timeout(30, 0);
   http.set_keep_alive_max_count(1000);
+  // httplib gives each connection a thread for as long as it is kept alive: enough
+  // threads for GitHub's and the runners' connections (long polls hold theirs), and a
+  // short keep-alive so idle ones give their thread back.
+  http.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  http.set_keep_alive_timeout(2);
   http.set_logger([&s](const httplib::Request& req, const httplib::Response& res) {
     if (res.status == 413 && req.path == "/webhooks/github") {
       s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result",
