@@ -228,7 +228,7 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
   EXPECT_EQ(service.metric("maxcode_deliveries_total{outcome=\"created\"}"), 1);
   EXPECT_GT(service.metric("maxcode_github_rate_limit_remaining{resource=\"core\"}"), 0);
   if (const char* keep = std::getenv("MAXCODE_KEEP_SERVICE")) {  // for the dashboard screenshot
-    std::cout << "service at " << service.url() << "; sleeping " << keep << " s\n";
+    std::cout << "service at " << service.url() << "; sleeping " << keep << " s" << std::endl;
     std::this_thread::sleep_for(std::chrono::seconds(std::atoi(keep)));
   }
   EXPECT_EQ(service.term(), 0);
