@@ -40,7 +40,7 @@ std::string plot(const std::vector<std::pair<std::string, double>>& points) {
   const double width = 1100, height = 220, left = 50, bottom = 30;
   double top_value = 1.5;
   for (const auto& p : points) top_value = std::max(top_value, p.second * 1.1);
-  const double bar = (width - left) / points.size();
+  const double bar = std::min(80.0, (width - left) / points.size());
   auto y = [&](double v) { return height - bottom - (v / top_value) * (height - bottom - 10); };
   std::string svg = "<svg width='" + fmt("%.0f", width) + "' height='" + fmt("%.0f", height) +
                     "' role='img' aria-label='confirmed speedups'>";

@@ -386,6 +386,11 @@ void JobQueue::runner_seen(const std::string& name, const std::vector<std::strin
           {name, join(labels), now(), job_id});
 }
 
+void JobQueue::runner_alive(const std::string& name, std::int64_t job_id) {
+  std::lock_guard lock(mutex_);
+  db_.run("UPDATE runners SET last_seen = ?2, job_id = ?3 WHERE name = ?1", {name, now(), job_id});
+}
+
 std::vector<RunnerInfo> JobQueue::runners() {
   std::lock_guard lock(mutex_);
   std::vector<RunnerInfo> out;

@@ -141,6 +141,8 @@ class JobQueue {
 
   // --- runners, installations, ignored targets, schedules --------------------------
   void runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id);
+  // A heartbeat or a result: the runner is alive (its labels stay as it claimed with).
+  void runner_alive(const std::string& name, std::int64_t job_id);
   std::vector<RunnerInfo> runners();
   void set_installation(const std::string& id, const std::string& account, const std::string& state,
                         const nlohmann::json& repos);

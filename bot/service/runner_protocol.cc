@@ -125,7 +125,7 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
     const std::string lease = body.is_object() ? body.value("lease", std::string()) : "";
     switch (context_.queue.heartbeat(id, lease)) {
       case JobQueue::Lease::kHeld: {
-        if (auto job = context_.queue.job(id)) context_.queue.runner_seen(job->runner, job->labels, id);
+        if (auto job = context_.queue.job(id)) context_.queue.runner_alive(job->runner, id);
         return reply(res, 200, {{"state", "held"}});
       }
       case JobQueue::Lease::kCancel: return reply(res, 200, {{"state", "cancel"}});
@@ -188,6 +188,7 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
     } else {
       return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
     }
+    context_.queue.runner_alive(job->runner, 0);
     context_.metrics.count("maxcode_runner_results_total", "results reported by runners", {{"status", status}});
     context_.log("runner", "job " + std::to_string(id) + ": " + status);
     if (context_.report) context_.report(id);

@@ -221,7 +221,7 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
   const auto page = service.get("/?token=" + std::string(kAdmin));
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("acme/histo"), std::string::npos);
-  EXPECT_NE(page.body.find("test-runner"), std::string::npos);
+  EXPECT_NE(page.body.find("<td>test-runner</td><td>cpu</td>"), std::string::npos) << page.body;
   EXPECT_NE(page.body.find("<svg"), std::string::npos);
   EXPECT_EQ(service.get("/?token=wrong").status, 403);
   EXPECT_EQ(service.metric("maxcode_jobs{state=\"done\"}"), 1);
