@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   commands.push_back(profile_command());
   commands.push_back(run_command());
   commands.push_back(sweep_command());
+  commands.push_back(serve_command());
+  commands.push_back(runner_command());
+  commands.push_back(app_manifest_command());
   std::vector<CLI::App*> parsers;
   for (auto& c : commands) parsers.push_back(c->add_to(app));
 

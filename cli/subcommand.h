@@ -26,5 +26,8 @@ std::unique_ptr<Subcommand> profile_command();
 std::unique_ptr<Subcommand> pr_command();
 std::unique_ptr<Subcommand> run_command();
 std::unique_ptr<Subcommand> sweep_command();
+std::unique_ptr<Subcommand> serve_command();
+std::unique_ptr<Subcommand> runner_command();
+std::unique_ptr<Subcommand> app_manifest_command();
 
 }  // namespace maxcode::cli

@@ -47,8 +47,11 @@ bool app_credentials_from_env(AppCredentials& out) {
 }
 
 AppInstallationTokens::AppInstallationTokens(AppCredentials credentials, ClientOptions options,
-                                             std::vector<std::string> repositories)
-    : credentials_(std::move(credentials)), options_(std::move(options)), repositories_(std::move(repositories)) {
+                                             std::vector<std::string> repositories, nlohmann::json permissions)
+    : credentials_(std::move(credentials)),
+      options_(std::move(options)),
+      repositories_(std::move(repositories)),
+      permissions_(std::move(permissions)) {
   if (!options_.now)
     options_.now = [] {
       return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -64,6 +67,7 @@ std::string AppInstallationTokens::token() {
   const std::string jwt = make_app_jwt(credentials_.app_id, credentials_.private_key_pem, now);
   nlohmann::json body = nlohmann::json::object();
   if (!repositories_.empty()) body["repositories"] = repositories_;
+  if (permissions_.is_object()) body["permissions"] = permissions_;
   const HttpResult r = client.request("POST", "/app/installations/" + url_encode(credentials_.installation_id) + "/access_tokens",
                                       body, "Bearer " + jwt);
   const auto answer = nlohmann::json::parse(r.body, nullptr, false);

@@ -28,8 +28,10 @@ bool app_credentials_from_env(AppCredentials& out);
 class AppInstallationTokens : public TokenSource {
  public:
   // `repositories` (names without owner) narrows the token to those repositories.
+  // `permissions` ({"contents": "read"}) narrows what the token may do; null = all the
+  // installation has (a runner gets a read-only one, docs/service.md).
   AppInstallationTokens(AppCredentials credentials, ClientOptions options,
-                        std::vector<std::string> repositories = {});
+                        std::vector<std::string> repositories = {}, nlohmann::json permissions = nullptr);
   std::string token() override;
   void invalidate() override;
   bool is_app() const override { return true; }
@@ -41,6 +43,7 @@ class AppInstallationTokens : public TokenSource {
   AppCredentials credentials_;
   ClientOptions options_;
   std::vector<std::string> repositories_;
+  nlohmann::json permissions_;
   std::mutex mutex_;
   std::string token_;
   std::int64_t expires_at_ = 0;

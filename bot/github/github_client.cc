@@ -221,6 +221,7 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
     std::string auth = authorization;
     if (auth.empty() && tokens_) auth = "Bearer " + tokens_->token();
     r = send_once(method, path, payload, auth);
+    if (options_.observe) options_.observe(method, path, r);
     const double backoff = options_.backoff_s * std::pow(2.0, attempt - 1);
 
     if (r.status == 0) {  // no response: connection refused, reset, timed out

@@ -26,6 +26,7 @@ namespace maxcode::bot {
 inline constexpr const char* kGithubApiVersion = "2022-11-28";
 
 class TokenSource;
+struct HttpResult;
 
 class GithubError : public std::runtime_error {
  public:
@@ -54,6 +55,9 @@ struct ClientOptions {
   std::function<void(const std::string&)> log;
   // The clock for x-ratelimit-reset (seconds since the epoch).
   std::function<std::int64_t()> now;
+  // Told of every answer (or of no answer: status 0) with the request's method and path;
+  // the service counts API calls and the rate limit left from it.
+  std::function<void(const std::string& method, const std::string& path, const HttpResult&)> observe;
 };
 
 struct HttpResult {

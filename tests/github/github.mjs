@@ -53,7 +53,15 @@ export class GitHub {
         owner: r.owner, name: r.name, id: this.id(), git_dir: r.git_dir || "", refs: r.refs || {},
         default_branch: r.default_branch || "main", protected: new Set(r.protected || []),
         issues: [], labels: new Map(), comments: [], checkRuns: [], nextNumber: r.first_number || 1,
+        collaborators: r.collaborators || {},
       });
+      // Plain issues (not pull requests), for comments on them.
+      const repo = this.repos.get(key);
+      for (const i of r.issues || []) {
+        const n = i.number || repo.nextNumber;
+        repo.nextNumber = Math.max(repo.nextNumber, n + 1);
+        repo.issues.push({ id: this.id(), number: n, plain: true, state: "open", title: i.title || `issue ${n}`, labels: [] });
+      }
     }
     for (const t of tokens)
       this.tokens.set(t.token, { kind: "pat", type: "User", permissions: {}, ...t });
@@ -199,8 +207,13 @@ export class GitHub {
     const token = this.authenticate(headers["authorization"]);
     const repo = params.owner ? this.repo(params.owner, params.repo) : null;
     const now = iso();
-    const pr = (n) => {
+    const issue = (n) => {
       const found = repo.issues.find((p) => p.number === Number(n));
+      if (!found) throw new HttpError(404, { message: "Not Found", documentation_url: DOCS, status: "404" });
+      return found;
+    };
+    const pr = (n) => {
+      const found = repo.issues.find((p) => p.number === Number(n) && !p.plain);
       if (!found) throw new HttpError(404, { message: "Not Found", documentation_url: DOCS, status: "404" });
       return found;
     };
@@ -222,7 +235,7 @@ export class GitHub {
         const state = url.searchParams.get("state") || "open";
         const head = url.searchParams.get("head");
         const base = url.searchParams.get("base");
-        const items = repo.issues.filter((p) => (state === "all" || p.state === state) &&
+ const items = repo.issues.filter((p) => !p.plain && (state === "all" || p.state === state) &&
           (!head || `${repo.owner}:${p.head}`.toLowerCase() === head.toLowerCase() || (!head.includes(":") && p.head === head)) &&
           (!base || p.base === base));
         items.sort((a, b) => b.number - a.number);
@@ -300,13 +313,13 @@ export class GitHub {
       }
       case "issues/list-comments": {
         this.require(token, repo, "issues|pull_requests", "read");
-        pr(params.issue_number);
+        issue(params.issue_number);
         const items = repo.comments.filter((c) => c.issue === Number(params.issue_number)).map((c) => this.comment(repo, c));
         return { status: 200, ...this.page(url, items) };
       }
       case "issues/create-comment": {
         this.require(token, repo, "issues|pull_requests");
-        pr(params.issue_number);
+        issue(params.issue_number);
         const c = { id: this.id(), issue: Number(params.issue_number), body: body.body, user: this.user(token.login, token.type), created_at: now, updated_at: now };
         repo.comments.push(c);
         return { status: 201, body: this.comment(repo, c), headers: { location: `${this.base}/repos/${repo.owner}/${repo.name}/issues/comments/${c.id}` } };
@@ -318,6 +331,15 @@ export class GitHub {
         c.body = body.body;
         c.updated_at = now;
         return { status: 200, body: this.comment(repo, c) };
+      }
+      case "repos/get-collaborator-permission-level": {
+        this.require(token, repo, "metadata|contents|pull_requests", "read");
+        const permission = repo.collaborators[params.username] || "none";
+        const example = this.api.example("repository-collaborator-permission-response-if-user-has-admin-permissions");
+        const user = { ...example.user, ...this.user(params.username), permissions: { admin: permission === "admin", maintain: false,
+          push: permission === "admin" || permission === "write", triage: permission !== "none", pull: permission !== "none" },
+          role_name: permission };
+        return { status: 200, body: { ...example, permission, role_name: permission, user } };
       }
       case "checks/create": {
         if (token.kind !== "installation")
@@ -380,7 +402,7 @@ export class GitHub {
     const repos = {};
     for (const [key, r] of this.repos)
       repos[key] = {
-        pulls: r.issues.map((p) => ({ number: p.number, state: p.state, title: p.title, body: p.body, head: p.head, base: p.base,
+        pulls: r.issues.filter((p) => !p.plain).map((p) => ({ number: p.number, state: p.state, title: p.title, body: p.body, head: p.head, base: p.base,
           labels: p.labels, user: p.user.login, merged: !!p.merged_at, closed_by: p.closed_by || null })),
         labels: [...r.labels.values()].map((l) => ({ name: l.name, color: l.color, description: l.description ?? null })),
         comments: r.comments.map((c) => ({ id: c.id, issue: c.issue, body: c.body, user: c.user.login })),

@@ -72,6 +72,9 @@ export class OpenApi {
     if (!node || typeof node !== "object") return node;
     const out = {};
     for (const [k, v] of Object.entries(node)) out[k] = OpenApi.fixNullable(v);
+    // `nullable` with an `enum` (check-run conclusion) means null is one of the values,
+    // as GitHub sends for a check run that is not completed.
+    if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     if (out.nullable === true && out.type === undefined) {
       delete out.nullable;
       return { anyOf: [out, { type: "null" }] };

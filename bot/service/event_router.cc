@@ -1,0 +1,71 @@
+#include "bot/service/event_router.h"
+
+#include <chrono>
+
+#include "bot/github/github_client.h"
+#include "bot/service/event_handlers.h"
+
+namespace maxcode::bot::service {
+
+namespace {
+
+bool transient(const GithubError& e) {
+  return e.status == 0 || e.status >= 500 || e.status == 429 ||
+         (e.status == 403 && e.github_message.find("rate limit") != std::string::npos);
+}
+
+void record(ServiceContext& context, const Delivery& d, const std::string& state, const std::string& outcome,
+            const std::string& note) {
+  context.queue.finish_delivery(d.id, state, note);
+  context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
+                        {{"event", d.event}, {"outcome", outcome}});
+  context.log("event", d.event + " " + d.id + ": " + outcome + ": " + note);
+}
+
+}  // namespace
+
+void route_delivery(ServiceContext& context, const Delivery& d) {
+  const auto start = std::chrono::steady_clock::now();
+  const nlohmann::json payload = nlohmann::json::parse(d.payload, nullptr, false);
+  if (payload.is_discarded() || !payload.is_object()) {
+    record(context, d, "rejected", "rejected", "payload is not a JSON object");
+    return;
+  }
+  try {
+    HandledEvent handled;
+    if (d.event == "push") handled = handle_push(context, payload);
+    else if (d.event == "issue_comment") handled = handle_issue_comment(context, payload);
+    else if (d.event == "pull_request") handled = handle_pull_request(context, payload);
+    else if (d.event == "installation") handled = handle_installation(context, payload);
+    else if (d.event == "installation_repositories") handled = handle_installation_repositories(context, payload);
+    else if (d.event == "ping") handled = {"recorded", "ping (zen: " + payload.value("zen", std::string()) + ")"};
+    else handled = {"unknown-event", "the App does not handle '" + d.event + "' events"};
+    record(context, d, "handled", handled.outcome, handled.note);
+  } catch (const PayloadError& e) {
+    record(context, d, "rejected", "rejected", e.what());
+  } catch (const GithubError& e) {
+    if (transient(e) && context.queue.defer_delivery(d.id, e.what())) {
+      context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
+                            {{"event", d.event}, {"outcome", "deferred"}});
+      context.log("event", d.event + " " + d.id + ": GitHub failed (" + e.what() + "); will try again");
+    } else {
+      record(context, d, "failed", "github-error", e.what());
+    }
+  } catch (const std::exception& e) {
+    record(context, d, "failed", "error", e.what());
+  }
+  context.metrics.observe("maxcode_event_handling_seconds", "time to handle one delivery (GitHub calls included)",
+                          {{"event", d.event}},
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+int route_pending(ServiceContext& context) {
+  int handled = 0;
+  for (const Delivery& d : context.queue.pending_deliveries(50)) {
+    route_delivery(context, d);
+    ++handled;
+  }
+  return handled;
+}
+
+}  // namespace maxcode::bot::service

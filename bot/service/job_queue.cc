@@ -1,0 +1,496 @@
+#include "bot/service/job_queue.h"
+
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+namespace maxcode::bot::service {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS deliveries(
+  id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at REAL NOT NULL, payload TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'received', note TEXT NOT NULL DEFAULT '',
+  attempts INTEGER NOT NULL DEFAULT 0, retry_at REAL NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries(state, received_at);
+CREATE TABLE IF NOT EXISTS jobs(
+  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, repo TEXT NOT NULL, installation_id TEXT NOT NULL,
+  commit_sha TEXT NOT NULL, target TEXT NOT NULL, trigger TEXT NOT NULL, policy TEXT NOT NULL,
+  issue_number INTEGER NOT NULL, requested_by TEXT NOT NULL, labels TEXT NOT NULL,
+  state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, max_attempts INTEGER NOT NULL,
+  not_before REAL NOT NULL DEFAULT 0, lease TEXT NOT NULL DEFAULT '', runner TEXT NOT NULL DEFAULT '',
+  lease_expires REAL NOT NULL DEFAULT 0, heartbeat_at REAL NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL, started_at REAL NOT NULL DEFAULT 0, finished_at REAL NOT NULL DEFAULT 0,
+  check_run_id INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '',
+  pr_url TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '', cancel_requested INTEGER NOT NULL DEFAULT 0,
+  result TEXT NOT NULL DEFAULT 'null');
+CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id);
+CREATE TABLE IF NOT EXISTS runners(name TEXT PRIMARY KEY, labels TEXT NOT NULL, last_seen REAL NOT NULL, job_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS installations(id TEXT PRIMARY KEY, account TEXT NOT NULL, state TEXT NOT NULL,
+  repos TEXT NOT NULL, updated_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS ignored_targets(repo TEXT NOT NULL, branch TEXT NOT NULL, head_sha TEXT NOT NULL,
+  at REAL NOT NULL, PRIMARY KEY(repo, branch));
+CREATE TABLE IF NOT EXISTS schedule_runs(name TEXT PRIMARY KEY, last_run REAL NOT NULL);
+)sql";
+
+constexpr const char* kJobColumns =
+    "id, key, repo, installation_id, commit_sha, target, trigger, policy, issue_number, requested_by, labels, state, "
+    "attempts, max_attempts, not_before, lease, runner, lease_expires, heartbeat_at, created_at, started_at, "
+    "finished_at, check_run_id, outcome, summary, pr_url, error, cancel_requested, result";
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ",") + w;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string w; std::getline(in, w, ',');)
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+Job job_from_row(const SqlRow& r) {
+  Job j;
+  j.id = r.integer(0);
+  j.key = r.text(1);
+  j.repo = r.text(2);
+  j.installation_id = r.text(3);
+  j.commit = r.text(4);
+  j.target = r.text(5);
+  j.trigger = r.text(6);
+  j.policy = r.text(7);
+  j.issue_number = r.integer(8);
+  j.requested_by = r.text(9);
+  j.labels = split(r.text(10));
+  j.state = r.text(11);
+  j.attempts = static_cast<int>(r.integer(12));
+  j.max_attempts = static_cast<int>(r.integer(13));
+  j.not_before = r.real(14);
+  j.lease = r.text(15);
+  j.runner = r.text(16);
+  j.lease_expires = r.real(17);
+  j.heartbeat_at = r.real(18);
+  j.created_at = r.real(19);
+  j.started_at = r.real(20);
+  j.finished_at = r.real(21);
+  j.check_run_id = r.integer(22);
+  j.outcome = r.text(23);
+  j.summary = r.text(24);
+  j.pr_url = r.text(25);
+  j.error = r.text(26);
+  j.cancel_requested = r.integer(27) != 0;
+  j.result = json::parse(r.text(28), nullptr, false);
+  if (j.result.is_discarded()) j.result = nullptr;
+  return j;
+}
+
+std::string random_lease() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+json Job::to_json() const {
+  return {{"id", id},
+          {"repository", repo},
+          {"installation_id", installation_id},
+          {"commit", commit},
+          {"target", target},
+          {"trigger", trigger},
+          {"policy", policy},
+          {"issue_number", issue_number},
+          {"requested_by", requested_by},
+          {"labels", labels},
+          {"state", state},
+          {"attempts", attempts},
+          {"max_attempts", max_attempts},
+          {"not_before", not_before},
+          {"runner", runner},
+          {"lease_expires", lease_expires},
+          {"heartbeat_at", heartbeat_at},
+          {"created_at", created_at},
+          {"started_at", started_at},
+          {"finished_at", finished_at},
+          {"check_run_id", check_run_id},
+          {"outcome", outcome},
+          {"summary", summary},
+          {"pr_url", pr_url},
+          {"error", error},
+          {"cancel_requested", cancel_requested},
+          {"result", result}};
+}
+
+JobQueue::JobQueue(const std::filesystem::path& db_file, QueueOptions options)
+    : options_(std::move(options)), db_(db_file) {
+  if (!options_.now)
+    options_.now = [] {
+      return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    };
+  db_.exec(kSchema);
+}
+
+// --- deliveries -----------------------------------------------------------------------
+
+bool JobQueue::record_delivery(const std::string& id, const std::string& event, const std::string& payload) {
+  std::lock_guard lock(mutex_);
+  return db_.run("INSERT OR IGNORE INTO deliveries(id, event, received_at, payload) VALUES(?1, ?2, ?3, ?4)",
+                 {id, event, now(), payload}) == 1;
+}
+
+std::vector<Delivery> JobQueue::pending_deliveries(int limit) {
+  std::lock_guard lock(mutex_);
+  std::vector<Delivery> out;
+  db_.run("SELECT id, event, payload, received_at FROM deliveries WHERE state = 'received' AND retry_at <= ?2 "
+          "ORDER BY received_at, id LIMIT ?1",
+          {std::int64_t{limit}, now()}, [&](const SqlRow& r) { out.push_back({r.text(0), r.text(1), r.text(2), r.real(3)}); });
+  return out;
+}
+
+void JobQueue::finish_delivery(const std::string& id, const std::string& state, const std::string& note) {
+  std::lock_guard lock(mutex_);
+  // The payload is kept only until handled: it may be 25 MB and says nothing later.
+  db_.run("UPDATE deliveries SET state = ?2, note = ?3, payload = '' WHERE id = ?1", {id, state, note});
+}
+
+bool JobQueue::defer_delivery(const std::string& id, const std::string& error, int max_attempts, double backoff_s) {
+  std::lock_guard lock(mutex_);
+  int attempts = 0;
+  db_.run("SELECT attempts FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { attempts = static_cast<int>(r.integer(0)) + 1; });
+  if (attempts >= max_attempts) {
+    db_.run("UPDATE deliveries SET state = 'failed', note = ?2, attempts = ?3, payload = '' WHERE id = ?1",
+            {id, error, std::int64_t{attempts}});
+    return false;
+  }
+  db_.run("UPDATE deliveries SET note = ?2, attempts = ?3, retry_at = ?4 WHERE id = ?1",
+          {id, error, std::int64_t{attempts}, now() + backoff_s * std::pow(2.0, attempts - 1)});
+  return true;
+}
+
+std::int64_t JobQueue::delivery_count() {
+  std::lock_guard lock(mutex_);
+  std::int64_t n = 0;
+  db_.run("SELECT COUNT(*) FROM deliveries", {}, [&](const SqlRow& r) { n = r.integer(0); });
+  return n;
+}
+
+// --- jobs -------------------------------------------------------------------------------
+
+std::string JobQueue::key_of(const JobSpec& s) {
+  return s.repo + "|" + s.commit + "|" + (s.target.empty() ? "*" : s.target) + "|" + s.trigger;
+}
+
+std::vector<Job> JobQueue::select_jobs(const std::string& where, const std::vector<SqlValue>& values) {
+  std::vector<Job> out;
+  db_.run(std::string("SELECT ") + kJobColumns + " FROM jobs " + where, values,
+          [&](const SqlRow& r) { out.push_back(job_from_row(r)); });
+  return out;
+}
+
+JobQueue::Enqueued JobQueue::enqueue(const JobSpec& s, bool reopen) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  Enqueued e;
+  const std::string key = key_of(s);
+  const int inserted = db_.run(
+      "INSERT OR IGNORE INTO jobs(key, repo, installation_id, commit_sha, target, trigger, policy, issue_number, "
+      "requested_by, labels, state, max_attempts, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'queued', ?11, ?12)",
+      {key, s.repo, s.installation_id, s.commit, s.target, s.trigger, s.policy, s.issue_number, s.requested_by,
+       join(s.labels), std::int64_t{options_.max_attempts}, now()});
+  e.created = inserted == 1;
+  if (!e.created && reopen) {
+    e.reopened = db_.run(
+                     "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, error = '', outcome = '', "
+                     "summary = '', cancel_requested = 0, issue_number = ?2, requested_by = ?3, policy = ?4 "
+                     "WHERE key = ?1 AND state IN ('failed', 'cancelled')",
+                     {key, s.issue_number, s.requested_by, s.policy}) == 1;
+  }
+  e.job = select_jobs("WHERE key = ?1", {key}).at(0);
+  tx.commit();
+  return e;
+}
+
+std::optional<JobQueue::Claim> JobQueue::claim(const std::string& runner, const std::vector<std::string>& labels) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  const double t = now();
+  const auto candidates = select_jobs(
+      "WHERE state = 'queued' AND not_before <= ?1 AND repo NOT IN (SELECT repo FROM jobs WHERE state = 'running') "
+      "ORDER BY id LIMIT 200",
+      {t});
+  for (const Job& j : candidates) {
+    const bool fits = std::all_of(j.labels.begin(), j.labels.end(), [&](const std::string& l) {
+      return std::find(labels.begin(), labels.end(), l) != labels.end();
+    });
+    if (!fits) continue;
+    Claim c;
+    c.lease = random_lease();
+    db_.run("UPDATE jobs SET state = 'running', lease = ?2, runner = ?3, lease_expires = ?4, heartbeat_at = ?5, "
+            "started_at = ?5, attempts = attempts + 1 WHERE id = ?1",
+            {j.id, c.lease, runner, t + options_.lease_s, t});
+    c.job = select_jobs("WHERE id = ?1", {j.id}).at(0);
+    tx.commit();
+    return c;
+  }
+  return std::nullopt;
+}
+
+JobQueue::Lease JobQueue::heartbeat(std::int64_t id, const std::string& lease) {
+  std::lock_guard lock(mutex_);
+  const double t = now();
+  if (db_.run("UPDATE jobs SET heartbeat_at = ?3, lease_expires = ?4 WHERE id = ?1 AND lease = ?2 AND state = 'running'",
+              {id, lease, t, t + options_.lease_s}) != 1)
+    return Lease::kLost;
+  bool cancel = false;
+  db_.run("SELECT cancel_requested FROM jobs WHERE id = ?1", {id}, [&](const SqlRow& r) { cancel = r.integer(0) != 0; });
+  return cancel ? Lease::kCancel : Lease::kHeld;
+}
+
+bool JobQueue::complete(std::int64_t id, const std::string& lease, const json& result) {
+  std::lock_guard lock(mutex_);
+  return db_.run("UPDATE jobs SET state = 'delivering', result = ?3, lease = '', heartbeat_at = ?4 "
+                 "WHERE id = ?1 AND lease = ?2 AND state = 'running'",
+                 {id, lease, result.dump(), now()}) == 1;
+}
+
+void JobQueue::requeue_or_fail(const Job& j, const std::string& error) {
+  const double t = now();
+  if (j.attempts >= j.max_attempts) {
+    db_.run("UPDATE jobs SET state = 'failed', lease = '', error = ?2, finished_at = ?3, outcome = 'failed', "
+            "summary = ?4 WHERE id = ?1",
+            {j.id, error, t, "gave up after " + std::to_string(j.attempts) + " attempt(s): " + error});
+    return;
+  }
+  const double delay = options_.backoff_s * std::pow(2.0, std::max(0, j.attempts - 1));
+  db_.run("UPDATE jobs SET state = 'queued', lease = '', runner = '', error = ?2, not_before = ?3 WHERE id = ?1",
+          {j.id, error, t + delay});
+}
+
+bool JobQueue::fail_attempt(std::int64_t id, const std::string& lease, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  auto found = select_jobs("WHERE id = ?1 AND lease = ?2 AND state = 'running'", {id, lease});
+  if (found.empty()) return false;
+  requeue_or_fail(found[0], error);
+  tx.commit();
+  return true;
+}
+
+std::vector<std::int64_t> JobQueue::expire_leases() {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  std::vector<std::int64_t> ids;
+  for (const Job& j : select_jobs("WHERE state = 'running' AND lease_expires < ?1", {now()})) {
+    requeue_or_fail(j, "runner " + j.runner + " stopped sending heartbeats (lease expired)");
+    ids.push_back(j.id);
+  }
+  tx.commit();
+  return ids;
+}
+
+void JobQueue::finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
+                      const std::string& pr_url, const json& result) {
+  std::lock_guard lock(mutex_);
+  if (result.is_null())
+    db_.run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6 WHERE id = ?1",
+            {id, state, outcome, summary, pr_url, now()});
+  else
+    db_.run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7 WHERE id = ?1",
+            {id, state, outcome, summary, pr_url, now(), result.dump()});
+}
+
+bool JobQueue::cancel(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  if (db_.run("UPDATE jobs SET state = 'cancelled', finished_at = ?2, outcome = 'cancelled', summary = 'cancelled before it ran' "
+              "WHERE id = ?1 AND state = 'queued'",
+              {id, now()}) == 1)
+    return true;
+  return db_.run("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND state = 'running'", {id}) == 1;
+}
+
+bool JobQueue::acknowledge_cancel(std::int64_t id, const std::string& lease) {
+  std::lock_guard lock(mutex_);
+  return db_.run("UPDATE jobs SET state = 'cancelled', lease = '', finished_at = ?3, outcome = 'cancelled', "
+                 "summary = 'cancelled while it ran' WHERE id = ?1 AND lease = ?2 AND state = 'running'",
+                 {id, lease, now()}) == 1;
+}
+
+void JobQueue::set_check_run(std::int64_t id, std::int64_t check_run_id) {
+  std::lock_guard lock(mutex_);
+  db_.run("UPDATE jobs SET check_run_id = ?2 WHERE id = ?1", {id, check_run_id});
+}
+
+std::optional<Job> JobQueue::job(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  auto found = select_jobs("WHERE id = ?1", {id});
+  if (found.empty()) return std::nullopt;
+  return found[0];
+}
+
+std::vector<Job> JobQueue::jobs(const std::string& repo, const std::vector<std::string>& states, int limit) {
+  std::lock_guard lock(mutex_);
+  std::string where = "WHERE (?1 = '' OR repo = ?1)";
+  std::vector<SqlValue> values{repo};
+  if (!states.empty()) {
+    where += " AND state IN (";
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      where += (i ? ", ?" : "?") + std::to_string(i + 2);
+      values.push_back(states[i]);
+    }
+    where += ")";
+  }
+  values.push_back(std::int64_t{limit});
+  return select_jobs(where + " ORDER BY id DESC LIMIT ?" + std::to_string(values.size()), values);
+}
+
+int JobQueue::queue_position(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  int position = 0;
+  db_.run("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND id <= ?1 AND EXISTS "
+          "(SELECT 1 FROM jobs WHERE id = ?1 AND state = 'queued')",
+          {id}, [&](const SqlRow& r) { position = static_cast<int>(r.integer(0)); });
+  return position;
+}
+
+std::map<std::string, int> JobQueue::counts_by_state() {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, int> out;
+  for (const char* s : {"queued", "running", "delivering", "done", "failed", "cancelled"}) out[s] = 0;
+  db_.run("SELECT state, COUNT(*) FROM jobs GROUP BY state", {},
+          [&](const SqlRow& r) { out[r.text(0)] = static_cast<int>(r.integer(1)); });
+  return out;
+}
+
+// --- runners, installations, ignored targets, schedules ------------------------------------
+
+void JobQueue::runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id) {
+  std::lock_guard lock(mutex_);
+  db_.run("INSERT INTO runners(name, labels, last_seen, job_id) VALUES(?1, ?2, ?3, ?4) "
+          "ON CONFLICT(name) DO UPDATE SET labels = ?2, last_seen = ?3, job_id = ?4",
+          {name, join(labels), now(), job_id});
+}
+
+void JobQueue::runner_alive(const std::string& name, std::int64_t job_id) {
+  std::lock_guard lock(mutex_);
+  db_.run("UPDATE runners SET last_seen = ?2, job_id = ?3 WHERE name = ?1", {name, now(), job_id});
+}
+
+std::vector<RunnerInfo> JobQueue::runners() {
+  std::lock_guard lock(mutex_);
+  std::vector<RunnerInfo> out;
+  db_.run("SELECT name, labels, last_seen, job_id FROM runners ORDER BY name", {},
+          [&](const SqlRow& r) { out.push_back({r.text(0), split(r.text(1)), r.real(2), r.integer(3)}); });
+  return out;
+}
+
+void JobQueue::set_installation(const std::string& id, const std::string& account, const std::string& state,
+                                const json& repos) {
+  std::lock_guard lock(mutex_);
+  db_.run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, ?2, ?3, ?4, ?5) "
+          "ON CONFLICT(id) DO UPDATE SET account = ?2, state = ?3, repos = CASE WHEN ?4 = 'null' THEN repos ELSE ?4 END, "
+          "updated_at = ?5",
+          {id, account, state, repos.dump(), now()});
+  if (state == "deleted" || state == "suspended") {
+    // Nothing may run for an installation that is gone or suspended.
+    db_.run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = ?2, finished_at = ?3 "
+            "WHERE installation_id = ?1 AND state = 'queued'",
+            {id, "the App installation was " + state, now()});
+  }
+}
+
+void JobQueue::add_installation_repos(const std::string& id, const json& added, const json& removed) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  json repos = json::array();
+  db_.run("SELECT repos FROM installations WHERE id = ?1", {id}, [&](const SqlRow& r) {
+    repos = json::parse(r.text(0), nullptr, false);
+    if (!repos.is_array()) repos = json::array();
+  });
+  json next = json::array();
+  for (const auto& r : repos)
+    if (std::find(removed.begin(), removed.end(), r) == removed.end()) next.push_back(r);
+  for (const auto& r : added)
+    if (std::find(next.begin(), next.end(), r) == next.end()) next.push_back(r);
+  db_.run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, '', 'active', ?2, ?3) "
+          "ON CONFLICT(id) DO UPDATE SET repos = ?2, updated_at = ?3",
+          {id, next.dump(), now()});
+  for (const auto& r : removed)
+    if (r.is_string())
+      db_.run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = 'the repository was removed from "
+              "the App installation', finished_at = ?3 WHERE installation_id = ?1 AND repo = ?2 AND state = 'queued'",
+              {id, r.get<std::string>(), now()});
+  tx.commit();
+}
+
+std::optional<std::string> JobQueue::installation_state(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> state;
+  db_.run("SELECT state FROM installations WHERE id = ?1", {id}, [&](const SqlRow& r) { state = r.text(0); });
+  return state;
+}
+
+std::vector<std::string> JobQueue::installation_repos(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  db_.run("SELECT repos FROM installations WHERE id = ?1 AND state = 'active'", {id}, [&](const SqlRow& r) {
+    const json repos = json::parse(r.text(0), nullptr, false);
+    if (repos.is_array())
+      for (const auto& name : repos)
+        if (name.is_string()) out.push_back(name);
+  });
+  return out;
+}
+
+std::optional<std::string> JobQueue::installation_for(const std::string& repo) {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> found;
+  db_.run("SELECT id, repos FROM installations WHERE state = 'active' ORDER BY updated_at DESC", {}, [&](const SqlRow& r) {
+    const json repos = json::parse(r.text(1), nullptr, false);
+    if (!found && repos.is_array() && std::find(repos.begin(), repos.end(), json(repo)) != repos.end()) found = r.text(0);
+  });
+  return found;
+}
+
+void JobQueue::ignore_target(const std::string& repo, const std::string& branch, const std::string& head_sha) {
+  std::lock_guard lock(mutex_);
+  db_.run("INSERT OR REPLACE INTO ignored_targets(repo, branch, head_sha, at) VALUES(?1, ?2, ?3, ?4)",
+          {repo, branch, head_sha, now()});
+}
+
+bool JobQueue::is_ignored(const std::string& repo, const std::string& branch) {
+  std::lock_guard lock(mutex_);
+  bool found = false;
+  db_.run("SELECT 1 FROM ignored_targets WHERE repo = ?1 AND branch = ?2", {repo, branch},
+          [&](const SqlRow&) { found = true; });
+  return found;
+}
+
+std::optional<double> JobQueue::schedule_last_run(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  std::optional<double> at;
+  db_.run("SELECT last_run FROM schedule_runs WHERE name = ?1", {name}, [&](const SqlRow& r) { at = r.real(0); });
+  return at;
+}
+
+void JobQueue::set_schedule_run(const std::string& name, double at) {
+  std::lock_guard lock(mutex_);
+  db_.run("INSERT OR REPLACE INTO schedule_runs(name, last_run) VALUES(?1, ?2)", {name, at});
+}
+
+}  // namespace maxcode::bot::service

@@ -1,0 +1,172 @@
+// The service's durable state in SQLite (WAL): webhook deliveries, jobs, runners,
+// installations, ignored targets and schedule runs. Every change is one transaction, so
+// a `kill -9` at any moment leaves either the old or the new state.
+//
+// A job's life:   queued -> running (leased by a runner) -> delivering -> done
+//                     ^          |  lease lost / attempt failed: back to queued after a
+//                     +----------+  backoff (base * 2^(attempt-1)), or failed when the
+//                                   attempts are spent
+//                 queued | running -> cancelled (/maxcode cancel; a running job's runner
+//                                     learns it from its next heartbeat)
+// The idempotency key (repository, commit, target, trigger) is unique: a redelivered
+// webhook or a restart finds the job that exists instead of making a second one.
+// A repository never has two jobs running at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bot/service/sqlite_db.h"
+
+namespace maxcode::bot::service {
+
+struct JobSpec {
+  std::string repo;             // OWNER/NAME
+  std::string installation_id;  // the GitHub App installation that may act on it
+  std::string commit;
+  std::string target;           // a function; empty = the profiler's top targets
+  std::string trigger;          // push | comment | schedule
+  std::string policy;           // empty = the repository's configured one
+  std::int64_t issue_number = 0;  // where to answer (comment trigger), 0 = nowhere
+  std::string requested_by;
+  std::vector<std::string> labels;  // runner labels the job needs (e.g. gpu)
+};
+
+struct Job : JobSpec {
+  std::int64_t id = 0;
+  std::string key;
+  std::string state;
+  int attempts = 0, max_attempts = 0;
+  double not_before = 0;
+  std::string lease, runner;
+  double lease_expires = 0, heartbeat_at = 0;
+  double created_at = 0, started_at = 0, finished_at = 0;
+  std::int64_t check_run_id = 0;
+  std::string outcome;     // after delivery: created | updated | no-winner | ...
+  std::string summary;     // one paragraph for people (comment, check run, dashboard)
+  std::string pr_url;
+  std::string error;
+  bool cancel_requested = false;
+  nlohmann::json result;   // what the runner reported (job.json, per-target verdicts)
+  nlohmann::json to_json() const;
+};
+
+struct Delivery {
+  std::string id, event;
+  std::string payload;
+  double received_at = 0;
+};
+
+struct RunnerInfo {
+  std::string name;
+  std::vector<std::string> labels;
+  double last_seen = 0;
+  std::int64_t job_id = 0;
+};
+
+struct QueueOptions {
+  double lease_s = 120;    // a runner that misses heartbeats for this long loses the job
+  int max_attempts = 3;
+  double backoff_s = 30;   // first retry delay; doubles per attempt
+  std::function<double()> now;  // seconds since the epoch (tests move time)
+};
+
+class JobQueue {
+ public:
+  JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
+
+  // --- webhook deliveries ---------------------------------------------------------
+  // Stores a delivery; false when its id was seen before (GitHub redelivers).
+  bool record_delivery(const std::string& id, const std::string& event, const std::string& payload);
+  // Deliveries stored but not yet handled (oldest first): the work left after a crash.
+  std::vector<Delivery> pending_deliveries(int limit = 100);
+  void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
+  // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
+  // after a backoff. False when the attempts are spent (the delivery is then failed).
+  bool defer_delivery(const std::string& id, const std::string& error, int max_attempts = 5, double backoff_s = 10);
+  std::int64_t delivery_count();
+
+  // --- jobs ----------------------------------------------------------------------
+  struct Enqueued {
+    Job job;
+    bool created = false;   // false: the key existed (the job as it is)
+    bool reopened = false;  // a failed or cancelled job with this key was queued again
+  };
+  // `reopen`: a job with this key that failed or was cancelled is queued again (a
+  // person asked again); a done, queued or running one is returned as it is.
+  Enqueued enqueue(const JobSpec& spec, bool reopen = false);
+  static std::string key_of(const JobSpec& spec);
+
+  struct Claim {
+    Job job;
+    std::string lease;
+  };
+  // The oldest queued job whose labels the runner has, whose backoff has passed and
+  // whose repository has no running job; leased to `runner`.
+  std::optional<Claim> claim(const std::string& runner, const std::vector<std::string>& labels);
+
+  enum class Lease { kHeld, kLost, kCancel };
+  Lease heartbeat(std::int64_t id, const std::string& lease);
+  // The runner's result arrived: running -> delivering (false: the lease is not held,
+  // the result is dropped).
+  bool complete(std::int64_t id, const std::string& lease, const nlohmann::json& result);
+  // The attempt failed (the runner says so): back to the queue with a backoff, or
+  // failed. False when the lease is not held.
+  bool fail_attempt(std::int64_t id, const std::string& lease, const std::string& error);
+  // Running jobs whose lease expired go back to the queue (or fail). Returns their ids.
+  std::vector<std::int64_t> expire_leases();
+  // delivering -> done | failed, with what came of it.
+  void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
+              const std::string& pr_url, const nlohmann::json& result = nullptr);
+  // queued -> cancelled at once; running -> cancel requested. False when finished.
+  bool cancel(std::int64_t id);
+  // A running job the runner reports as cancelled.
+  bool acknowledge_cancel(std::int64_t id, const std::string& lease);
+  void set_check_run(std::int64_t id, std::int64_t check_run_id);
+
+  std::optional<Job> job(std::int64_t id);
+  // Newest first; `repo` empty = all; `states` empty = any.
+  std::vector<Job> jobs(const std::string& repo = "", const std::vector<std::string>& states = {}, int limit = 200);
+  // 1-based place among queued jobs (0 when not queued).
+  int queue_position(std::int64_t id);
+  std::map<std::string, int> counts_by_state();
+
+  // --- runners, installations, ignored targets, schedules --------------------------
+  void runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id);
+  // A heartbeat or a result: the runner is alive (its labels stay as it claimed with).
+  void runner_alive(const std::string& name, std::int64_t job_id);
+  std::vector<RunnerInfo> runners();
+  void set_installation(const std::string& id, const std::string& account, const std::string& state,
+                        const nlohmann::json& repos);
+  void add_installation_repos(const std::string& id, const nlohmann::json& added, const nlohmann::json& removed);
+  std::optional<std::string> installation_state(const std::string& id);
+  // The repositories (OWNER/NAME) of an active installation.
+  std::vector<std::string> installation_repos(const std::string& id);
+  // The active installation that has `repo`, if one does.
+  std::optional<std::string> installation_for(const std::string& repo);
+  void ignore_target(const std::string& repo, const std::string& branch, const std::string& head_sha);
+  bool is_ignored(const std::string& repo, const std::string& branch);
+  std::optional<double> schedule_last_run(const std::string& name);
+  void set_schedule_run(const std::string& name, double at);
+
+  std::string journal_mode() { return db_.journal_mode(); }
+  double now() const { return options_.now(); }
+  const QueueOptions& options() const { return options_; }
+
+ private:
+  std::vector<Job> select_jobs(const std::string& where, const std::vector<SqlValue>& values);
+  void requeue_or_fail(const Job& job, const std::string& error);
+  QueueOptions options_;
+  std::mutex mutex_;
+  SqliteDb db_;
+};
+
+}  // namespace maxcode::bot::service

@@ -1,0 +1,97 @@
+#include "bot/service/job_report.h"
+
+#include <cstdio>
+
+#include "bot/github/github_repo.h"
+
+namespace maxcode::bot::service {
+
+namespace {
+
+std::string what(const Job& job) {
+  return job.target.empty() ? "the hottest functions" : "`" + job.target + "`";
+}
+
+std::pair<std::string, std::string> split_repo(const std::string& full) {
+  const auto slash = full.find('/');
+  return {full.substr(0, slash), full.substr(slash + 1)};
+}
+
+CheckRun check_run_for(const ServiceContext& context, const Job& job) {
+  CheckRun run;
+  run.name = "maxcode";
+  run.head_sha = job.commit;
+  run.external_id = std::to_string(job.id);
+  if (!context.config.public_url.empty()) run.details_url = context.config.public_url + "/?job=" + std::to_string(job.id);
+  if (job.state == "queued") {
+    run.status = "queued";
+    run.title = "Queued: optimize " + what(job);
+    run.summary = "Waiting for a runner.";
+  } else if (job.state == "running" || job.state == "delivering") {
+    run.status = "in_progress";
+    run.title = "Optimizing " + what(job);
+    run.summary = job.state == "running" ? "Runner `" + job.runner + "` is searching and measuring."
+                                         : "Measured; opening the pull request.";
+  } else {
+    run.status = "completed";
+    run.conclusion = job.state == "done" ? (job.pr_url.empty() ? "neutral" : "success")
+                     : job.state == "cancelled" ? "cancelled"
+                                                : "failure";
+    run.title = job.state == "done" ? (job.pr_url.empty() ? "No faster version found" : "Faster version found")
+                                    : job.state == "cancelled" ? "Cancelled" : "The job failed";
+    run.summary = job.summary.empty() ? job.error : job.summary;
+  }
+  if (run.summary.empty()) run.summary = run.title;
+  return run;
+}
+
+}  // namespace
+
+std::string job_marker(std::int64_t job_id) { return "<!-- maxcode-job: " + std::to_string(job_id) + " -->"; }
+
+std::string job_comment(const Job& job, int queue_position) {
+  std::string text = job_marker(job.id) + "\n";
+  const std::string head = "**maxcode** job " + std::to_string(job.id) + " (optimize " + what(job) + " at " +
+                           job.commit.substr(0, 7) + (job.policy.empty() ? "" : ", policy " + job.policy) + "): ";
+  if (job.state == "queued") {
+    text += head + "accepted, queued";
+    if (queue_position > 0) text += " at position " + std::to_string(queue_position);
+    text += job.attempts > 0 ? " (attempt " + std::to_string(job.attempts + 1) + ", after: " + job.error + ")." : ".";
+  } else if (job.state == "running") {
+    text += head + "running on runner `" + job.runner + "`.";
+  } else if (job.state == "delivering") {
+    text += head + "measured; opening the pull request.";
+  } else if (job.state == "done") {
+    text += head + (job.pr_url.empty() ? "no pull request.\n\n" : "done: " + job.pr_url + "\n\n") + job.summary;
+  } else if (job.state == "cancelled") {
+    text += head + "cancelled. " + job.summary;
+  } else {
+    text += head + "failed.\n\n" + (job.summary.empty() ? job.error : job.summary);
+  }
+  return text + "\n";
+}
+
+void report_job(ServiceContext& context, std::int64_t job_id) {
+  const auto job = context.queue.job(job_id);
+  if (!job) return;
+  try {
+    GithubClient client(context.github.client_options(), context.github.installation(job->installation_id));
+    const auto [owner, name] = split_repo(job->repo);
+    RepoApi repo(client, owner, name);
+    if (job->issue_number > 0)
+      repo.upsert_comment(static_cast<int>(job->issue_number), job_marker(job->id),
+                          job_comment(*job, context.queue.queue_position(job->id)));
+    const CheckRun run = check_run_for(context, *job);
+    if (job->check_run_id == 0) {
+      context.queue.set_check_run(job->id, repo.create_check_run(run));
+    } else {
+      repo.update_check_run(job->check_run_id, run);
+    }
+    context.metrics.count("maxcode_job_reports_total", "comment and check-run updates", {{"result", "ok"}});
+  } catch (const std::exception& e) {
+    context.metrics.count("maxcode_job_reports_total", "comment and check-run updates", {{"result", "error"}});
+    context.log("report", "job " + std::to_string(job_id) + " (" + job->repo + "): could not update GitHub: " + e.what());
+  }
+}
+
+}  // namespace maxcode::bot::service

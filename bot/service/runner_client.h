@@ -1,0 +1,35 @@
+// `maxcode runner`: takes jobs from the service (runner_protocol.h) and runs them.
+//
+// For each job: fetch the repository at the job's commit with the read-only token the
+// service handed out (libgit2, the token never on a command line), write the job input
+// document pointing at that checkout, run `RUN_COMMAND --job job.json --out DIR` in its
+// own process group, heartbeating meanwhile (a cancel or a lost lease kills it), then
+// upload DIR/job.json and each DIR/targets/<slug>/ (result.json, patch.diff, reports).
+// The runner never holds the App's key, and the job's process never sees the runner's
+// token (the CLI removes it from the environment after reading it).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace maxcode::bot::service {
+
+struct RunnerOptions {
+  std::string server;  // http(s)://host:port of `maxcode serve`
+  std::string token;   // the service's runner token
+  std::string name;    // empty = hostname-pid
+  std::vector<std::string> labels;
+  std::string run_command;  // empty = this maxcode binary's `run`
+  std::filesystem::path work_dir;  // empty = a directory under the system temp dir
+  double wait_s = 25;       // long poll
+  double heartbeat_s = 10;
+  double job_timeout_s = 6 * 3600;
+  int max_jobs = 0;         // stop after this many jobs (0 = never)
+  double idle_exit_s = 0;   // stop after this long without a job (0 = never)
+};
+
+// Runs until max_jobs or idle_exit_s says stop (or forever); returns the exit code.
+int run_runner(const RunnerOptions& options);
+
+}  // namespace maxcode::bot::service

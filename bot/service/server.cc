@@ -1,0 +1,326 @@
+#include "bot/service/server.h"
+
+#include <httplib.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "bot/service/dashboard.h"
+#include "bot/service/event_router.h"
+#include "bot/service/github_access.h"
+#include "bot/service/job_queue.h"
+#include "bot/service/job_report.h"
+#include "bot/service/metrics.h"
+#include "bot/service/result_delivery.h"
+#include "bot/service/runner_protocol.h"
+#include "bot/service/scheduler.h"
+#include "bot/service/service_log.h"
+#include "bot/service/webhook_intake.h"
+#include "bot/service/webhook_signature.h"
+
+namespace maxcode::bot::service {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A worker thread that runs `step` whenever woken, or every `period` anyway.
+class Worker {
+ public:
+  Worker(std::string name, std::chrono::milliseconds period, std::function<void()> step, ServiceLog& log)
+      : name_(std::move(name)), period_(period), step_(std::move(step)), log_(log) {}
+  void start() {
+    thread_ = std::thread([this] { loop(); });
+  }
+  void wake() {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+    cv_.notify_one();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      cv_.notify_one();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait_for(lock, period_, [&] { return woken_ || stopping_; });
+        if (stopping_) return;
+        woken_ = false;
+      }
+      try {
+        step_();
+      } catch (const std::exception& e) {
+        log_(name_, std::string("step failed: ") + e.what());
+      }
+    }
+  }
+  std::string name_;
+  std::chrono::milliseconds period_;
+  std::function<void()> step_;
+  ServiceLog& log_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool woken_ = true, stopping_ = false;
+  std::thread thread_;
+};
+
+std::string bearer_or_query(const httplib::Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  if (auth.rfind("Bearer ", 0) == 0) return auth.substr(7);
+  return req.has_param("token") ? req.get_param_value("token") : "";
+}
+
+}  // namespace
+
+struct Service::State {
+  ServiceConfig config;
+  ServeSecrets secrets;
+  ServiceLog log;
+  Metrics metrics;
+  JobQueue queue;
+  GithubAccess github;
+  ServiceContext context;
+  RunnerProtocol runners;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<httplib::Server> http;
+  int port = 0;
+
+  std::mutex report_mutex;
+  std::deque<std::int64_t> report_queue;
+  std::map<std::int64_t, Clock::time_point> delivery_retry;  // job -> not before
+  std::unique_ptr<Worker> events, deliveries, reporter, housekeeper;
+
+  State(ServiceConfig c, ServeSecrets s)
+      : config(std::move(c)),
+        secrets(std::move(s)),
+        queue(config.db, QueueOptions{config.lease_s, config.max_attempts, config.backoff_s, nullptr}),
+        github(config, metrics, log),
+        context{config, queue, metrics, github, log,
+                config.data_dir.empty() ? fs::path(config.db.string() + ".d") : config.data_dir, nullptr, nullptr},
+        runners(context, secrets.runner_token) {}
+};
+
+Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
+  State& s = *state_;
+  fs::create_directories(s.context.data_dir);
+  s.scheduler = std::make_unique<Scheduler>(s.context);
+
+  s.events = std::make_unique<Worker>("events", std::chrono::milliseconds(1000), [&s] {
+    while (route_pending(s.context) > 0) {
+    }
+  }, s.log);
+  s.deliveries = std::make_unique<Worker>("deliver", std::chrono::milliseconds(2000), [&s] {
+    for (const Job& j : s.queue.jobs("", {"delivering"}, 100)) {
+      auto retry = s.delivery_retry.find(j.id);
+      if (retry != s.delivery_retry.end() && Clock::now() < retry->second) continue;
+      if (deliver_job_results(s.context, j.id) == DeliveryStep::kRetryLater)
+        s.delivery_retry[j.id] = Clock::now() + std::chrono::seconds(30);
+      else
+        s.delivery_retry.erase(j.id);
+    }
+  }, s.log);
+  s.reporter = std::make_unique<Worker>("report", std::chrono::milliseconds(1000), [&s] {
+    for (;;) {
+      std::int64_t id;
+      {
+        std::lock_guard lock(s.report_mutex);
+        if (s.report_queue.empty()) return;
+        id = s.report_queue.front();
+        s.report_queue.pop_front();
+      }
+      report_job(s.context, id);
+    }
+  }, s.log);
+  s.housekeeper = std::make_unique<Worker>("housekeeping", std::chrono::milliseconds(1000), [&s] {
+    for (std::int64_t id : s.queue.expire_leases()) {
+      s.metrics.count("maxcode_leases_expired_total", "jobs whose runner stopped sending heartbeats");
+      s.log("queue", "job " + std::to_string(id) + ": lease expired; back to the queue");
+      s.context.report(id);
+      s.runners.notify();
+    }
+    s.scheduler->tick();
+  }, s.log);
+
+  s.context.jobs_changed = [&s] {
+    s.runners.notify();
+    s.deliveries->wake();
+  };
+  s.context.report = [&s](std::int64_t id) {
+    {
+      std::lock_guard lock(s.report_mutex);
+      // One update per job is enough: it reports the job as it is when it runs.
+      if (std::find(s.report_queue.begin(), s.report_queue.end(), id) == s.report_queue.end()) s.report_queue.push_back(id);
+    }
+    s.reporter->wake();
+  };
+
+  if (!s.config.tls_cert.empty())
+    s.http = std::make_unique<httplib::SSLServer>(s.config.tls_cert.c_str(), s.config.tls_key.c_str());
+  else
+    s.http = std::make_unique<httplib::Server>();
+  httplib::Server& http = *s.http;
+  if (!http.is_valid()) throw ServiceConfigError("tls: cannot load the certificate or key");
+  // GitHub sends at most 25 MB; runner uploads are held to the same limit. httplib
+  // reads and discards a longer body and answers 413 (so the sender sees the answer).
+  http.set_payload_max_length(s.config.max_body_bytes);
+  http.set_read_timeout(30, 0);
+  http.set_keep_alive_max_count(1000);
+  // httplib gives each connection a thread for as long as it is kept alive: enough
+  // threads for GitHub's and the runners' connections (long polls hold theirs), and a
+  // short keep-alive so idle ones give their thread back.
+  http.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  http.set_keep_alive_timeout(2);
+  http.set_logger([&s](const httplib::Request& req, const httplib::Response& res) {
+    if (res.status == 413 && req.path == "/webhooks/github") {
+      s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result",
+                      {{"event", "unverified"}, {"result", "too-large"}});
+      s.log("webhook", "refused a body over " + std::to_string(s.config.max_body_bytes) + " bytes (413)");
+    }
+  });
+
+  http.Post("/webhooks/github", [&s](const httplib::Request& req, httplib::Response& res) {
+    const auto start = Clock::now();
+    WebhookRequest w{req.get_header_value("X-GitHub-Event"), req.get_header_value("X-GitHub-Delivery"),
+                     req.get_header_value("X-Hub-Signature-256"), req.body};
+    const WebhookAnswer a = accept_webhook(s.context, s.secrets.webhook_secret, w);
+    res.status = a.status;
+    res.set_content(a.message + "\n", "text/plain");
+    // Unsigned requests do not get to pick label values.
+    const std::string event = a.status == 401 || a.result == "no-event" ? "unverified" : w.event;
+    s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result", {{"event", event}, {"result", a.result}});
+    s.metrics.observe("maxcode_webhook_seconds", "time to answer a webhook request", {},
+                      std::chrono::duration<double>(Clock::now() - start).count());
+    if (a.status == 202) s.events->wake();
+  });
+  http.Get("/healthz", [&s](const httplib::Request&, httplib::Response& res) {
+    try {
+      s.queue.counts_by_state();
+      res.set_content("ok\n", "text/plain");
+    } catch (const std::exception& e) {
+      res.status = 503;
+      res.set_content(std::string("store unavailable: ") + e.what() + "\n", "text/plain");
+    }
+  });
+  http.Get("/metrics", [&s](const httplib::Request&, httplib::Response& res) {
+    s.metrics.clear("maxcode_jobs");
+    for (const auto& [state, n] : s.queue.counts_by_state())
+      s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, n);
+    const auto runners = s.queue.runners();
+    int live = 0;
+    for (const auto& r : runners)
+      if (s.queue.now() - r.last_seen < s.config.lease_s) ++live;
+    s.metrics.set("maxcode_runners_live", "runners heard from within one lease period", {}, live);
+    res.set_content(s.metrics.text(), "text/plain; version=0.0.4");
+  });
+  auto admin = [&s](const httplib::Request& req, httplib::Response& res) {
+    if (s.secrets.admin_token.empty() || !constant_time_equal(bearer_or_query(req), s.secrets.admin_token)) {
+      res.status = 403;
+      res.set_content("admin token required (?token= or Authorization: Bearer)\n", "text/plain");
+      return false;
+    }
+    return true;
+  };
+  http.Get("/", [&s, admin](const httplib::Request& req, httplib::Response& res) {
+    if (!admin(req, res)) return;
+    res.set_content(render_dashboard(s.queue.jobs("", {}, 200), s.queue.runners(), s.queue.counts_by_state(), s.queue.now()),
+                    "text/html; charset=utf-8");
+  });
+  http.Get("/api/jobs", [&s, admin](const httplib::Request& req, httplib::Response& res) {
+    if (!admin(req, res)) return;
+    nlohmann::json jobs = nlohmann::json::array(), runners = nlohmann::json::array();
+    for (const Job& j : s.queue.jobs(req.has_param("repo") ? req.get_param_value("repo") : "", {}, 500))
+      jobs.push_back(j.to_json());
+    for (const RunnerInfo& r : s.queue.runners())
+      runners.push_back({{"name", r.name}, {"labels", r.labels}, {"last_seen", r.last_seen}, {"job", r.job_id}});
+    res.set_content(nlohmann::json{{"counts", s.queue.counts_by_state()}, {"jobs", jobs}, {"runners", runners}}.dump(2),
+                    "application/json");
+  });
+  s.runners.add_routes(http);
+}
+
+Service::~Service() { stop(); }
+
+int Service::bind() {
+  State& s = *state_;
+  s.port = s.config.port == 0 ? s.http->bind_to_any_port(s.config.host) : (s.http->bind_to_port(s.config.host, s.config.port) ? s.config.port : -1);
+  if (s.port < 0) throw ServiceConfigError("listen: cannot bind " + s.config.host + ":" + std::to_string(s.config.port));
+  return s.port;
+}
+
+void Service::serve() {
+  State& s = *state_;
+  s.events->start();
+  s.deliveries->start();
+  s.reporter->start();
+  s.housekeeper->start();
+  // Jobs that were delivering or queued when the last process stopped need their
+  // comment and check run brought up to date.
+  for (const Job& j : s.queue.jobs("", {"queued", "running", "delivering"}, 1000)) s.context.report(j.id);
+  s.log("serve", std::string("listening on ") + (s.config.tls_cert.empty() ? "http" : "https") + "://" + s.config.host + ":" +
+                     std::to_string(s.port) + " (store " + s.config.db.string() + ", " + s.queue.journal_mode() + ")");
+  s.http->listen_after_bind();
+}
+
+void Service::stop() {
+  State& s = *state_;
+  if (!s.http) return;
+  s.runners.stop();
+  s.http->stop();
+  for (auto* w : {s.events.get(), s.deliveries.get(), s.reporter.get(), s.housekeeper.get()})
+    if (w) w->stop();
+}
+
+ServeSecrets secrets_from_env(const ServiceConfig& config) {
+  auto env = [](const std::string& name) {
+    const char* v = std::getenv(name.c_str());
+    return std::string(v ? v : "");
+  };
+  ServeSecrets s{env(config.webhook_secret_env), env(config.admin_token_env), env(config.runner_token_env)};
+  if (s.webhook_secret.empty())
+    throw ServiceConfigError("the webhook secret is required: set " + config.webhook_secret_env +
+                             " (the secret entered in the GitHub App's settings)");
+  return s;
+}
+
+int run_service(const ServiceConfig& config) {
+  // Block the stop signals in every thread; the main thread takes them with sigwait.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  try {
+    Service service(config, secrets_from_env(config));
+    service.bind();
+    std::thread server([&] { service.serve(); });
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::cerr << "maxcode serve: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down\n";
+    service.stop();
+    server.join();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "maxcode serve: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace maxcode::bot::service

@@ -1,0 +1,78 @@
+// The service's configuration (`maxcode serve --config service.json`), read strictly:
+// an unknown field, a wrong type or a bad value is an error naming the file and the
+// field (with a suggestion for a typo). Secrets are never in the file: it names the
+// environment variables that hold them. Reference: docs/service.md.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace maxcode::bot::service {
+
+class ServiceConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ScheduleConfig {
+  std::string name;        // unique; the key of its last run in the store
+  std::string cron;        // five fields: minute hour day-of-month month day-of-week
+  std::string time_zone = "UTC";
+  std::string repository;  // OWNER/NAME, or empty with `installation`
+  std::string installation;  // every repository of this installation
+};
+
+struct RepositoryConfig {
+  bool push = false;                // a push to the default branch starts a job
+  std::string policy;               // empty = the service's job.policy
+  std::vector<std::string> labels;  // runner labels its jobs need; empty = job.labels
+  std::string regressions = "check-run";  // sweeps: "issue" | "check-run" | "none"
+};
+
+struct ServiceConfig {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::filesystem::path db = "maxcode-service.sqlite";
+  std::filesystem::path data_dir;  // uploaded results; empty = "<db>.d"
+  std::string webhook_secret_env = "MAXCODE_WEBHOOK_SECRET";
+  std::string admin_token_env = "MAXCODE_ADMIN_TOKEN";
+  std::string runner_token_env = "MAXCODE_RUNNER_TOKEN";
+  std::filesystem::path tls_cert, tls_key;  // both or neither; none = plain HTTP behind a proxy
+  std::string public_url;                   // for links in check runs (the dashboard)
+
+  // GitHub
+  std::string api_url = "https://api.github.com";
+  std::string app_id;
+  std::filesystem::path app_key_file;
+  std::string git_url;  // clone/push URL template with {owner} and {name}; empty = from api_url
+
+  std::size_t max_body_bytes = 25u << 20;  // GitHub sends at most 25 MB
+  double lease_s = 120, backoff_s = 30;
+  int max_attempts = 3;
+  double long_poll_s = 25;
+
+  // The job each trigger makes.
+  std::string policy = "tune";
+  int max_targets = 3;
+  nlohmann::json budget = nlohmann::json::object();
+  std::vector<std::string> labels;
+  std::map<std::string, RepositoryConfig> repositories;  // by OWNER/NAME (lowercase)
+  std::vector<ScheduleConfig> schedules;
+
+  const RepositoryConfig& repository(const std::string& full_name) const;
+  std::string git_url_for(const std::string& full_name) const;
+};
+
+// Parses the document; `label` names it in errors (the file's path).
+ServiceConfig parse_service_config(const nlohmann::json& document, const std::string& label);
+ServiceConfig load_service_config(const std::filesystem::path& file);
+
+// "HOST:PORT" -> host, port; throws ServiceConfigError naming `what`.
+void parse_listen(const std::string& text, const std::string& what, std::string& host, int& port);
+
+}  // namespace maxcode::bot::service

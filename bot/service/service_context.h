@@ -1,0 +1,30 @@
+// What every handler of the service works with: the config, the durable queue, the
+// metrics, GitHub as the App, the log, and a way to wake runners waiting for work.
+#pragma once
+
+#include <filesystem>
+#include <cstdint>
+#include <functional>
+
+#include "bot/service/github_access.h"
+#include "bot/service/job_queue.h"
+#include "bot/service/metrics.h"
+#include "bot/service/service_config.h"
+#include "bot/service/service_log.h"
+
+namespace maxcode::bot::service {
+
+struct ServiceContext {
+  const ServiceConfig& config;
+  JobQueue& queue;
+  Metrics& metrics;
+  GithubAccess& github;
+  ServiceLog& log;
+  std::filesystem::path data_dir;
+  std::function<void()> jobs_changed;  // wakes long-polling runners and the delivery worker
+  // Updates the job's comment and check run on the reporter thread (GitHub calls stay
+  // off the request threads); empty = report_job() at once.
+  std::function<void(std::int64_t job_id)> report;
+};
+
+}  // namespace maxcode::bot::service

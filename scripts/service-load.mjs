@@ -1,0 +1,70 @@
+// Load generator for scripts/service-load.sh: signed webhooks (the recorded `push`
+// example of @octokit/webhooks-examples, a new delivery id each) sent to 127.0.0.1 at a
+// steady rate (open loop: a request leaves on schedule whether or not earlier ones were
+// answered), for a fixed time per rate. Prints, per rate: sent, 202s, errors, the rate
+// held, and p50/p99/max latency of the answer.
+//
+//   node scripts/service-load.mjs --port N --secret S [--rates "250 500 1000"] [--seconds 5]
+import http from "node:http";
+import { createHmac } from "node:crypto";
+import { createRequire } from "node:module";
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const port = Number(arg("port"));
+const secret = arg("secret");
+const rates = arg("rates", "250 500 1000 1500 2000").split(/\s+/).filter(Boolean).map(Number);
+const seconds = Math.min(Number(arg("seconds", "5")), 60);
+const require = createRequire(new URL("../tests/github/package.json", import.meta.url));
+const body = JSON.stringify(require("@octokit/webhooks-examples").find((e) => e.name === "push").examples[0]);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+function send(id) {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint();
+    const req = http.request({ host: "127.0.0.1", port, path: "/webhooks/github", method: "POST", agent, headers: {
+      "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-github-event": "push",
+      "x-github-delivery": id, "x-hub-signature-256": "sha256=" + createHmac("sha256", secret).update(body).digest("hex") } },
+    (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+    });
+    req.on("error", () => resolve({ status: 0, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+    req.end(body);
+  });
+}
+
+function percentile(sorted, p) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+const results = [];
+for (const rate of rates) {
+  const total = Math.round(rate * seconds);
+  const pending = [];
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    pending.push(send(`load-${rate}-${i}-${Date.now()}`));
+  }
+  const sentIn = (performance.now() - t0) / 1000;
+  const answers = await Promise.all(pending);
+  const elapsed = (performance.now() - t0) / 1000;
+  const ms = answers.map((a) => a.ms).sort((a, b) => a - b);
+  const ok = answers.filter((a) => a.status === 202).length;
+  const r = { rate, sent: total, accepted: ok, errors: total - ok, held: total / Math.max(sentIn, elapsed),
+    p50: percentile(ms, 50), p99: percentile(ms, 99), max: ms[ms.length - 1] };
+  results.push(r);
+  console.log(`rate ${String(rate).padStart(5)}/s: sent ${r.sent}, 202 ${r.accepted}, errors ${r.errors}, held ${r.held.toFixed(0)}/s, ` +
+    `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms`);
+  await new Promise((r) => setTimeout(r, 1000));  // let the event worker catch up between rates
+}
+const good = results.filter((r) => r.errors === 0 && r.p99 < 20 && r.held >= 0.95 * r.rate);
+console.log(good.length ? `highest rate held with p99 < 20 ms and no errors: ${Math.max(...good.map((r) => r.rate))}/s`
+  : "no rate held with p99 < 20 ms and no errors");
+agent.destroy();

@@ -1,0 +1,19 @@
+#include "bot/service/app_manifest.h"
+
+#include <gtest/gtest.h>
+
+namespace maxcode::bot::service {
+namespace {
+
+TEST(AppManifest, AsksForWhatTheServiceUsesAndNoMore) {
+  const auto m = app_manifest("maxcode", "https://maxcode.example.com/");
+  EXPECT_EQ(m["hook_attributes"]["url"], "https://maxcode.example.com/webhooks/github");
+  const nlohmann::json permissions{{"contents", "write"}, {"pull_requests", "write"}, {"issues", "write"},
+                                   {"checks", "write"}, {"metadata", "read"}};
+  EXPECT_EQ(m["default_permissions"], permissions);
+  EXPECT_EQ(m["default_events"], nlohmann::json({"push", "issue_comment", "pull_request"}));
+  EXPECT_FALSE(m["public"].get<bool>());
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service

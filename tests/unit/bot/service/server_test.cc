@@ -1,0 +1,399 @@
+// `maxcode serve` end to end on loopback, as GitHub and a runner would use it: the real
+// service process, the local GitHub API (every request checked against GitHub's OpenAPI
+// description), a real git server, and a real `maxcode runner` whose job runs
+// `maxcode optimize` on the CPU example (through tests/support/run_job_with_optimize.sh
+// until `maxcode run` exists).
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "support/git_server.h"
+#include "support/github_api.h"
+#include "support/service_harness.h"
+#include "support/test_support.h"
+
+namespace maxcode::bot::service {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::ServiceProcess;
+
+constexpr const char* kSecret = "webhook-secret-for-tests";
+constexpr const char* kAdmin = "admin-token-for-tests";
+constexpr const char* kRunner = "runner-token-for-tests";
+
+const json kAppPermissions{{"contents", "write"}, {"pull_requests", "write"}, {"issues", "write"},
+                           {"checks", "write"}, {"metadata", "read"}};
+
+json comment_payload(const std::string& user, const std::string& body, int issue, long long comment_id) {
+  json p = testing::webhook_examples("issue_comment")[0];
+  p["action"] = "created";
+  p["issue"]["number"] = issue;
+  p["issue"].erase("pull_request");
+  p["comment"]["id"] = comment_id;
+  p["comment"]["body"] = body;
+  p["comment"]["user"]["login"] = user;
+  p["comment"]["user"]["type"] = "User";
+  p["repository"]["full_name"] = "acme/histo";
+  p["repository"]["name"] = "histo";
+  p["repository"]["owner"]["login"] = "acme";
+  p["installation"] = {{"id", 77}, {"node_id", "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc="}};
+  p["sender"]["login"] = user;
+  return p;
+}
+
+TEST(Serve, VerifiesStoresOnceAndRoutesEveryExampleEvent) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(), {{"github", {{"api_url", github->url()}}}}, kSecret, kAdmin, kRunner);
+  service.start();
+
+  int accepted = 0;
+  std::map<std::string, int> per_event;
+  for (const std::string event : {"push", "issue_comment", "pull_request", "installation", "installation_repositories", "ping"}) {
+    const json examples = testing::webhook_examples(event);
+    ASSERT_FALSE(examples.empty()) << event;
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+      const std::string id = event + "-" + std::to_string(i);
+      const auto r = service.webhook(event, id, examples[i].dump());
+      EXPECT_EQ(r.status, 202) << event << " " << i << ": " << r.body;
+      ++accepted;
+      ++per_event[event];
+    }
+  }
+  // GitHub redelivers: the same ids are taken (200) but not stored again.
+  for (const std::string event : {"push", "installation"}) {
+    const auto r = service.webhook(event, event + "-0", testing::webhook_examples(event)[0].dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+  }
+  // Bad input: each refused with its status, nothing stored.
+  const std::string body = testing::webhook_examples("push")[0].dump();
+  const std::string none, wrong = "sha256=" + std::string(64, '0');
+  EXPECT_EQ(service.webhook("push", "unsigned-1", body, &none).status, 401);
+  EXPECT_EQ(service.webhook("push", "wrong-1", body, &wrong).status, 401);
+  EXPECT_EQ(service.webhook("push", "truncated-1", body.substr(0, body.size() / 2)).status, 400);
+  EXPECT_EQ(service.webhook("push", "huge-1", std::string(26u << 20, ' ')).status, 413);
+  // An event the App does not handle is stored and ignored.
+  EXPECT_EQ(service.webhook("star", "star-1", R"({"action":"created"})").status, 202);
+  ++accepted;
+
+  // Every stored delivery is handled by the event worker.
+  double handled = 0;
+  for (int i = 0; i < 200 && handled < accepted; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    handled = 0;
+    const std::string text = service.get("/metrics").body;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("maxcode_events_total{", 0) == 0) handled += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  EXPECT_EQ(handled, accepted);
+  for (const auto& [event, n] : per_event)
+    EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"" + event + "\",result=\"accepted\"}"), n) << event;
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"push\",result=\"duplicate\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"unverified\",result=\"unsigned\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"unverified\",result=\"bad-signature\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"push\",result=\"malformed\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"unverified\",result=\"too-large\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"star\",outcome=\"unknown-event\"}"), 1);
+  // The examples name repositories this App is not set up for and no jobs come of them.
+  EXPECT_EQ(service.jobs()["jobs"].size(), 0u);
+  EXPECT_EQ(service.get("/healthz").status, 200);
+  EXPECT_EQ(service.get("/api/jobs").status, 403);  // the admin token is needed
+  EXPECT_EQ(service.term(), 0);  // SIGTERM: a clean exit
+  EXPECT_NE(service.process()->log().find("SIGTERM, shutting down"), std::string::npos);
+  github->check_clean();
+}
+
+TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+
+  const fs::path source = dir.path() / "source";
+  copy_tree(testing::source_path("examples/cpu-histogram"), source);
+  json config = json::parse(read_text(source / ".maxcode.json"));
+  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  write_text(source / ".maxcode.json", config.dump(2));
+  const std::string base = git_server.create_repo("acme/histo.git", source);
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", (git_server.root() / "acme/histo.git").string()},
+                             {"collaborators", {{"alice", "write"}, {"mallory", "read"}}},
+                             {"issues", {{{"number", 1}, {"title", "histogram is slow"}}}}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+
+  std::string git_url = git_server.url("acme/histo.git");
+  git_url = git_url.substr(0, git_url.find("acme/histo.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+                          {"queue", {{"lease_s", 20}, {"backoff_s", 1}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+
+  json installation = testing::webhook_examples("installation")[1];  // "created"
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+
+  // Someone without write access: refused, no job, no reply.
+  ASSERT_EQ(service.webhook("issue_comment", "c-1", comment_payload("mallory", "/maxcode optimize histogram", 1, 501).dump()).status, 202);
+  // A writer with a broken command gets told why.
+  ASSERT_EQ(service.webhook("issue_comment", "c-2", comment_payload("alice", "/maxcode optimize histogram --policy fastest", 1, 502).dump()).status, 202);
+  // The command.
+  ASSERT_EQ(service.webhook("issue_comment", "c-3", comment_payload("alice", "Please:\n/maxcode optimize histogram --policy replay", 1, 503).dump()).status, 202);
+  json jobs = service.wait_jobs([](const json& j) { return j["jobs"].size() == 1; }, 30);
+  ASSERT_EQ(jobs["jobs"].size(), 1u) << jobs.dump(2);
+  EXPECT_EQ(jobs["jobs"][0]["state"], "queued");
+  EXPECT_EQ(jobs["jobs"][0]["commit"], base);
+  EXPECT_EQ(jobs["jobs"][0]["target"], "histogram");
+  EXPECT_EQ(service.metric("maxcode_commands_refused_total"), 1);
+
+  // A runner takes it, runs it, uploads the result; the service opens the PR.
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --labels cpu" +
+          " --name test-runner --heartbeat 1 --max-jobs 1 --work-dir " + (dir.path() / "runner").string() +
+          " --run-command " + testing::source_path("tests/support/run_job_with_optimize.sh").string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}, {"MAXCODE_BIN", MAXCODE_BINARY}});
+  EXPECT_EQ(runner.wait(400), 0) << runner.log();
+  jobs = service.wait_jobs([](const json& j) { return j["jobs"][0]["state"] == "done"; }, 120);
+  const json job = jobs["jobs"][0];
+  ASSERT_EQ(job["state"], "done") << job.dump(2) << runner.log();
+  EXPECT_EQ(job["outcome"], "created") << job.dump(2);
+  EXPECT_EQ(job["attempts"], 1);
+  std::cout << "job summary: " << job["summary"].get<std::string>() << "\n";
+
+  json state = github->state()["repos"]["acme/histo"];
+  ASSERT_EQ(state["pulls"].size(), 1u) << state.dump(2);
+  EXPECT_EQ(state["pulls"][0]["head"], "maxcode/src-histogram-cpp/histogram");
+  // Issues and pull requests share their numbers: issue 1 is the one commented on.
+  EXPECT_EQ(job["pr_url"], github->url() + "/acme/histo/pull/2");
+  // The reply comment on issue 1 ends with the PR link; the usage answer is there too.
+  std::string reply, usage;
+  for (const auto& c : state["comments"]) {
+    if (c["body"].get<std::string>().find("<!-- maxcode-job: ") != std::string::npos) reply = c["body"];
+    if (c["body"].get<std::string>().find("<!-- maxcode-usage -->") != std::string::npos) usage = c["body"];
+    EXPECT_EQ(c["issue"], 1);
+    EXPECT_EQ(c["user"], "app-4242[bot]");
+  }
+  EXPECT_NE(reply.find("done: " + job["pr_url"].get<std::string>()), std::string::npos) << reply;
+  EXPECT_NE(usage.find("unknown policy 'fastest'"), std::string::npos) << usage;
+  // The check run on the commit: completed, success.
+  ASSERT_EQ(state["check_runs"].size(), 1u) << state.dump(2);
+  EXPECT_EQ(state["check_runs"][0]["head_sha"], base);
+  EXPECT_EQ(state["check_runs"][0]["status"], "completed");
+  EXPECT_EQ(state["check_runs"][0]["conclusion"], "success");
+
+  // The same command again (a new comment): the job exists, nothing new runs.
+  ASSERT_EQ(service.webhook("issue_comment", "c-4", comment_payload("alice", "/maxcode optimize histogram", 1, 504).dump()).status, 202);
+  ASSERT_EQ(service.webhook("issue_comment", "c-5", comment_payload("alice", "/maxcode status", 1, 505).dump()).status, 202);
+  for (int i = 0; i < 100 && service.metric("maxcode_events_total{event=\"issue_comment\",outcome=\"answered\"}") < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(service.jobs()["jobs"].size(), 1u);
+  state = github->state()["repos"]["acme/histo"];
+  EXPECT_EQ(state["pulls"].size(), 1u);
+  bool status_seen = false;
+  for (const auto& c : state["comments"])
+    if (c["body"].get<std::string>().find("<!-- maxcode-status -->") != std::string::npos) {
+      status_seen = true;
+      EXPECT_NE(c["body"].get<std::string>().find("**done**"), std::string::npos) << c["body"];
+    }
+  EXPECT_TRUE(status_seen);
+
+  // The dashboard and the metrics show it.
+  const auto page = service.get("/?token=" + std::string(kAdmin));
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("acme/histo"), std::string::npos);
+  EXPECT_NE(page.body.find("<td>test-runner</td><td>cpu</td>"), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("<svg"), std::string::npos);
+  EXPECT_EQ(service.get("/?token=wrong").status, 403);
+  EXPECT_EQ(service.metric("maxcode_jobs{state=\"done\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_deliveries_total{outcome=\"created\"}"), 1);
+  EXPECT_GT(service.metric("maxcode_github_rate_limit_remaining{resource=\"core\"}"), 0);
+  if (const char* keep = std::getenv("MAXCODE_KEEP_SERVICE")) {  // for the dashboard screenshot
+    std::cout << "service at " << service.url() << "; sleeping " << keep << " s" << std::endl;
+    std::this_thread::sleep_for(std::chrono::seconds(std::atoi(keep)));
+  }
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
+
+namespace maxcode::bot::service {
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// Chaos: a stream of webhooks (commands for K repositories, with redeliveries) while the
+// service and the runner are killed with SIGKILL at random moments and restarted. At
+// the end every repository has exactly one job, done, and exactly one PR. Kills:
+// MAXCODE_CHAOS_KILLS (default 6; scripts/service-chaos.sh runs 100).
+TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const int kills_wanted = env_int("MAXCODE_CHAOS_KILLS", 6), repos = env_int("MAXCODE_CHAOS_REPOS", 4);
+  const unsigned seed = static_cast<unsigned>(env_int("MAXCODE_CHAOS_SEED", 14));
+
+  const fs::path source = dir.path() / "source";
+  copy_tree(testing::source_path("examples/cpu-histogram"), source);
+  json config = json::parse(read_text(source / ".maxcode.json"));
+  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  write_text(source / ".maxcode.json", config.dump(2));
+  json repo_setup = json::array(), installed = json::array();
+  std::string first_sha;
+  for (int i = 0; i < repos; ++i) {
+    const std::string name = "h" + std::to_string(i);
+    const std::string sha = git_server.create_repo("acme/" + name + ".git", source);
+    if (i == 0) first_sha = sha;
+    repo_setup.push_back({{"owner", "acme"}, {"name", name}, {"git_dir", (git_server.root() / ("acme/" + name + ".git")).string()},
+                          {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}});
+    installed.push_back({{"id", i + 1}, {"name", name}, {"full_name", "acme/" + name}, {"private", false}});
+  }
+  // One real search on the code all repositories share; jobs hand back its result.
+  const fs::path clone = dir.path() / "clone", canned = dir.path() / "canned";
+  testing::git("clone -q " + (git_server.root() / "acme/h0.git").string() + " " + clone.string());
+  Command optimize;
+  optimize.shell = std::string(MAXCODE_BINARY) + " optimize " + clone.string() + " --function histogram --policy replay --replay-dir " +
+                   (clone / "replay").string() + " --out " + canned.string() + " -q";
+  optimize.timeout_s = 300;
+  const Outcome searched = run(optimize);
+  ASSERT_TRUE(searched.ok()) << searched.tail();
+  ASSERT_TRUE(json::parse(read_text(canned / "result.json"))["winner"].is_object());
+
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", repo_setup},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  std::string git_url = git_server.url("acme/h0.git");
+  git_url = git_url.substr(0, git_url.find("acme/h0.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+                          {"queue", {{"lease_s", 3}, {"backoff_s", 0.2}, {"max_attempts", 1000}, {"long_poll_s", 2}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  std::unique_ptr<testing::BackgroundProcess> runner;
+  int runner_starts = 0;
+  auto start_runner = [&] {
+    runner = std::make_unique<testing::BackgroundProcess>(
+        std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 2" +
+            " --name chaos-runner --work-dir " + (dir.path() / "runner").string() +
+            " --run-command " + testing::source_path("tests/support/run_job_canned.sh").string(),
+        dir.path() / ("runner-" + std::to_string(++runner_starts) + ".log"),
+        std::map<std::string, std::string>{{"RUNNER_TOKEN", kRunner}, {"MAXCODE_CANNED_RESULT", canned.string()},
+                                           {"MAXCODE_CANNED_SLEEP", "1.5"}});
+  };
+  start_runner();
+
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = installed;
+  std::vector<std::pair<std::string, std::string>> unsent{{"inst", installation.dump()}}, accepted;
+  std::mt19937 rng(seed);
+  int service_kills = 0, runner_kills = 0, redeliveries = 0, w = 0;
+  auto send_all = [&] {
+    std::vector<std::pair<std::string, std::string>> left;
+    for (auto& [id, body] : unsent) {
+      const std::string event = id == "inst" ? "installation" : "issue_comment";
+      const auto r = service.webhook(event, id, body);
+      if (r.status == 202 || r.status == 200) accepted.push_back({id, body});
+      else left.push_back({id, body});  // the service was down: GitHub delivers again later
+    }
+    unsent = left;
+  };
+  while (service_kills + runner_kills < kills_wanted) {
+    for (int i = 0; i < 3; ++i, ++w) {
+      const int r = (w / 3) % repos;  // a new repository each round, so jobs keep arriving
+      json c = comment_payload("alice", "/maxcode optimize histogram", 1, 1000 + w);
+      c["repository"]["full_name"] = "acme/h" + std::to_string(r);
+      c["repository"]["name"] = "h" + std::to_string(r);
+      unsent.push_back({"chaos-" + std::to_string(w), c.dump()});
+      if (!accepted.empty() && rng() % 4 == 0) {  // a redelivery of something sent before
+        unsent.push_back(accepted[rng() % accepted.size()]);
+        ++redeliveries;
+      }
+    }
+    send_all();
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 400));
+    if (rng() % 2 == 0) {
+      service.kill9();
+      ++service_kills;
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+      service.start();
+    } else {
+      runner->stop(SIGKILL);
+      ++runner_kills;
+      start_runner();
+    }
+  }
+  send_all();
+  ASSERT_TRUE(unsent.empty());
+  const json jobs = service.wait_jobs(
+      [&](const json& j) {
+        if (static_cast<int>(j["jobs"].size()) < repos) return false;
+        for (const auto& job : j["jobs"])
+          if (job["state"] != "done") return false;
+        return true;
+      },
+      240);
+  std::map<std::string, int> jobs_per_repo, prs_per_repo;
+  for (const auto& job : jobs["jobs"]) {
+    ++jobs_per_repo[job["repository"]];
+    EXPECT_EQ(job["state"], "done") << job.dump(2);
+  }
+  const json state = github->state()["repos"];
+  int lost = 0, duplicate_jobs = 0, duplicate_prs = 0, prs = 0;
+  for (int r = 0; r < repos; ++r) {
+    const std::string name = "acme/h" + std::to_string(r);
+    const int n = jobs_per_repo[name];
+    lost += n == 0;
+    duplicate_jobs += std::max(0, n - 1);
+    const int p = static_cast<int>(state[name]["pulls"].size());
+    prs += p;
+    duplicate_prs += std::max(0, p - 1);
+    EXPECT_EQ(p, 1) << name;
+  }
+  std::cout << "chaos: kills " << service_kills + runner_kills << " (service " << service_kills << ", runner " << runner_kills
+            << "), webhooks accepted " << accepted.size() << " (" << redeliveries << " redeliveries), jobs "
+            << jobs["jobs"].size() << ", lost " << lost << ", duplicate jobs " << duplicate_jobs << ", PRs " << prs
+            << ", duplicate PRs " << duplicate_prs << "\n";
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(duplicate_jobs, 0);
+  EXPECT_EQ(duplicate_prs, 0);
+  EXPECT_EQ(static_cast<int>(jobs["jobs"].size()), repos);
+  runner->stop(SIGKILL);
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service

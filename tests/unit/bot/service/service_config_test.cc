@@ -1,0 +1,57 @@
+#include "bot/service/service_config.h"
+
+#include <gtest/gtest.h>
+
+namespace maxcode::bot::service {
+namespace {
+
+using nlohmann::json;
+
+TEST(ServiceConfig, ReadsAFullConfig) {
+  const json doc = json::parse(R"({
+    "listen": "0.0.0.0:8443", "db": "/var/lib/maxcode/q.sqlite", "webhook_secret_env": "HOOK_SECRET",
+    "tls": {"cert_file": "c.pem", "key_file": "k.pem"},
+    "github": {"api_url": "https://ghe.example/api/v3", "app_id": 4242, "app_key_file": "app.pem",
+               "git_url": "https://git.example/{owner}/{name}.git"},
+    "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5},
+    "job": {"policy": "replay", "max_targets": 2, "labels": ["cpu"]},
+    "repositories": {"Acme/Histo": {"push": true, "labels": ["gpu"], "regressions": "issue"}},
+    "schedules": [{"cron": "0 3 * * *", "time_zone": "Europe/Berlin", "repository": "acme/histo"}]
+  })");
+  const ServiceConfig c = parse_service_config(doc, "service.json");
+  EXPECT_EQ(c.host, "0.0.0.0");
+  EXPECT_EQ(c.port, 8443);
+  EXPECT_EQ(c.app_id, "4242");
+  EXPECT_EQ(c.max_attempts, 4);
+  EXPECT_TRUE(c.repository("acme/histo").push);  // names are case-insensitive
+  EXPECT_EQ(c.repository("acme/histo").labels, std::vector<std::string>{"gpu"});
+  EXPECT_FALSE(c.repository("acme/other").push);
+  EXPECT_EQ(c.git_url_for("acme/histo"), "https://git.example/acme/histo.git");
+  ASSERT_EQ(c.schedules.size(), 1u);
+  EXPECT_EQ(c.schedules[0].name, "acme/histo 0 3 * * *");
+  EXPECT_EQ(parse_service_config(json::object(), "x").git_url_for("a/b"), "https://github.com/a/b.git");
+}
+
+TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
+  auto expect_error = [](const std::string& text, const std::string& part) {
+    try {
+      parse_service_config(json::parse(text), "service.json");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const ServiceConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_error(R"({"listn": "1:2"})", "service.json: listn: unknown field; did you mean 'listen'?");
+  expect_error(R"({"listen": "localhost"})", "listen: expected HOST:PORT");
+  expect_error(R"({"queue": {"lease_s": "60"}})", "service.json: queue.lease_s: expected a number, got a string");
+  expect_error(R"({"queue": {"max_attempts": 0}})", "queue.max_attempts: must be between 1");
+  expect_error(R"({"webhook_secret_env": "my secret value"})", "webhook_secret_env: expected the name of an environment variable");
+  expect_error(R"({"tls": {"cert_file": "c.pem"}})", "tls: needs both cert_file and key_file");
+  expect_error(R"({"repositories": {"histo": {}}})", "repositories.histo: expected a repository as OWNER/NAME");
+  expect_error(R"({"repositories": {"a/b": {"regressions": "email"}}})", "repositories.a/b.regressions: expected");
+  expect_error(R"({"schedules": [{"cron": "0 3 * * *"}]})", "schedules[0]: needs exactly one of repository and installation");
+  expect_error(R"({"schedules": [{"repository": "a/b"}]})", "schedules[0]: needs cron");
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
