@@ -138,14 +138,40 @@ grep -qF "**Delivered:** created #1" "$GITHUB_STEP_SUMMARY" || fail "job summary
 python3 - "$(control GET state)" "$(control GET stats)" <<'PY'
 import json, sys
 state, stats = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-pulls = [p for p in state["pulls"]] if isinstance(state["pulls"], list) else list(state["pulls"].values())
-assert len(pulls) == 1, state["pulls"]
+pulls = state["repos"]["acme/histo"]["pulls"]
+assert len(pulls) == 1, pulls
 p = pulls[0]
-print("local GitHub: PR", p.get("number"), repr(p.get("title")), "head", p.get("head"), "| requests",
+print("local GitHub: PR", p["number"], repr(p["title"]), "by", p["user"], "head", p["head"], "| requests",
       stats["requests"], "validated", stats["validated"], "invalid", stats["invalid"])
+assert p["state"] == "open" and p["user"] == "maxcode-bot", p
+assert p["head"].startswith("maxcode/"), p["head"]
+assert "LANES" in p["body"], p["body"]
 assert stats["invalid"] == 0 and stats["response_invalid"] == 0, stats["problems"]
 PY
 git --git-dir "$work/remote.git" branch --list 'maxcode/*' | grep -q maxcode/ || fail "no maxcode/ branch pushed"
 echo "== outputs"; cat "$GITHUB_OUTPUT"
 echo "== job summary (head)"; head -20 "$GITHUB_STEP_SUMMARY"
+
+echo "== /maxcode comment by a member on PR #1, delivery comment"
+out=$MAXCODE_OUT
+cat > "$work/member-comment.json" <<'JSON'
+{"action": "created", "issue": {"number": 1, "pull_request": {"url": "x"}},
+ "comment": {"body": "/maxcode histogram", "author_association": "MEMBER", "user": {"login": "alice"}},
+ "repository": {"full_name": "acme/histo"}}
+JSON
+new_job issue_comment "$work/member-comment.json"
+step preflight MAXCODE_REQUIRE_GPU=false MAXCODE_DELIVERY=comment
+# The search's results as the optimize step left them (not searched again).
+export MAXCODE_BIN="$maxcode_bin" MAXCODE_OUT="$out"
+step deliver MAXCODE_DELIVERY=comment
+[[ "$(output comment-url)" == *acme/histo/* ]] || fail "deliver: comment-url output '$(output comment-url)'"
+python3 - "$(control GET state)" "$(control GET stats)" <<'PY'
+import json, sys
+state, stats = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+comments = state["repos"]["acme/histo"]["comments"]
+assert len(comments) == 1 and comments[0]["issue"] == 1, comments
+assert "Winner: `LANES=2`" in comments[0]["body"], comments[0]["body"][:300]
+print("local GitHub: comment on #1 by", comments[0]["user"], "| requests", stats["requests"], "invalid", stats["invalid"])
+assert stats["invalid"] == 0 and stats["response_invalid"] == 0, stats["problems"]
+PY
 echo PASS
