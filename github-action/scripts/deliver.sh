@@ -26,6 +26,7 @@ case "${MAXCODE_DELIVERY:?}" in
     body=$(python3 -c 'import json,sys; print(json.dumps({"body": open(sys.argv[1]).read()}))' "$out/report.md")
     url=$(curl -sS --fail-with-body -X POST -H "Authorization: Bearer $GITHUB_TOKEN" \
             -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28" \
+            -H "Content-Type: application/json" -H "User-Agent: maxcode-action" \
             "$api/repos/$repo/issues/$number/comments" --data-binary "$body" \
           | python3 -c 'import json,sys; print(json.load(sys.stdin)["html_url"])')
     echo "comment-url=$url" >> "$GITHUB_OUTPUT"
