@@ -84,9 +84,9 @@ PY
 done
 
 echo "== bad calls fail at configure time"
-expect_error() {  # BAD expected-text
+expect_error() {  # BAD expected-text [generator]
   local tree="$work/build-bad-$1" log
-  log=$(cmake -S "$project" -B "$tree" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DMAXCODE_TEST_BAD="$1" 2>&1) \
+  log=$(cmake -S "$project" -B "$tree" -G "${3:-Ninja}" -DCMAKE_PREFIX_PATH="$prefix" -DMAXCODE_TEST_BAD="$1" 2>&1) \
     && fail "bad $1: configure succeeded"
   # CMake wraps messages: compare with the lines joined.
   grep -qF "$2" <<<"$(tr -s ' \n' '  ' <<<"$log")" || { echo "$log"; fail "bad $1: no error '$2'"; }
@@ -95,4 +95,5 @@ expect_error() {  # BAD expected-text
 expect_error target "'headers_only' is a target of type INTERFACE_LIBRARY; it must be an executable or a library"
 expect_error function "FUNCTIONS: 'histogram_nowhere' is not in the sources of target 'histogram'"
 expect_error benchmark "BENCHMARK: './no-such-benchmark' is neither a target nor an existing program"
+expect_error generator "unsupported generator 'Watcom WMake' (supported: Unix Makefiles, Ninja, Ninja Multi-Config)" "Watcom WMake"
 echo "PASS"
