@@ -187,6 +187,9 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   // short keep-alive so idle ones give their thread back.
   http.new_task_queue = [] { return new httplib::ThreadPool(64); };
   http.set_keep_alive_timeout(2);
+  // httplib writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
+  // and the client's delayed ACK hold each answer ~40 ms.
+  http.set_tcp_nodelay(true);
   http.set_logger([&s](const httplib::Request& req, const httplib::Response& res) {
     if (res.status == 413 && req.path == "/webhooks/github") {
       s.metrics.count("maxcode_webhooks_total", "webhook requests by event and result",
