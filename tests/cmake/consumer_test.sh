@@ -8,6 +8,9 @@
 # Work goes under BUILD_DIR (not /tmp: the sandbox gives commands a private /tmp, which
 # would hide the prefix and the consumer's build tree from workspace builds).
 set -euo pipefail
+# The consumer's build tree may live under /tmp (a CI clone there): the sandboxes give
+# commands a private /tmp that would hide it. This test is about CMake, not isolation.
+export MAXCODE_ISOLATION=none
 source_dir=$(cd "$1" && pwd)
 build_dir=$(cd "$2" && pwd)
 shift 2
