@@ -4,22 +4,19 @@
 #include <cstdio>
 #include <ctime>
 
+#include "runner/util/html_escape.h"
+#include "runner/util/format.h"
+
 namespace maxcode::bot::service {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 std::string ago(double then, double now) {
   if (then <= 0) return "never";
   const double s = now - then;
-  if (s < 120) return fmt("%.0f s ago", s);
-  if (s < 7200) return fmt("%.0f min ago", s / 60);
-  return fmt("%.1f h ago", s / 3600);
+  if (s < 120) return format_numbers("%.0f s ago", s);
+  if (s < 7200) return format_numbers("%.0f min ago", s / 60);
+  return format_numbers("%.1f h ago", s / 3600);
 }
 
 // Confirmed speedups of the targets a job delivered, from its stored result.
@@ -42,40 +39,25 @@ std::string plot(const std::vector<std::pair<std::string, double>>& points) {
   for (const auto& p : points) top_value = std::max(top_value, p.second * 1.1);
   const double bar = std::min(80.0, (width - left) / points.size());
   auto y = [&](double v) { return height - bottom - (v / top_value) * (height - bottom - 10); };
-  std::string svg = "<svg width='" + fmt("%.0f", width) + "' height='" + fmt("%.0f", height) +
+  std::string svg = "<svg width='" + format_numbers("%.0f", width) + "' height='" + format_numbers("%.0f", height) +
                     "' role='img' aria-label='confirmed speedups'>";
   for (double v = 0; v <= top_value; v += top_value > 4 ? 1 : 0.5)
-    svg += "<line x1='" + fmt("%.0f", left) + "' x2='" + fmt("%.0f", width) + "' y1='" + fmt("%.1f", y(v)) + "' y2='" +
-           fmt("%.1f", y(v)) + "' class=grid /><text x='4' y='" + fmt("%.1f", y(v) + 4) + "'>" + fmt("%.1fx", v) + "</text>";
-  svg += "<line x1='" + fmt("%.0f", left) + "' x2='" + fmt("%.0f", width) + "' y1='" + fmt("%.1f", y(1)) + "' y2='" +
-         fmt("%.1f", y(1)) + "' class=one />";
+    svg += "<line x1='" + format_numbers("%.0f", left) + "' x2='" + format_numbers("%.0f", width) + "' y1='" + format_numbers("%.1f", y(v)) + "' y2='" +
+           format_numbers("%.1f", y(v)) + "' class=grid /><text x='4' y='" + format_numbers("%.1f", y(v) + 4) + "'>" + format_numbers("%.1fx", v) + "</text>";
+  svg += "<line x1='" + format_numbers("%.0f", left) + "' x2='" + format_numbers("%.0f", width) + "' y1='" + format_numbers("%.1f", y(1)) + "' y2='" +
+         format_numbers("%.1f", y(1)) + "' class=one />";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const double x = left + i * bar + bar * 0.15, v = points[i].second;
-    svg += "<rect x='" + fmt("%.1f", x) + "' y='" + fmt("%.1f", y(v)) + "' width='" + fmt("%.1f", bar * 0.7) +
-           "' height='" + fmt("%.1f", y(0) - y(v)) + "'><title>" + html_escape(points[i].first) + ": " + fmt("%.2fx", v) +
-           "</title></rect><text x='" + fmt("%.1f", x) + "' y='" + fmt("%.1f", y(v) - 4) + "'>" + fmt("%.2fx", v) +
-           "</text><text x='" + fmt("%.1f", x) + "' y='" + fmt("%.0f", height - 10) + "'>" +
+    svg += "<rect x='" + format_numbers("%.1f", x) + "' y='" + format_numbers("%.1f", y(v)) + "' width='" + format_numbers("%.1f", bar * 0.7) +
+           "' height='" + format_numbers("%.1f", y(0) - y(v)) + "'><title>" + html_escape(points[i].first) + ": " + format_numbers("%.2fx", v) +
+           "</title></rect><text x='" + format_numbers("%.1f", x) + "' y='" + format_numbers("%.1f", y(v) - 4) + "'>" + format_numbers("%.2fx", v) +
+           "</text><text x='" + format_numbers("%.1f", x) + "' y='" + format_numbers("%.0f", height - 10) + "'>" +
            html_escape(points[i].first.substr(0, 18)) + "</text>";
   }
   return svg + "</svg>";
 }
 
 }  // namespace
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_dashboard(const std::vector<Job>& jobs, const std::vector<RunnerInfo>& runners,
                              const std::map<std::string, int>& counts, double now) {

@@ -15,7 +15,4 @@ namespace maxcode::bot::service {
 std::string render_dashboard(const std::vector<Job>& jobs, const std::vector<RunnerInfo>& runners,
                              const std::map<std::string, int>& counts, double now);
 
-// Text made safe for HTML element content and attribute values.
-std::string html_escape(const std::string& text);
-
 }  // namespace maxcode::bot::service

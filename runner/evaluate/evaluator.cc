@@ -5,20 +5,12 @@
 
 #include "runner/util/files.h"
 #include "runner/workspace/patch.h"
+#include "runner/util/slug.h"
 
 namespace maxcode {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string slug(const std::string& id) {
-  std::string out;
-  for (char ch : id) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
-  return out.substr(0, 40);
-}
-
-}  // namespace
 
 Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
                      const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
@@ -55,7 +47,7 @@ Isolation Evaluator::isolation() const {
 
 fs::path Evaluator::new_workspace_dir(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return options_.work_dir / ("ws-" + std::to_string(++workspace_counter_) + "-" + slug(id));
+  return options_.work_dir / ("ws-" + std::to_string(++workspace_counter_) + "-" + ref_slug(id).substr(0, 40));
 }
 
 std::vector<std::pair<std::string, std::string>> Evaluator::base_env(const fs::path& ws) const {

@@ -9,16 +9,11 @@
 
 #include "runner/core/evaluation.h"
 #include "runner/util/process.h"
+#include "runner/util/format.h"
 
 namespace maxcode::evaluator_steps {
 
 inline constexpr std::size_t kFeedbackBytes = 8000;
-
-inline std::string format(const char* fmt, double a, double b = 0, double c = 0) {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
-  return buffer;
-}
 
 inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
@@ -32,6 +27,6 @@ inline Verdict failure_verdict(const Outcome& outcome, Verdict otherwise) {
   return outcome.timed_out ? Verdict::kTimeout : otherwise;
 }
 
-inline std::string seconds(double s) { return format("%.3f s", s); }
+inline std::string seconds(double s) { return format_numbers("%.3f s", s); }
 
 }  // namespace maxcode::evaluator_steps

@@ -45,7 +45,7 @@ std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, doubl
     if (!why.empty()) return "per-call consistency: " + why;
   }
   if (floors_[b] > 0 && seconds < floors_[b])
-    return format("faster than the hardware allows: %.4f ms of kernel time is below the roofline floor of "
+    return format_numbers("faster than the hardware allows: %.4f ms of kernel time is below the roofline floor of "
                   "%.4f ms (the declared minimum work at the GPU's peak rates)",
                   seconds * 1e3, floors_[b] * 1e3);
   return {};

@@ -12,6 +12,7 @@
 // Hexadecimal is text even though strtod reads it: programs print addresses and bit
 // patterns in hex, and those must match exactly, not to within a tolerance.
 #include "runner/evaluate/output_compare.h"
+#include "runner/util/format.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -107,13 +108,6 @@ Value classify(std::string_view token, std::string& buffer) {
   return v;
 }
 
-template <typename... Numbers>
-std::string format(const char* pattern, Numbers... numbers) {
-  char text[160];
-  std::snprintf(text, sizeof text, pattern, numbers...);
-  return text;
-}
-
 // Why two numbers differ under `tolerance`, or nothing when they match.
 std::optional<std::string> compare_numbers(double expected, double actual,
                                            const Tolerance& tolerance, double& max_relative) {
@@ -132,9 +126,9 @@ std::optional<std::string> compare_numbers(double expected, double actual,
   if (scale > 0) max_relative = std::max(max_relative, error / scale);
   if (error <= tolerance.atol + tolerance.rtol * scale) return std::nullopt;
   if (tolerance.atol == 0) {
-    return format("relative error %.2e exceeds rtol %g", error / scale, tolerance.rtol);
+    return format_numbers("relative error %.2e exceeds rtol %g", error / scale, tolerance.rtol);
   }
-  return format("absolute error %.2e exceeds atol %g + rtol %g * %.2e", error, tolerance.atol,
+  return format_numbers("absolute error %.2e exceeds atol %g + rtol %g * %.2e", error, tolerance.atol,
                 tolerance.rtol, scale);
 }
 

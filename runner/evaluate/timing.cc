@@ -238,10 +238,10 @@ void Evaluator::time(Checked& c, int worker) {
   }
   e.timing = t;
   const RatioInterval& s = t.speedup;
-  std::string figure = format("%.3fx (95%% CI %.3f-%.3f", s.median, s.low, s.high) + ", " +
+  std::string figure = format_numbers("%.3fx (95%% CI %.3f-%.3f", s.median, s.low, s.high) + ", " +
                        std::to_string(s.rounds) + " rounds)";
   if (t.roofline_floor_s > 0)
-    figure += format(", %.0f%% of roofline (original %.0f%%)", 100 * t.roofline_floor_s / t.candidate_median_s,
+    figure += format_numbers(", %.0f%% of roofline (original %.0f%%)", 100 * t.roofline_floor_s / t.candidate_median_s,
                      100 * t.roofline_floor_s / t.baseline_median_s);
   if (t.throttled_rounds() > 0)
     figure += ", " + std::to_string(t.throttled_rounds()) + " round(s) with the GPU clock held down";
@@ -253,7 +253,7 @@ void Evaluator::time(Checked& c, int worker) {
   } else {
     e.verdict = Verdict::kNotFaster;
     e.reason = figure + ": lower bound below " +
-               format("%.3f", std::max(t.min_speedup, t.noise_floor)) +
+               format_numbers("%.3f", std::max(t.min_speedup, t.noise_floor)) +
                (t.noise_floor > t.min_speedup ? " (A/A noise floor)" : " (minimum speedup)");
   }
 }

@@ -5,6 +5,7 @@
 
 #include "runner/report/html_report.h"
 #include "runner/util/files.h"
+#include "runner/util/format.h"
 
 namespace maxcode {
 
@@ -12,16 +13,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixed(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 std::string speedup_text(const TargetRecord& t) {
   if (!t.speedup) return "-";
-  return fixed("%.3fx", t.speedup->median) + " [" + fixed("%.3f", t.speedup->low) + ", " +
-         fixed("%.3f", t.speedup->high) + "]";
+  return format_numbers("%.3fx", t.speedup->median) + " [" + format_numbers("%.3f", t.speedup->low) + ", " +
+         format_numbers("%.3f", t.speedup->high) + "]";
 }
 
 std::string pr_text(const TargetRecord& t) {
@@ -42,14 +37,14 @@ std::string render_job_summary(const JobRecord& job) {
   for (std::size_t i = 0; i < job.targets.size(); ++i) {
     const TargetRecord& t = job.targets[i];
     std::snprintf(line, sizeof line, "%-3zu %-28s %-7s %-10s %-28s %s\n", i + 1, t.function.substr(0, 28).c_str(),
-                  t.share ? fixed("%.1f%%", *t.share * 100).c_str() : "-", status_text(t).c_str(),
+                  t.share ? format_numbers("%.1f%%", *t.share * 100).c_str() : "-", status_text(t).c_str(),
                   speedup_text(t).c_str(), pr_text(t).c_str());
     out << line;
   }
   out << "job " << job.status;
   if (!job.error.empty()) out << ": " << job.error;
   out << " (" << job.spent.evaluations << " of " << job.budget.evaluations << " evaluations, "
-      << fixed("%.0f", job.spent.wall_s) << " s)\n";
+      << format_numbers("%.0f", job.spent.wall_s) << " s)\n";
   return out.str();
 }
 
@@ -64,8 +59,8 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
        << html_escape(job.started_at) << (job.finished_at.empty() ? "" : ", finished " + html_escape(job.finished_at))
        << ". Status: <b>" << html_escape(job.status) << "</b>";
   if (!job.error.empty()) html << " — <span class=\"failed\">" << html_escape(job.error) << "</span>";
-  html << "</p>\n<p>Budget: " << job.budget.evaluations << " evaluations, " << fixed("%.0f", job.budget.wall_s)
-       << " s; spent " << job.spent.evaluations << " evaluations, " << fixed("%.0f", job.spent.wall_s) << " s.</p>\n";
+  html << "</p>\n<p>Budget: " << job.budget.evaluations << " evaluations, " << format_numbers("%.0f", job.budget.wall_s)
+       << " s; spent " << job.spent.evaluations << " evaluations, " << format_numbers("%.0f", job.spent.wall_s) << " s.</p>\n";
 
   html << "<h2>Targets</h2>\n<table><tr><th>#</th><th>function</th><th>file</th><th>share</th><th>status</th>"
           "<th>confirmed speedup (95% CI)</th><th>original</th><th>pull request</th><th>evaluations</th></tr>\n";
@@ -73,11 +68,11 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
     const TargetRecord& t = job.targets[i];
     html << "<tr><td>" << i + 1 << "</td><td><a href=\"targets/" << html_escape(t.slug) << "/report.html\">"
          << html_escape(t.function) << "</a></td><td>" << html_escape(t.file) << ":" << t.line << "</td><td>"
-         << (t.share ? fixed("%.1f%%", *t.share * 100) : "-") << "</td><td"
+         << (t.share ? format_numbers("%.1f%%", *t.share * 100) : "-") << "</td><td"
          << (t.verdict == "winner" ? " class=\"winner\"" : t.status == "failed" ? " class=\"failed\"" : "") << ">"
          << html_escape(status_text(t)) << (t.reason.empty() ? "" : "<br><small>" + html_escape(t.reason) + "</small>")
          << "</td><td>" << html_escape(speedup_text(t)) << "</td><td>"
-         << (t.original_s > 0 ? fixed("%.4f s", t.original_s) : "-") << "</td><td>";
+         << (t.original_s > 0 ? format_numbers("%.4f s", t.original_s) : "-") << "</td><td>";
     if (t.pr && !t.pr->url.empty())
       html << "<a href=\"" << html_escape(t.pr->url) << "\">" << html_escape(pr_text(t)) << "</a>";
     else
@@ -99,7 +94,7 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
   if (!job.profile.empty()) {
     html << "<h2>Profile</h2>\n<table><tr><th>share</th><th>function</th><th>file</th><th>samples</th><th></th></tr>\n";
     for (const auto& e : job.profile) {
-      html << "<tr><td>" << fixed("%.1f%%", e.value("share", 0.0) * 100) << "</td><td>"
+      html << "<tr><td>" << format_numbers("%.1f%%", e.value("share", 0.0) * 100) << "</td><td>"
            << html_escape(e.value("name", std::string())) << "</td><td>" << html_escape(e.value("file", std::string()))
            << ":" << e.value("line", 0) << "</td><td>" << e.value("samples", 0) << "</td><td>"
            << (e.value("external", false) ? "external" : !e.value("in_scope", false) ? "out of scope" : "in scope")

@@ -21,20 +21,6 @@ pre { background: #f7f7f7; padding: .7em; overflow-x: auto; } .faster { color: #
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string render_progress_svg(const SearchResult& result) {
   // Best reward after each evaluated (non-duplicate) candidate; 1.0 = the original.
   std::vector<double> best{1.0};

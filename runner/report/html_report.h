@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runner/report/report.h"
+#include "runner/util/html_escape.h"
 
 namespace maxcode {
 
@@ -13,7 +14,5 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
 
 // The plot alone (an <svg> element): best speedup so far after each evaluation.
 std::string render_progress_svg(const SearchResult& result);
-
-std::string html_escape(const std::string& text);
 
 }  // namespace maxcode

@@ -13,4 +13,13 @@ inline std::string fixed(double value, int digits = 2) {
   return buffer;
 }
 
+// printf-style: numbers into a pattern ("%.3fx", "%.1f%%", "%.0f ms"), for the many
+// places that print measurements. Up to 255 characters; longer output is cut.
+template <typename... Numbers>
+std::string format_numbers(const char* pattern, Numbers... numbers) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, pattern, numbers...);
+  return buffer;
+}
+
 }  // namespace maxcode

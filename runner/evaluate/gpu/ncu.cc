@@ -1,4 +1,5 @@
 #include "runner/evaluate/gpu/ncu.h"
+#include "runner/util/format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -43,17 +44,11 @@ bool parse_number(std::string_view text, double& value) {
   return ec == std::errc() && end == digits.data() + digits.size();
 }
 
-std::string format(const char* fmt, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, fmt, v);
-  return buffer;
-}
-
 // Three significant digits with a unit from `units` (each 1000 times the last).
 std::string scaled(double v, std::initializer_list<const char*> units) {
   auto unit = units.begin();
   while (v >= 999.95 && unit + 1 != units.end()) v /= 1000, ++unit;
-  return format(v >= 99.95 ? "%.0f" : v >= 9.995 ? "%.1f" : "%.2f", v) + " " + *unit;
+  return format_numbers(v >= 99.95 ? "%.0f" : v >= 9.995 ? "%.1f" : "%.2f", v) + " " + *unit;
 }
 
 std::runtime_error csv_error(std::size_t line, const std::string& what) {
@@ -296,20 +291,20 @@ std::string describe_ncu(const NcuKernel& k) {
   std::vector<std::string> parts;
   if (k.duration_ns > 0) parts.push_back(scaled(k.duration_ns, {"ns", "us", "ms", "s"}));
   if (k.dram_throughput_pct > 0 || k.sm_throughput_pct > 0)
-    parts.push_back(format("DRAM %.0f%%", k.dram_throughput_pct) + format(" / SM %.0f%% of peak", k.sm_throughput_pct));
+    parts.push_back(format_numbers("DRAM %.0f%%", k.dram_throughput_pct) + format_numbers(" / SM %.0f%% of peak", k.sm_throughput_pct));
   if (k.achieved_occupancy_pct > 0 || k.theoretical_occupancy_pct > 0) {
-    parts.push_back(format("occupancy %.0f%% achieved", k.achieved_occupancy_pct) +
-                    format(" of %.0f%%", k.theoretical_occupancy_pct) +
+    parts.push_back(format_numbers("occupancy %.0f%% achieved", k.achieved_occupancy_pct) +
+                    format_numbers(" of %.0f%%", k.theoretical_occupancy_pct) +
                     (k.occupancy_limiter.empty() ? "" : " (limit: " + k.occupancy_limiter + ")"));
   }
   if (!k.stalls.empty()) {
     std::string s = "stalls:";
     for (std::size_t i = 0; i < k.stalls.size(); ++i)
-      s += (i ? ", " : " ") + k.stalls[i].first + format(" %.1f", k.stalls[i].second);
+      s += (i ? ", " : " ") + k.stalls[i].first + format_numbers(" %.1f", k.stalls[i].second);
     parts.push_back(s);
   }
   if (k.dram_bytes > 0) parts.push_back(scaled(k.dram_bytes, {"B", "KB", "MB", "GB", "TB"}) + " moved");
-  if (k.floor_ns > 0 && k.duration_ns > 0) parts.push_back(format("%.0f%% of roofline", k.roofline_pct));
+  if (k.floor_ns > 0 && k.duration_ns > 0) parts.push_back(format_numbers("%.0f%% of roofline", k.roofline_pct));
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;
