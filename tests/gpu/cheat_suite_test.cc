@@ -21,14 +21,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::source_path;
 using testing::TempDir;
-
-bool have_gpu() {
-  Command probe;
-  probe.shell = "nvidia-smi -L";
-  probe.timeout_s = 30;
-  Outcome o = run(probe);
-  return o.ok() && o.out.find("GPU ") != std::string::npos;
-}
+using testing::have_gpu;
 
 TEST(CheatSuite, EveryCheatIsRejectedWithItsReason) {
   // Found first, so that a program carried to another machine fails here, naming the

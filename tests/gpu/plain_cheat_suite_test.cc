@@ -23,27 +23,25 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::source_path;
 using testing::TempDir;
-
-bool have_gpu() {
-  Command probe;
-  probe.shell = "nvidia-smi -L";
-  probe.timeout_s = 30;
-  Outcome o = run(probe);
-  return o.ok() && o.out.find("GPU ") != std::string::npos;
-}
+using testing::have_gpu;
 
 TEST(PlainCheatSuiteGpu, EveryCheatIsRejectedAndTheHonestCandidateWins) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU here (nvidia-smi -L fails)";
-  TempDir dir;
+  // Found first, so that a program carried to another machine fails here, naming the
+  // path, rather than deep inside a run.
   const fs::path example = source_path("examples/cuda-plain");
+  ASSERT_TRUE(fs::exists(example / ".maxcode.json"))
+      << example << " not found: set MAXCODE_SOURCE_DIR to the checkout";
+  if (!have_gpu()) GTEST_SKIP() << "no GPU here (nvidia-smi -L fails); example at " << example;
+  TempDir dir;
   const json expected = json::parse(read_text(example / "cheats-expected.json"));
   copy_tree(example, dir / "repo");
   std::error_code ignored;
   fs::remove_all(dir / "repo" / "build", ignored);
 
   Command cmd;
-  cmd.shell = std::string(MAXCODE_BINARY) + " optimize " + (dir / "repo").string() + " --policy replay --replay-dir " +
-              (example / "replay").string() + " --out " + (dir / "out").string() + " -q";
+  cmd.shell = shell_quote(testing::maxcode_binary().string()) + " optimize " + shell_quote((dir / "repo").string()) +
+              " --policy replay --replay-dir " + shell_quote((example / "replay").string()) + " --out " +
+              shell_quote((dir / "out").string()) + " -q";
   cmd.timeout_s = 1500;
   Outcome o = run(cmd);
   ASSERT_EQ(o.exit_code, 0) << o.tail(6000);

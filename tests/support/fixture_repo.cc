@@ -1,5 +1,7 @@
 #include "support/fixture_repo.h"
 
+#include <nlohmann/json.hpp>
+
 #include "runner/util/files.h"
 
 namespace maxcode::testing {
@@ -33,6 +35,13 @@ Candidate definition_candidate(const std::string& id, const std::string& code) {
   c.origin = "test";
   c.definition = code;
   return c;
+}
+
+void copy_example_with_short_timing(const std::string& name, const std::filesystem::path& dest) {
+  copy_tree(source_path("examples/" + name), dest);
+  nlohmann::json config = nlohmann::json::parse(read_text(dest / ".maxcode.json"));
+  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  write_text(dest / ".maxcode.json", config.dump(2));
 }
 
 }  // namespace maxcode::testing

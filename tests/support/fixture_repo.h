@@ -33,4 +33,8 @@ class FixtureRepo {
 
 Candidate definition_candidate(const std::string& id, const std::string& code);
 
+// A copy of examples/<name> at `dest` whose config times exactly 10 rounds after one
+// warm-up, so that end-to-end tests (delivery, the service) stay short.
+void copy_example_with_short_timing(const std::string& name, const std::filesystem::path& dest);
+
 }  // namespace maxcode::testing

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runner/util/process.h"
+
 namespace maxcode::testing {
 
 TempDir::TempDir() {
@@ -67,6 +69,14 @@ std::filesystem::path maxcode_binary() {
   const fs::path beside = program_dir().parent_path() / "maxcode";  // build/tests/.. = build/
   if (!program_dir().empty() && fs::exists(beside, ec)) return beside;
   return MAXCODE_BINARY_PATH;
+}
+
+bool have_gpu() {
+  Command probe;
+  probe.shell = "nvidia-smi -L";
+  probe.timeout_s = 30;
+  Outcome o = run(probe);
+  return o.ok() && o.out.find("GPU ") != std::string::npos;
 }
 
 }  // namespace maxcode::testing

@@ -33,4 +33,8 @@ std::filesystem::path source_path(const std::string& relative);
 // one this program was built with.
 std::filesystem::path maxcode_binary();
 
+// Whether this machine has an NVIDIA GPU (`nvidia-smi -L` lists one): GPU tests skip
+// without it.
+bool have_gpu();
+
 }  // namespace maxcode::testing

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "support/test_support.h"
@@ -32,6 +34,11 @@ class PlainCheatSuite : public ::testing::Test {
     outcome_ = new Outcome(run(c));
     if (fs::exists(*dir_ / "out" / "result.json"))
       result_ = new nlohmann::json(nlohmann::json::parse(read_text(*dir_ / "out" / "result.json")));
+    // Each verdict with its reason, for the record (the tests below judge them).
+    if (result_)
+      for (const auto& c : (*result_)["candidates"])
+        std::printf("cheat  %-28s %-10s %s\n", c.value("id", "").c_str(), c.value("verdict", "").c_str(),
+                    c.value("reason", "").substr(0, 220).c_str());
   }
   static void TearDownTestSuite() {
     delete result_;

@@ -13,6 +13,7 @@
 #include "runner/util/process.h"
 #include "support/git_server.h"
 #include "support/github_api.h"
+#include "support/fixture_repo.h"
 #include "support/test_support.h"
 
 namespace maxcode::bot {
@@ -41,10 +42,7 @@ TEST(EndToEnd, OptimizeThenPrOpensUpdatesAndRespectsAClose) {
   // The example, with fewer timing rounds to keep the test short, as a repository on the
   // git server; maxcode optimizes a clone of it.
   const fs::path source = dir.path() / "source";
-  copy_tree(testing::source_path("examples/cpu-histogram"), source);
-  json config = json::parse(read_text(source / ".maxcode.json"));
-  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
-  write_text(source / ".maxcode.json", config.dump(2));
+  testing::copy_example_with_short_timing("cpu-histogram", source);
   const std::string base = server.create_repo("acme/histo.git", source);
   const fs::path bare = server.root() / "acme/histo.git";
   const fs::path clone = dir.path() / "clone";

@@ -1,8 +1,8 @@
 // `maxcode serve` end to end on loopback, as GitHub and a runner would use it: the real
 // service process, the local GitHub API (every request checked against GitHub's OpenAPI
 // description), a real git server, and a real `maxcode runner` whose job runs
-// `maxcode optimize` on the CPU example (through tests/support/run_job_with_optimize.sh
-// until `maxcode run` exists).
+// `maxcode run --job` on the CPU example (the chaos test runs a canned job instead:
+// it is about the queue, not the search).
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -16,6 +16,7 @@
 #include "support/git_server.h"
 #include "support/github_api.h"
 #include "support/service_harness.h"
+#include "support/fixture_repo.h"
 #include "support/test_support.h"
 
 namespace maxcode::bot::service {
@@ -124,9 +125,10 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
   testing::TempDir dir;
 
   const fs::path source = dir.path() / "source";
-  copy_tree(testing::source_path("examples/cpu-histogram"), source);
+  testing::copy_example_with_short_timing("cpu-histogram", source);
+  // `/maxcode optimize histogram --policy replay` takes its candidates from here.
   json config = json::parse(read_text(source / ".maxcode.json"));
-  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  config["search"]["replay_dir"] = "replay";
   write_text(source / ".maxcode.json", config.dump(2));
   const std::string base = git_server.create_repo("acme/histo.git", source);
   const auto key = testing::make_app_key();
@@ -169,9 +171,8 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
   // A runner takes it, runs it, uploads the result; the service opens the PR.
   testing::BackgroundProcess runner(
       std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --labels cpu" +
-          " --name test-runner --heartbeat 1 --max-jobs 1 --work-dir " + (dir.path() / "runner").string() +
-          " --run-command " + testing::source_path("tests/support/run_job_with_optimize.sh").string(),
-      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}, {"MAXCODE_BIN", MAXCODE_BINARY}});
+          " --name test-runner --heartbeat 1 --max-jobs 1 --work-dir " + (dir.path() / "runner").string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}});
   EXPECT_EQ(runner.wait(400), 0) << runner.log();
   jobs = service.wait_jobs([](const json& j) { return j["jobs"][0]["state"] == "done"; }, 120);
   const json job = jobs["jobs"][0];
@@ -261,10 +262,7 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
   const unsigned seed = static_cast<unsigned>(env_int("MAXCODE_CHAOS_SEED", 14));
 
   const fs::path source = dir.path() / "source";
-  copy_tree(testing::source_path("examples/cpu-histogram"), source);
-  json config = json::parse(read_text(source / ".maxcode.json"));
-  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
-  write_text(source / ".maxcode.json", config.dump(2));
+  testing::copy_example_with_short_timing("cpu-histogram", source);
   json repo_setup = json::array(), installed = json::array();
   std::string first_sha;
   for (int i = 0; i < repos; ++i) {
