@@ -112,7 +112,7 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::
   // 2. The job input document, pointing at the checkout.
   json document = job["document"];
   document["repository"] = (dir / "src").string();
-  document["delivery"] = "none";
+  document["delivery"] = json{{"mode", "none"}};  // the service opens the PR from the results
   write_text(dir / "job.json", document.dump(2));
   const std::string base = o.run_command.empty() ? shell_quote(self_exe()) + " run" : o.run_command;
   const std::string command = base + " --job " + shell_quote((dir / "job.json").string()) + " --out " +

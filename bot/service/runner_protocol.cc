@@ -57,7 +57,8 @@ json RunnerProtocol::job_document(const ServiceConfig& config, const Job& job) {
          {"ref", job.commit},
          {"max_targets", config.max_targets},
          {"budget", config.budget},
-         {"delivery", "none"},
+         {"delivery", {{"mode", "none"}}},  // the service delivers, not the job
+
          {"policy", job.policy}};
   if (!job.target.empty()) d["targets"] = json::array({job.target});
   return d;
