@@ -1,5 +1,6 @@
 #include "support/test_support.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,11 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  // MAXCODE_KEEP_TEST_DIRS=1 keeps what a test made (reports, trend pages) to look at.
+  if (const char* keep = std::getenv("MAXCODE_KEEP_TEST_DIRS"); keep && std::string(keep) == "1") {
+    std::fprintf(stderr, "kept %s\n", path_.c_str());
+    return;
+  }
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
 }
