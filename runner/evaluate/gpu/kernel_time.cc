@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "runner/util/format.h"
 #include "runner/util/names.h"
 
 namespace maxcode {
@@ -72,6 +73,12 @@ KernelSelection::KernelSelection(const std::vector<std::string>& patterns,
                                  std::set<std::string> original, int warmup_launches)
     : original_(std::move(original)), warmup_launches_(warmup_launches) {
   for (const std::string& p : patterns) patterns_.emplace_back(p);
+  for (const std::string& name : original_) {
+    KernelTotals k;
+    k.name = name;
+    k.demangled = demangle(name);
+    if (counts(k)) warmup_budget_ += static_cast<std::uint64_t>(warmup_launches_);
+  }
 }
 
 bool KernelSelection::counts(const KernelTotals& kernel) const {
@@ -82,21 +89,56 @@ bool KernelSelection::counts(const KernelTotals& kernel) const {
   return false;
 }
 
+std::map<std::string, std::uint64_t> KernelSelection::warmup(const RunKernels& run) const {
+  std::vector<const KernelTotals*> counted;
+  for (const auto& [name, k] : run.kernels)
+    if (counts(k) && k.launches > 0) counted.push_back(&k);
+  std::sort(counted.begin(), counted.end(), [](const KernelTotals* a, const KernelTotals* b) {
+    return a->first_start_ns != b->first_start_ns ? a->first_start_ns < b->first_start_ns : a->name < b->name;
+  });
+  const bool budgeted = !original_.empty();
+  std::uint64_t budget = warmup_budget_;
+  std::map<std::string, std::uint64_t> left_out;
+  for (const KernelTotals* k : counted) {
+    std::uint64_t n = std::min<std::uint64_t>(static_cast<std::uint64_t>(warmup_launches_), k->launches);
+    if (budgeted) n = std::min(n, budget);
+    if (n == 0) continue;
+    left_out[k->name] = n;
+    if (budgeted) budget -= n;
+  }
+  return left_out;
+}
+
+namespace {
+
+// Time of the first `n` launches of `k`: the earliest exactly, further ones at the mean
+// of the rest.
+double leading_ns(const KernelTotals& k, std::uint64_t n) {
+  if (n == 0 || k.launches == 0) return 0;
+  const double rest_mean = k.launches > 1 ? (static_cast<double>(k.total_ns) - static_cast<double>(k.first_launch_ns)) /
+                                                static_cast<double>(k.launches - 1)
+                                          : 0;
+  return static_cast<double>(k.first_launch_ns) + rest_mean * static_cast<double>(n - 1);
+}
+
+}  // namespace
+
 double KernelSelection::seconds(const RunKernels& run) const {
+  const auto left_out = warmup(run);
   double ns = 0;
   for (const auto& [name, k] : run.kernels) {
     if (!counts(k)) continue;
-    double total = static_cast<double>(k.total_ns);
-    std::uint64_t left = std::min<std::uint64_t>(warmup_launches_, k.launches);
-    if (left > 0 && k.launches > 0) {
-      total -= static_cast<double>(k.first_launch_ns);
-      const double rest_mean = k.launches > 1 ? (static_cast<double>(k.total_ns) - k.first_launch_ns) /
-                                                    static_cast<double>(k.launches - 1)
-                                              : 0;
-      total -= rest_mean * static_cast<double>(left - 1);
-    }
-    ns += std::max(0.0, total);
+    auto w = left_out.find(name);
+    const double dropped = w == left_out.end() ? 0 : leading_ns(k, w->second);
+    ns += std::max(0.0, static_cast<double>(k.total_ns) - dropped);
   }
+  return ns * 1e-9;
+}
+
+double KernelSelection::warmup_seconds(const RunKernels& run) const {
+  double ns = 0;
+  for (const auto& [name, n] : warmup(run)) ns += std::min(leading_ns(run.kernels.at(name), n),
+                                                           static_cast<double>(run.kernels.at(name).total_ns));
   return ns * 1e-9;
 }
 
@@ -108,9 +150,8 @@ std::uint64_t KernelSelection::counted_launches_all(const RunKernels& run) const
 }
 
 std::uint64_t KernelSelection::counted_launches(const RunKernels& run) const {
-  std::uint64_t n = 0;
-  for (const auto& [name, k] : run.kernels)
-    if (counts(k)) n += k.launches - std::min<std::uint64_t>(warmup_launches_, k.launches);
+  std::uint64_t n = counted_launches_all(run);
+  for (const auto& [name, dropped] : warmup(run)) n -= dropped;
   return n;
 }
 
@@ -129,6 +170,14 @@ std::string check_against_baseline(const RunKernels& original, const RunKernels&
              " against " + megabytes(had) +
              " per run): work done on the host or by the copy engines is not kernel time";
   }
+  // Warm-up hides work only if it is most of the work: the original's share says what
+  // warm-up costs for this benchmark.
+  const double warm_c = selection.warmup_seconds(candidate), timed_c = selection.seconds(candidate);
+  const double warm_o = selection.warmup_seconds(original), timed_o = selection.seconds(original);
+  if (warm_c > timed_c && warm_c > 0 && !(warm_o > timed_o))
+    return format_numbers("%.3f ms of kernel time was left out as warm-up against %.3f ms timed (the original: "
+                          "%.3f ms against %.3f ms): the work is done in launches that are not timed",
+                          warm_c * 1e3, timed_c * 1e3, warm_o * 1e3, timed_o * 1e3);
   for (const auto& [name, k] : original.kernels) {
     if (selection.counts(k)) continue;
     auto now = candidate.kernels.find(name);

@@ -58,23 +58,35 @@ class KernelSelection {
   KernelSelection(const std::vector<std::string>& patterns, std::set<std::string> original,
                   int warmup_launches);
   bool counts(const KernelTotals& kernel) const;
-  // Sum of counted launch durations, the first `warmup_launches` of each kernel left
-  // out (only the earliest one is known individually; further ones at their mean).
+  // Sum of counted launch durations, the warm-up left out (only the earliest launch of
+  // a kernel is known individually; further ones at their mean).
   double seconds(const RunKernels& run) const;
+  // The counted launches' time left out as warm-up.
+  double warmup_seconds(const RunKernels& run) const;
   std::uint64_t counted_launches(const RunKernels& run) const;
   std::uint64_t counted_launches_all(const RunKernels& run) const;  // warm-up included
 
  private:
+  // How many launches of each counted kernel are warm-up. The first `warmup_launches`
+  // of each kernel, but once the original is known, no more in all than the original
+  // left out (its counted kernels times `warmup_launches`), taken in order of first
+  // launch: warm-up is a budget of the run, not a right of every kernel name, so a
+  // candidate that launches each call's work under a new name (a new template
+  // instance per call) has that work counted, not dropped as warm-up.
+  std::map<std::string, std::uint64_t> warmup(const RunKernels& run) const;
   std::vector<std::regex> patterns_;
   std::set<std::string> original_;
   int warmup_launches_;
+  std::uint64_t warmup_budget_ = 0;  // 0 with no original: every kernel its own warm-up
 };
 
 // A candidate run compared with the original's: empty when nothing escapes the metric,
 // otherwise why it is rejected. Checks: no counted kernel ran where the original ran
 // some; more bytes moved by copies or memsets of some kind (work done on the host or by
 // the copy engines is not kernel time); a kernel outside the counted set launched a
-// different number of times (work hidden under an uncounted name).
+// different number of times (work hidden under an uncounted name); more of the counted
+// kernels' time left out as warm-up than counted, where the original's warm-up was the
+// smaller part (work hidden in launches that are not timed).
 std::string check_against_baseline(const RunKernels& original, const RunKernels& candidate,
                                    const KernelSelection& selection);
 

@@ -138,6 +138,62 @@ TEST(KernelTime, TheSameWorkPasses) {
             "");
 }
 
+// Each call's work under a new kernel name (a new template instance per call), so that
+// every launch would be "the first launch of that kernel": warm-up is the original's
+// budget (one launch here), spent in launch order, and the rest is timed.
+TEST(KernelTime, NewNamesPerCallDoNotBuyMoreWarmUp) {
+  TempDir original_dir, candidate_dir;
+  GpuActivity original, candidate;
+  for (int i = 0; i < 10; ++i) original.add_kernel(launch(kTranspose, 1000u * i, i == 0 ? 900 : 500));
+  for (int i = 0; i < 10; ++i) {
+    candidate.add_kernel(launch("_Z4workILi" + std::to_string(i) + "EEvPf", 1000u * i, 500));
+    candidate.add_kernel(launch("_Z5decoyPf", 1000u * i + 600, 5));
+  }
+  write_process(original_dir.path(), "gpu-1-1.json", original);
+  write_process(candidate_dir.path(), "gpu-1-1.json", candidate);
+  const RunKernels o = read_run_kernels(original_dir.path()), c = read_run_kernels(candidate_dir.path());
+  const KernelSelection selection({}, {kTranspose}, 1);
+  EXPECT_NEAR(selection.seconds(o), 4500e-9, 1e-15);
+  // Only the earliest launch (work<0>) is warm-up: 9 x 500 + 10 x 5 ns are timed.
+  EXPECT_NEAR(selection.seconds(c), 4550e-9, 1e-15);
+  EXPECT_EQ(selection.counted_launches(c), 19u);
+  EXPECT_EQ(check_against_baseline(o, c, selection), "");
+}
+
+// A first call that does all the work (and caches it), then trivial ones: the warm-up
+// would hide it, so more warm-up than timed work is rejected with the figures.
+TEST(KernelTime, WorkHiddenInTheWarmUpIsRejected) {
+  TempDir original_dir, candidate_dir;
+  GpuActivity original, candidate;
+  for (int i = 0; i < 10; ++i) original.add_kernel(launch(kTranspose, 1000u * i, i == 0 ? 900 : 500));
+  for (int i = 0; i < 10; ++i) candidate.add_kernel(launch(kTranspose, 100000u * i, i == 0 ? 50000 : 5));
+  write_process(original_dir.path(), "gpu-1-1.json", original);
+  write_process(candidate_dir.path(), "gpu-1-1.json", candidate);
+  const std::string why = check_against_baseline(read_run_kernels(original_dir.path()),
+                                                 read_run_kernels(candidate_dir.path()),
+                                                 KernelSelection({}, {kTranspose}, 1));
+  EXPECT_NE(why.find("0.050 ms of kernel time was left out as warm-up against 0.000 ms timed"), std::string::npos)
+      << why;
+}
+
+// Splitting the work into two new kernels is honest: it passes, and only the earliest
+// launch is left out (the original had one kernel to warm up).
+TEST(KernelTime, WorkSplitIntoNewKernelsPasses) {
+  TempDir original_dir, candidate_dir;
+  GpuActivity original, candidate;
+  for (int i = 0; i < 10; ++i) original.add_kernel(launch(kTranspose, 1000u * i, i == 0 ? 900 : 500));
+  for (int i = 0; i < 10; ++i) {
+    candidate.add_kernel(launch("_Z5firstPf", 1000u * i, i == 0 ? 300 : 100));
+    candidate.add_kernel(launch("_Z6secondPf", 1000u * i + 200, i == 0 ? 300 : 100));
+  }
+  write_process(original_dir.path(), "gpu-1-1.json", original);
+  write_process(candidate_dir.path(), "gpu-1-1.json", candidate);
+  const RunKernels o = read_run_kernels(original_dir.path()), c = read_run_kernels(candidate_dir.path());
+  const KernelSelection selection({}, {kTranspose}, 1);
+  EXPECT_NEAR(selection.seconds(c), (900 + 300 + 900) * 1e-9, 1e-15);
+  EXPECT_EQ(check_against_baseline(o, c, selection), "");
+}
+
 TEST(KernelTime, AMalformedFileIsAnErrorNamingIt) {
   TempDir dir;
   testing::write_file(dir.path() / "gpu-9-9.json", "{\"format\": ");
