@@ -77,9 +77,9 @@ class Sweep : public Subcommand {
  private:
   static void print_regression(const Regression& r) {
     char line[512];
-    std::snprintf(line, sizeof line, "REGRESSION %s %s (%s): own time %.2fx from %s to %s (%.1f standard errors)\n",
+    std::snprintf(line, sizeof line, "REGRESSION %s %s (%s): own time %.2fx from %s to %s (%s)\n",
                   r.repository.c_str(), r.target.c_str(), r.file.c_str(), r.growth, r.previous_night.c_str(),
-                  r.night.c_str(), r.z);
+                  r.night.c_str(), regression_evidence(r).c_str());
     std::cout << line;
     for (const std::string& c : r.commits) std::cout << "  " << c << "\n";
   }

@@ -3,8 +3,10 @@
 #include <ctime>
 #include <regex>
 
+#include "runner/job/regression_check.h"
 #include "runner/report/trend_page.h"
 #include "runner/util/files.h"
+#include "runner/util/format.h"
 #include "runner/util/json_fields.h"
 #include "runner/util/slug.h"
 #include "runner/workspace/clone.h"
@@ -56,6 +58,35 @@ Budget budget_of(const Allowance& part, const Budget& given) {
   return b;
 }
 
+// Each function of this job that the night-to-night rule flags tonight is measured
+// again on both commits, side by side (regression_check.h); the check goes into its row
+// and decides from then on.
+void check_suspects(HistoryStore& history, const std::string& night, const JobRecord& record, const JobInput& input,
+                    const fs::path& out, const std::vector<std::string>& commits, const RegressionRule& rule,
+                    Progress& progress) {
+  for (const Regression& suspect : find_regressions(history.all(), rule)) {
+    if (suspect.night != night || suspect.repository != record.repository || suspect.check) continue;
+    const auto t = std::find_if(record.targets.begin(), record.targets.end(), [&](const TargetRecord& t) {
+      return t.function == suspect.target && t.file == suspect.file;
+    });
+    if (t == record.targets.end() || suspect.previous_commit.empty()) continue;
+    progress.note("regression check: " + suspect.target + " looks slower than on " + suspect.previous_night +
+                  "; measuring both commits side by side");
+    RegressionCheckRequest request;
+    request.repository = out / "source";
+    request.before_commit = suspect.previous_commit;
+    request.config = input.config.empty() ? ".maxcode.json" : input.config;
+    request.function = suspect.target;
+    request.file = suspect.file;
+    request.rounds = rule.check_rounds;
+    request.min_growth = rule.min_growth;
+    request.work_dir = out / "regression-check" / t->slug;
+    NightResult row = night_row(night, record, *t, commits);
+    row.check = check_regression(request, progress);
+    history.record(row);
+  }
+}
+
 }  // namespace
 
 std::string utc_date() {
@@ -79,7 +110,7 @@ SweepInput load_sweep_input(const fs::path& file) {
   const std::string label = file.string();
   if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
   const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
-                                           "budget",  "min_growth", "min_z", "jobs"};
+                                           "budget",  "min_growth", "min_z", "check_rounds", "jobs"};
   for (const auto& [key, value] : document.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw JobInputError(label + ": " + key + ": unknown field (" + suggest_field(key, known) + ")");
@@ -114,6 +145,13 @@ SweepInput load_sweep_input(const fs::path& file) {
     if (!document["min_z"].is_number() || document["min_z"].get<double>() <= 0)
       throw JobInputError(label + ": min_z: expected a number > 0, got " + document["min_z"].dump());
     in.rule.min_z = document["min_z"];
+  }
+  if (document.contains("check_rounds")) {
+    if (!document["check_rounds"].is_number_integer() || document["check_rounds"].get<int>() < 0 ||
+        document["check_rounds"].get<int>() > 100)
+      throw JobInputError(label + ": check_rounds: expected a whole number from 0 to 100, got " +
+                          document["check_rounds"].dump());
+    in.rule.check_rounds = document["check_rounds"];
   }
   if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())
     throw JobInputError(label + ": jobs: expected a non-empty array of job inputs");
@@ -162,6 +200,7 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
                                                       : commits_between(out / "source", previous, record.commit);
     for (const TargetRecord& t : record.targets)
       if (t.status != "pending") history.record(night_row(result.night, record, t, commits));
+    if (in.rule.check_rounds > 0) check_suspects(history, result.night, record, input, out, commits, in.rule, progress);
     result.jobs.push_back({record.repository, out, record});
   }
 
@@ -172,10 +211,8 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
   fs::create_directories(in.out);
   write_text(result.trend_page, render_trend_page(rows, find_regressions(rows, in.rule)));
   for (const Regression& r : result.regressions) {
-    char line[256];
-    std::snprintf(line, sizeof line, "regression: %s in %s: own time %.2fx since %s (%.1f standard errors)",
-                  r.target.c_str(), r.repository.c_str(), r.growth, r.previous_night.c_str(), r.z);
-    progress.note(line);
+    progress.note("regression: " + r.target + " in " + r.repository + ": own time " +
+                  format_numbers("%.2fx", r.growth) + " since " + r.previous_night + " (" + regression_evidence(r) + ")");
     for (const std::string& c : r.commits) progress.note("  " + c);
   }
   if (run.stop && run.stop->load()) result.exit_code = std::max(result.exit_code, kJobStopped);

@@ -92,6 +92,15 @@ void build(const fs::path& root, const Config& config, const ProfileOptions& o,
 
 }  // namespace
 
+BuiltCopy build_for_profiling(const ProfileOptions& o, const Config& config, const fs::path& dir, Progress& progress) {
+  progress.status("profile: copying the repository");
+  SourceSnapshot source = capture_source(o.repo, dir / "source", config.workspace.exclude);
+  BuiltCopy copy{dir / "ws", source.commit};
+  create_workspace(source, copy.root);
+  build(copy.root, config, o, {dir.string(), copy.root.string()}, progress);
+  return copy;
+}
+
 Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progress& progress) {
   if (config.benchmarks.empty()) throw ProfileError("the config names no benchmark to profile");
   WorkDir work{make_unique_dir(fs::temp_directory_path(), "maxcode-profile-"), o.keep_workspaces};
@@ -99,13 +108,10 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
   std::string commit;
   std::vector<std::string> writable{work.path.string()};
   if (o.build) {
-    progress.status("profile: copying the repository");
-    SourceSnapshot source = capture_source(o.repo, work.path / "source", config.workspace.exclude);
-    commit = source.commit;
-    root = work.path / "ws";
-    create_workspace(source, root);
+    const BuiltCopy copy = build_for_profiling(o, config, work.path, progress);
+    commit = copy.commit;
+    root = copy.root;
     writable.push_back(root.string());
-    build(root, config, o, writable, progress);
   } else {
     writable.push_back(root.string());
   }

@@ -33,6 +33,17 @@ class ProfileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A copy of the repository built for profiling: the sources captured into DIR/source,
+// built in DIR/ws with debug flags, sandboxed as the benchmarks are. Profiling it again
+// and again (options.repo = root, options.build = false) builds once. Throws
+// ProfileError when the build fails.
+struct BuiltCopy {
+  std::filesystem::path root;
+  std::string commit;
+};
+BuiltCopy build_for_profiling(const ProfileOptions& options, const Config& config, const std::filesystem::path& dir,
+                              Progress& progress);
+
 // Builds (unless options.build is false), runs every benchmark under the profilers and
 // ranks the result. A benchmark that crashes or times out keeps its partial profile;
 // its run says what happened. Throws ProfileError when nothing can be profiled.

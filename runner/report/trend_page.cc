@@ -81,7 +81,7 @@ std::string render_trend_page(const std::vector<NightResult>& rows, const std::v
   html << "<p>" << all_nights.size() << " night(s)"
        << (all_nights.empty() ? "" : ", " + html_escape(all_nights.front()) + " to " + html_escape(all_nights.back()))
        << ". A regression is a hot function whose own time in the profile grew significantly from one night to "
-          "the next.</p>\n";
+          "the next, confirmed where the sweep could by measuring both commits side by side the same night.</p>\n";
 
   html << "<h2>Regressions (" << regressions.size() << ")</h2>\n";
   if (regressions.empty()) html << "<p>None found.</p>\n";
@@ -89,7 +89,7 @@ std::string render_trend_page(const std::vector<NightResult>& rows, const std::v
     html << "<div class=\"flag\"><b>regression</b>: <code>" << html_escape(r.target) << "</code> ("
          << html_escape(r.file) << ") in " << html_escape(r.repository) << ": own time "
          << fixed("%.2fx", r.growth) << " from " << html_escape(r.previous_night) << " to " << html_escape(r.night)
-         << " (" << fixed("%.1f", r.z) << " standard errors); the original's benchmarks "
+         << " (" << html_escape(regression_evidence(r)) << "); the original's benchmarks "
          << fixed("%.2fx", r.original_growth) << ". Commits <code>" << html_escape(r.previous_commit.substr(0, 10))
          << "</code>..<code>" << html_escape(r.commit.substr(0, 10)) << "</code>:<ul>";
     for (const std::string& c : r.commits) html << "<li><code>" << html_escape(c) << "</code></li>";

@@ -20,9 +20,12 @@ CREATE TABLE IF NOT EXISTS nights (
   night TEXT NOT NULL, repository TEXT NOT NULL, target TEXT NOT NULL, file TEXT, commit_id TEXT,
   share REAL, self_ns REAL, samples INTEGER, original_s REAL, original_rounds TEXT,
   speedup REAL, speedup_low REAL, speedup_high REAL, status TEXT,
-  pr_number INTEGER, pr_url TEXT, pr_state TEXT, commits_since TEXT,
+  pr_number INTEGER, pr_url TEXT, pr_state TEXT, commits_since TEXT, regression_check TEXT,
   PRIMARY KEY (night, repository, target));
 )";
+
+// A store written before the same-night check existed lacks its column.
+bool has_column(sqlite3* db, const std::string& column);
 
 struct Statement : SqliteStatement {
   Statement(sqlite3* db, const char* sql) : SqliteStatement(db, sql, "history store") {}
@@ -31,6 +34,13 @@ struct Statement : SqliteStatement {
 std::optional<double> optional_real(const Statement& s, int i) {
   if (s.column_null(i)) return std::nullopt;
   return s.column_real(i);
+}
+
+bool has_column(sqlite3* db, const std::string& column) {
+  Statement s(db, "SELECT name FROM pragma_table_info('nights')");
+  while (s.next())
+    if (s.column_text(0) == column) return true;
+  return false;
 }
 
 }  // namespace
@@ -52,6 +62,8 @@ HistoryStore::HistoryStore(const fs::path& file) : file_(file) {
       throw std::runtime_error("history store " + file.string() + ": " + message);
     }
   }
+  if (!has_column(db_, "regression_check"))
+    Statement(db_, "ALTER TABLE nights ADD COLUMN regression_check TEXT").run();
 }
 
 HistoryStore::~HistoryStore() { sqlite3_close(db_); }
@@ -60,12 +72,14 @@ void HistoryStore::record(const NightResult& r) {
   Statement(db_,
             "INSERT OR REPLACE INTO nights (night, repository, target, file, commit_id, share, self_ns, samples, "
             "original_s, original_rounds, speedup, speedup_low, speedup_high, status, pr_number, pr_url, pr_state, "
-            "commits_since) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)")
+            "commits_since, regression_check) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+            "?17, ?18, ?19)")
       .text(1, r.night).text(2, r.repository).text(3, r.target).text(4, r.file).text(5, r.commit).real(6, r.share)
       .real(7, r.self_ns).integer(8, static_cast<long long>(r.samples)).real(9, r.original_s)
       .text(10, json(r.original_rounds).dump()).real(11, r.speedup).real(12, r.speedup_low).real(13, r.speedup_high)
       .text(14, r.status).integer(15, r.pr_number).text(16, r.pr_url).text(17, r.pr_state)
       .text(18, json(r.commits_since).dump())
+      .text(19, r.check ? to_json(*r.check).dump() : "")
       .run();
 }
 
@@ -73,7 +87,7 @@ std::vector<NightResult> HistoryStore::all() const {
   Statement s(db_,
               "SELECT night, repository, target, file, commit_id, share, self_ns, samples, original_s, "
               "original_rounds, speedup, speedup_low, speedup_high, status, pr_number, pr_url, pr_state, "
-              "commits_since FROM nights ORDER BY repository, target, night");
+              "commits_since, regression_check FROM nights ORDER BY repository, target, night");
   std::vector<NightResult> rows;
   while (s.next()) {
     NightResult r;
@@ -96,6 +110,8 @@ std::vector<NightResult> HistoryStore::all() const {
     r.pr_state = s.column_text(16);
     r.commits_since =
         json::parse(s.column_text(17).empty() ? "[]" : s.column_text(17)).get<std::vector<std::string>>();
+    if (!s.column_null(18) && !s.column_text(18).empty())
+      r.check = regression_check_from_json(json::parse(s.column_text(18)));
     rows.push_back(std::move(r));
   }
   return rows;
@@ -144,6 +160,15 @@ std::vector<Regression> find_regressions(const std::vector<NightResult>& given, 
     } else if (!before.original_rounds.empty() && !now.original_rounds.empty()) {
       r.growth = r.original_growth;
       significant = r.growth >= 1 + rule.min_growth && rounds_apart;
+    }
+    // The same commit on both nights: the code did not change, the machine did.
+    if (!before.commit.empty() && before.commit == now.commit) significant = false;
+    // The same-night check, where the sweep made one, overrules the comparison of two
+    // nights: it timed both commits under the same load.
+    if (now.check && now.check->rounds > 0) {
+      significant = now.check->confirmed;
+      r.growth = now.check->growth;
+      r.check = now.check;
     }
     if (significant) found.push_back(std::move(r));
   }

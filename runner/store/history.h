@@ -40,9 +40,15 @@ class HistoryStore {
 // with every timed round of the original on the later night slower than every round on
 // the earlier one (a short benchmark gives few samples, but a dozen A/B rounds). Where
 // the profile has no sample counts, the rounds alone decide.
+//
+// That comparison is only a screen: the two nights ran hours apart, and a machine that
+// is busier on one of them slows everything measured on it (on a shared 2-core runner,
+// by 1.3x or more). A night the screen flags is therefore checked the same night
+// (runner/job/regression_check.h): where a row carries that check, the check decides.
 struct RegressionRule {
   double min_growth = 0.10;
   double min_z = 3;
+  int check_rounds = 5;  // paired rounds of the same-night check; 0: no check, the screen decides
 };
 
 // Consecutive nights of each (repository, target), compared (rows as all() gives them).

@@ -2,6 +2,7 @@
 // beyond the profile's sampling error is flagged with the commits between the nights;
 // growth within the noise, or too small to matter, is not.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "runner/store/history.h"
 #include "support/test_support.h"
@@ -87,6 +88,65 @@ TEST(History, WithoutSamplesTheTimedRoundsDecide) {
   EXPECT_EQ(find_regressions({a, b}).size(), 1u);
   b.original_rounds.push_back(a.original_s * 0.9);  // one round as fast as before: not clear
   EXPECT_EQ(find_regressions({a, b}).size(), 0u);
+}
+
+RegressionCheck side_by_side(std::vector<double> before, std::vector<double> after, bool confirmed, double growth) {
+  RegressionCheck c;
+  c.rounds = static_cast<int>(before.size());
+  c.before_ns = std::move(before);
+  c.after_ns = std::move(after);
+  c.confirmed = confirmed;
+  c.growth = growth;
+  return c;
+}
+
+TEST(History, TheSameNightCheckDecidesOverTheComparisonOfTwoNights) {
+  // The screen flags 2.5x (the rounds are apart), as a busier machine on night 2 would.
+  NightResult a = night("2026-11-01", "sum", 100, 9, "a"), b = night("2026-11-02", "sum", 250, 20, "b");
+  ASSERT_EQ(find_regressions({a, b}).size(), 1u);
+  b.check = side_by_side({100, 101, 99}, {100, 99, 102}, false, 1.0);  // side by side: no change
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);
+  b.check = side_by_side({100, 101, 99}, {180, 185, 179}, true, 1.8);
+  const auto found = find_regressions({a, b});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].growth, 1.8);  // the side-by-side growth, not the nights' 2.5x
+  ASSERT_TRUE(found[0].check);
+  EXPECT_NE(regression_evidence(found[0]).find("side by side the same night: 1.80x"), std::string::npos)
+      << regression_evidence(found[0]);
+  // A check that could not be made (no rounds) leaves the screen's verdict.
+  b.check = RegressionCheck{};
+  b.check->note = "the build failed";
+  EXPECT_EQ(find_regressions({a, b}).size(), 1u);
+}
+
+TEST(History, TheSameCommitOnBothNightsIsNeverARegression) {
+  NightResult a = night("2026-11-01", "sum", 100, 400, "same"), b = night("2026-11-02", "sum", 300, 1200, "same");
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);
+  b.commit = "other";
+  EXPECT_EQ(find_regressions({a, b}).size(), 1u);
+}
+
+TEST(History, KeepsTheCheckAndOpensAStoreWrittenBeforeIt) {
+  testing::TempDir dir;
+  {
+    // A store as the previous version wrote it: no regression_check column.
+    HistoryStore store(dir / "old.sqlite");
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "old.sqlite").c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "ALTER TABLE nights DROP COLUMN regression_check", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  HistoryStore store(dir / "old.sqlite");
+  NightResult b = night("2026-11-02", "sum", 250, 20, "b");
+  b.check = side_by_side({100, 101}, {180, 185}, true, 1.8);
+  store.record(b);
+  store.record(night("2026-11-01", "sum", 100, 9, "a"));
+  const auto rows = store.all();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].check);
+  ASSERT_TRUE(rows[1].check);
+  EXPECT_EQ(rows[1].check->after_ns, (std::vector<double>{180, 185}));
+  EXPECT_TRUE(rows[1].check->confirmed);
 }
 
 }  // namespace

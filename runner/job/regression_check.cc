@@ -1,0 +1,111 @@
+#include "runner/job/regression_check.h"
+
+#include <algorithm>
+
+#include "runner/profile/profile_run.h"
+#include "runner/util/files.h"
+#include "runner/util/stats.h"
+#include "runner/workspace/clone.h"
+#include "runner/workspace/workspace.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The function's own time in one profile run; 0 when it does not appear (inlined away,
+// or too short to be sampled).
+double own_time(const Profile& profile, const std::string& function, const std::string& file) {
+  for (const ProfileEntry& e : profile.entries)
+    if (e.function == function && (file.empty() || e.file == file)) return e.self;
+  return 0;
+}
+
+}  // namespace
+
+void decide_regression(RegressionCheck& check, double min_growth) {
+  check.rounds = static_cast<int>(std::min(check.before_ns.size(), check.after_ns.size()));
+  if (check.rounds == 0) return;
+  // paired_ratio_interval(b, c) is the median of b_i / c_i: with b = after and c =
+  // before, the growth of the own time.
+  const RatioInterval growth = paired_ratio_interval(check.after_ns, check.before_ns);
+  check.growth = growth.median;
+  check.low = growth.low;
+  check.high = growth.high;
+  bool every_round_slower = true;
+  for (int i = 0; i < check.rounds; ++i)
+    every_round_slower = every_round_slower && check.after_ns[static_cast<std::size_t>(i)] >
+                                                    check.before_ns[static_cast<std::size_t>(i)];
+  check.confirmed = every_round_slower && check.growth >= 1 + min_growth;
+}
+
+RegressionCheck check_regression(const RegressionCheckRequest& request, Progress& progress) {
+  RegressionCheck check;
+  const fs::path work = request.work_dir;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      if (!dir.empty()) remove_workspace(dir);
+    }
+  } cleanup{work};
+  try {
+    fs::create_directories(work);
+    CloneRequest clone;
+    clone.url = request.repository.string();
+    clone.ref = request.before_commit;
+    clone.destination = work / "before-source";
+    clone_at_ref(clone);
+
+    // Each commit with its own config (a benchmark added or renamed since is theirs);
+    // the previous commit without one is measured with this night's.
+    const Config after_config = load_config(request.repository / request.config);
+    const fs::path before_file = clone.destination / request.config;
+    const Config before_config = fs::exists(before_file) ? load_config(before_file) : after_config;
+
+    ProfileOptions options;
+    options.quiet = true;
+    options.repo = clone.destination;
+    progress.note("regression check: building " + request.before_commit.substr(0, 10) + " (the night before)");
+    const BuiltCopy before = build_for_profiling(options, before_config, work / "before", progress);
+    options.repo = request.repository;
+    progress.note("regression check: building this night's commit");
+    const BuiltCopy after = build_for_profiling(options, after_config, work / "after", progress);
+
+    options.build = false;
+    auto measure = [&](const BuiltCopy& copy, const Config& config) {
+      options.repo = copy.root;
+      return own_time(profile_benchmarks(options, config, progress), request.function, request.file);
+    };
+    for (int i = 0; i < request.rounds; ++i) {
+      progress.status("regression check: " + request.function + ": round " + std::to_string(i + 1) + " of " +
+                      std::to_string(request.rounds));
+      double b = 0, a = 0;
+      if (i % 2 == 0) {
+        b = measure(before, before_config);
+        a = measure(after, after_config);
+      } else {
+        a = measure(after, after_config);
+        b = measure(before, before_config);
+      }
+      if (a <= 0 || b <= 0) {
+        check.note = request.function + " was not sampled in round " + std::to_string(i + 1) +
+                     " (it ran too briefly, or under another name)";
+        check.before_ns.clear();
+        check.after_ns.clear();
+        break;
+      }
+      check.before_ns.push_back(b);
+      check.after_ns.push_back(a);
+    }
+  } catch (const std::exception& e) {
+    check = RegressionCheck{};
+    check.note = e.what();
+  }
+  decide_regression(check, request.min_growth);
+  if (check.rounds == 0)
+    progress.note("regression check of " + request.function + " not made: " + check.note);
+  return check;
+}
+
+}  // namespace maxcode

@@ -1,0 +1,64 @@
+// The decision of the same-night regression check: every paired round slower and a
+// median growth of at least 1 + min_growth. (The check end to end, building and
+// profiling two commits, runs in tests/unit/cli/sweep_test.cc.)
+#include <gtest/gtest.h>
+
+#include "runner/job/regression_check.h"
+
+namespace maxcode {
+namespace {
+
+RegressionCheck decided(std::vector<double> before, std::vector<double> after, double min_growth = 0.10) {
+  RegressionCheck c;
+  c.before_ns = std::move(before);
+  c.after_ns = std::move(after);
+  decide_regression(c, min_growth);
+  return c;
+}
+
+TEST(RegressionCheck, EveryRoundSlowerAndEnoughGrowthConfirms) {
+  const RegressionCheck c = decided({100, 102, 98, 101, 99}, {300, 290, 310, 305, 296});
+  EXPECT_EQ(c.rounds, 5);
+  EXPECT_TRUE(c.confirmed);
+  EXPECT_NEAR(c.growth, 3.0, 0.05);
+  EXPECT_LE(c.low, c.growth);
+  EXPECT_GE(c.high, c.growth);
+}
+
+TEST(RegressionCheck, OneRoundNotSlowerIsNotConfirmed) {
+  // Four rounds 3x slower, one as fast: a load burst on the earlier nights' side cannot
+  // be told from a real change with five pairs, so no flag.
+  const RegressionCheck c = decided({100, 102, 98, 101, 99}, {300, 290, 97, 305, 296});
+  EXPECT_FALSE(c.confirmed);
+  EXPECT_GT(c.growth, 2.5);
+}
+
+TEST(RegressionCheck, SlowerButBelowTheMinimumGrowthIsNotConfirmed) {
+  const RegressionCheck c = decided({100, 100, 100, 100, 100}, {105, 106, 104, 105, 107});
+  EXPECT_FALSE(c.confirmed);
+  EXPECT_TRUE(decided({100, 100, 100, 100, 100}, {105, 106, 104, 105, 107}, 0.03).confirmed);
+}
+
+TEST(RegressionCheck, NoRoundsDecidesNothing) {
+  const RegressionCheck c = decided({}, {});
+  EXPECT_EQ(c.rounds, 0);
+  EXPECT_FALSE(c.confirmed);
+}
+
+TEST(RegressionCheck, AFailedBuildIsANoteNotAnException) {
+  RegressionCheckRequest request;
+  request.repository = "/nonexistent/maxcode-repo";
+  request.before_commit = "0123456789abcdef0123456789abcdef01234567";
+  request.config = ".maxcode.json";
+  request.function = "sum_squares";
+  request.work_dir = std::filesystem::temp_directory_path() / "maxcode-regression-check-test";
+  Progress progress(stderr, true);
+  const RegressionCheck c = check_regression(request, progress);
+  EXPECT_EQ(c.rounds, 0);
+  EXPECT_FALSE(c.confirmed);
+  EXPECT_NE(c.note.find("/nonexistent/maxcode-repo"), std::string::npos) << c.note;
+  EXPECT_FALSE(std::filesystem::exists(request.work_dir));
+}
+
+}  // namespace
+}  // namespace maxcode
