@@ -61,7 +61,7 @@ TEST_F(OverloadRepo, EvalResolvesTheOverloadFromTheProfile) {
   const std::string original = read_text(repo_ / "src/scale.cpp");
   write_text(dir_ / "same.cpp", original.substr(original.find("double scale(double* v, long n) {")));
   Command c;
-  c.shell = std::string(MAXCODE_BINARY) + " eval " + repo_.string() + " --candidate " + (dir_ / "same.cpp").string() +
+  c.shell = std::string(MAXCODE_BINARY) + " eval " + repo_.string() + " --function scale --candidate " + (dir_ / "same.cpp").string() +
             " --out " + (dir_ / "out").string();
   c.timeout_s = 300;
   const Outcome o = run(c);
