@@ -68,8 +68,10 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
   std::string why;
   std::string signature;
   if (e.kind == "gpu") {
-    const std::string kernel = "kernel " + e.function + " (" + e.file + ":" + std::to_string(e.line) + ", " +
-                               of_list(e) + ")";
+    const std::string place = e.file.empty() ? "definition not found"
+                              : e.line > 0   ? e.file + ":" + std::to_string(e.line)
+                                             : e.file;
+    const std::string kernel = "kernel " + e.function + " (" + place + ", " + of_list(e) + ")";
     if (e.launchers.empty())
       throw SourceError(kernel + " has no launcher maxcode can read: " + e.launch_note +
                         "; name the host function to optimize with targets.functions (or --function)");

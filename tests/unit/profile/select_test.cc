@@ -1,11 +1,14 @@
 // Target selection from a profile, end to end on CPU: a function with two overloads
 // (tests/fixtures/profile/overload-repo), where the profile — not targets.signature —
-// says which one is hot. The GPU side (a kernel through its launcher) is in
-// profile_gpu_test, on recorded CUPTI files.
+// says which one is hot; and the messages for kernels that have no one launcher in
+// their file. The GPU side (a kernel through its launcher) is in profile_gpu_test, on
+// recorded CUPTI files.
 #include "runner/profile/select.h"
 
 #include <gtest/gtest.h>
 
+#include "runner/profile/collect.h"
+#include "runner/profile/launchers.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "runner/workspace/locate.h"
@@ -73,6 +76,53 @@ TEST_F(OverloadRepo, EvalResolvesTheOverloadFromTheProfile) {
   EXPECT_EQ(result["target"]["signature"], "double scale(double* v, long n)");
   ASSERT_EQ(result["candidates"].size(), 1u);
   EXPECT_EQ(result["candidates"][0]["verdict"], "not-faster") << result["candidates"][0]["reason"];
+}
+
+// A kernel whose target cannot be its launcher: each case says what maxcode saw and
+// what to set.
+TEST(ResolveTarget, KernelsWithoutOneLauncherInTheirFileGetClearMessages) {
+  TempDir repo;
+  write_text(repo / "src/k.cu", R"(
+__global__ void by_pointer(float* p) { p[0] = 1; }
+__global__ void elsewhere(float* p) { p[0] = 2; }
+__global__ void never(float* p) { p[0] = 3; }
+static void (*table[])(float*) = {by_pointer};
+void run_table(float* p, int i) { table[i]<<<1, 1>>>(p); }
+)");
+  write_text(repo / "src/main.cu", "void drive(float* p) { elsewhere<<<1, 1>>>(p); }\n");
+  Collected none;
+  Profile profile = rank_profile(none, CodeOrigin({repo.path()}, ScopeConfig{}));
+  for (const std::string name : {"by_pointer", "elsewhere", "never"}) {
+    ProfileEntry e;
+    e.kind = "gpu";
+    e.name = name + "(float*)";
+    e.function = name;
+    e.file = "src/k.cu";
+    e.in_scope = true;
+    e.share = 0.5;
+    profile.kernels.push_back(e);
+  }
+  SourceIndex sources(repo.path());
+  find_launchers(profile.kernels, sources);
+  auto message = [&](std::size_t i) {
+    try {
+      resolve_target(repo.path(), ScopeConfig{}, profile.kernels[i]);
+    } catch (const SourceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message(0),
+            "kernel by_pointer (src/k.cu, 50.0% of GPU time) has no launcher maxcode can read: launched only through "
+            "a pointer: its name is used as a value at src/k.cu:5, never launched by name; name the host function to "
+            "optimize with targets.functions (or --function)");
+  EXPECT_EQ(message(1),
+            "kernel elsewhere (src/k.cu, 50.0% of GPU time) is launched by drive in another file (src/main.cu:1), "
+            "and a target unit stays in one file; move the launcher next to the kernel, or name a function of one "
+            "file with targets.functions (or --function)");
+  EXPECT_NE(message(2).find("no launch of it found in the sources (no never<<<...>>> or cudaLaunchKernel(never, ...))"),
+            std::string::npos)
+      << message(2);
 }
 
 }  // namespace
