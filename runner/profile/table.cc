@@ -1,5 +1,6 @@
 #include "runner/profile/table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -69,9 +70,13 @@ std::string launched_by(const ProfileEntry& e) {
     return e.launch_note.empty() ? "" : "launcher not found";
   }
   std::string names;
+  std::vector<std::string> seen;
   for (const KernelLauncher& l : e.launchers) {
-    if (names.find(l.function) != std::string::npos) continue;  // overloads: once
-    names += (names.empty() ? "" : ", ") + l.function;
+    // Overloads once; a launcher in another file says where (it cannot share a unit).
+    const std::string name = l.function + (l.file == e.file ? "" : " (" + l.file + ")");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    names += (names.empty() ? "" : ", ") + name;
   }
   return "launched by " + names;
 }

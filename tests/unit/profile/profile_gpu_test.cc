@@ -212,6 +212,10 @@ TEST(GpuRanking, AKernelFedSlowlyLeadsTheKernelsListWithItsLauncher) {
   EXPECT_LT(table.find("GPU kernels"), table.find("CPU functions")) << table;
   EXPECT_NE(table.find("launched by run_pipeline"), std::string::npos) << table;
   EXPECT_NE(table.find("launched by run_saxpy, run_saxpy_scaled"), std::string::npos) << table;
+  // A launcher in another file says where.
+  p.kernels[0].launchers[0].file = "src/main.cu";
+  EXPECT_NE(render_profile_table(p, 10, 0.0).find("launched by run_pipeline (src/main.cu)"), std::string::npos);
+  p.kernels[0].launchers[0].file = "src/kernels.cu";
   std::printf("%s", table.c_str());
 
   // With no function named, the kernel's launcher is the target: the kernel's share of
