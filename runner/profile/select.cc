@@ -161,19 +161,23 @@ TargetChoice choose_target_by_profile(const std::filesystem::path& repo, const s
 std::string signature_from_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
                                    const Config& config, const std::string& function, bool quiet) {
   const std::vector<Located> definitions = locate_definitions(repo, config.scope, function);
-  if (definitions.size() < 2) return "";
+  // Copies of one definition (a build tree's copy of the source) are no overloads: a
+  // signature cannot tell them apart, and the workspace leaves the copies out.
+  std::vector<std::string> signatures;
+  for (const Located& l : definitions)
+    if (std::find(signatures.begin(), signatures.end(), l.extent.signature) == signatures.end())
+      signatures.push_back(l.extent.signature);
+  if (signatures.size() < 2) return "";
   Progress progress(stderr, quiet);
   const Profile profile = profile_for_choice(
       repo, config_file, config, quiet, progress,
       function + " has " + std::to_string(definitions.size()) + " definitions: profiling to see which one is hot");
   const auto pick = pick_overload(definitions, profile, function);
   if (!pick) {
-    std::string list;
-    for (const Located& l : definitions)
-      list += "\n  " + l.target.file + ":" + std::to_string(l.target.line_begin) + ": " + l.target.signature;
-    throw SourceError("'" + function + "' is ambiguous; it is defined " + std::to_string(definitions.size()) +
-                      " times and the profile does not say which one runs:" + list +
-                      "\nname one with targets.signature in the config or --signature");
+    // Locating the target then fails as before, listing the definitions.
+    progress.note("the profile does not say which definition of " + function + " runs (it did not run, or its "
+                  "entries fit several definitions)");
+    return "";
   }
   progress.note(pick->note);
   return definitions[pick->index].extent.signature;

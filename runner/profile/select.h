@@ -47,8 +47,9 @@ TargetChoice choose_target_by_profile(const std::filesystem::path& repo, const s
 
 // The signature of the hot definition of `function` when it has several in scope and
 // no signature was given: profiles the benchmarks and asks the profile (runner/
-// profile/overload.h). Empty when there is at most one definition. Throws SourceError
-// with the definitions listed when the profile cannot tell.
+// profile/overload.h). Empty, without profiling, when the definitions have at most one
+// signature; empty, after a note, when the profile cannot tell (locating the target
+// then fails listing the definitions and asking for targets.signature).
 std::string signature_from_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
                                    const Config& config, const std::string& function, bool quiet);
 

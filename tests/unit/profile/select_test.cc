@@ -58,6 +58,20 @@ TEST_F(OverloadRepo, OneDefinitionNeedsNoProfile) {
   EXPECT_EQ(signature_from_profile(repo_, repo_ / ".maxcode.json", config_, "scale", true), "");
 }
 
+TEST_F(OverloadRepo, WhenTheProfileCannotTellTheUserIsAskedForASignature) {
+  // The benchmark never calls scale: no entry of it to decide by.
+  write_text(repo_ / "bench/main.cpp",
+             "#include <cstdio>\nint main() {\n  volatile double s = 0;\n"
+             "  for (long i = 0; i < 50000000; ++i) s = s + 1.0;\n  std::printf(\"%.1f\\n\", s);\n}\n");
+  EXPECT_EQ(signature_from_profile(repo_, repo_ / ".maxcode.json", config_, "scale", true), "");
+  try {
+    locate_target(repo_, config_.scope, "scale");
+    ADD_FAILURE() << "no error";
+  } catch (const SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("name one with targets.signature"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(OverloadRepo, EvalResolvesTheOverloadFromTheProfile) {
   // The candidate rewrites the double overload; had the float one been chosen, it
   // would not even be the same function.
