@@ -305,10 +305,11 @@ ScopeConfig parse_scope(const Node& node) {
 }
 
 TargetsConfig parse_targets(const Node& node) {
-  Reader r(node, {"functions", "signature", "interface"});
+  Reader r(node, {"functions", "signature", "interface", "prefer"});
   TargetsConfig targets;
   targets.functions = r.strings("functions", {}, &Node::non_empty_string);
   targets.signature = r.string("signature");
+  if (auto prefer = r.get("prefer")) targets.prefer = one_of(*prefer, "prefer", {"gpu", "cpu"});
   if (auto interface = r.get("interface")) {
     interface->expect(interface->value.is_object(), "an object");
     for (const auto& [name, value] : interface->value.items()) {
@@ -556,6 +557,7 @@ json to_json(const Config& config) {
 
   json targets = {{"functions", config.targets.functions}};
   put_optional(targets, "signature", config.targets.signature);
+  put_optional(targets, "prefer", config.targets.prefer);
   if (!config.targets.interface.empty()) targets["interface"] = config.targets.interface;
 
   json knobs = json::array();

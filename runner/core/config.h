@@ -64,6 +64,10 @@ struct ScopeConfig {
 struct TargetsConfig {
   std::vector<std::string> functions;  // names (qualified allowed)
   std::string signature;               // optional: picks one overload
+  // With no function named: which profile list a target comes from first, "gpu" (a hot
+  // kernel, through its launcher) or "cpu" (a hot function); empty: the entry with the
+  // larger share of its own list.
+  std::string prefer;
   // Optional: element counts of the target's pointer parameters, as products of its
   // integer parameters and literals ("in": "width*height"). The call check uses them to
   // perturb inputs and poison outputs between calls (docs/evaluation.md).

@@ -23,16 +23,21 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     const fs::path config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
     job.config = load_config(config_file);
     job.function = o.function;
-    if (job.function.empty()) {
-      // Named nowhere: profile the benchmarks and take the hottest function in scope
-      // (runner/profile/select.h).
-      job.function = job.config.targets.functions.empty()
-                         ? choose_target_by_profile(o.repo, config_file, job.config, o.quiet)
-                         : job.config.targets.functions.front();
+    job.signature = o.signature;
+    if (job.function.empty() && job.config.targets.functions.empty()) {
+      // Named nowhere: profile the benchmarks and take the hottest function, or the
+      // launcher of the hottest kernel, in scope (runner/profile/select.h).
+      const TargetChoice choice = choose_target_by_profile(o.repo, config_file, job.config, o.quiet);
+      job.function = choice.function;
+      if (job.signature.empty()) job.signature = choice.signature;
+    } else {
+      if (job.function.empty()) job.function = job.config.targets.functions.front();
+      // Several definitions and no signature given: the profile says which one is hot.
+      if (job.signature.empty() && job.config.targets.signature.empty())
+        job.signature = signature_from_profile(o.repo, config_file, job.config, job.function, o.quiet);
     }
     if (!o.policy.empty()) job.config.search.policy = o.policy;
     if (o.max_evaluations > 0) job.config.search.max_evaluations = o.max_evaluations;
-    job.signature = o.signature;
     job.out = o.out;
     job.replay_dir = o.replay_dir;
     job.db = o.db;
@@ -84,6 +89,7 @@ int run_optimize(const JobOptions& given) {
     // The interrupted run decides what is searched and where results go.
     o.out = o.resume;
     o.function = checkpoint->target.function;
+    if (o.signature.empty()) o.signature = checkpoint->target.signature;  // an overload chosen before
     o.policy = checkpoint->policy;
   }
   return run_command(o, checkpoint);

@@ -94,8 +94,12 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
   if (!job.profile.empty()) {
     html << "<h2>Profile</h2>\n<table><tr><th>share</th><th>function</th><th>file</th><th>samples</th><th></th></tr>\n";
     for (const auto& e : job.profile) {
-      html << "<tr><td>" << format_numbers("%.1f%%", e.value("share", 0.0) * 100) << "</td><td>"
-           << html_escape(e.value("name", std::string())) << "</td><td>" << html_escape(e.value("file", std::string()))
+      // Kernels' shares are of GPU time, functions' of CPU time.
+      const std::string launched_by = e.value("launched_by", std::string());
+      html << "<tr><td>" << format_numbers("%.1f%%", e.value("share", 0.0) * 100)
+           << (e.value("kind", std::string("cpu")) == "gpu" ? " of GPU" : " of CPU") << "</td><td>"
+           << html_escape(e.value("name", std::string()) + (launched_by.empty() ? "" : " (launched by " + launched_by + ")"))
+           << "</td><td>" << html_escape(e.value("file", std::string()))
            << ":" << e.value("line", 0) << "</td><td>" << e.value("samples", 0) << "</td><td>"
            << (e.value("external", false) ? "external" : !e.value("in_scope", false) ? "out of scope" : "in scope")
            << "</td></tr>\n";

@@ -186,34 +186,43 @@ class JobRunner {
         throw JobFailure("profile", std::string("profiling failed: ") + e.what());
       }
       write_text(run_.out / "profile.json", to_json(profile).dump(2) + "\n");
-      for (std::size_t i = 0; i < profile.entries.size() && i < 15; ++i) {
-        const ProfileEntry& e = profile.entries[i];
-        job_.profile.push_back({{"name", e.name}, {"function", e.function}, {"file", e.file}, {"line", e.line},
-                                {"share", e.share}, {"self", e.self}, {"samples", e.samples},
-                                {"in_scope", e.in_scope}, {"external", e.external}});
+      for (const auto* list : {&profile.kernels, &profile.functions}) {
+        for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
+          const ProfileEntry& e = (*list)[i];
+          std::string launched_by;
+          for (const KernelLauncher& l : e.launchers) launched_by += (launched_by.empty() ? "" : ", ") + l.function;
+          job_.profile.push_back({{"kind", e.kind}, {"name", e.name}, {"function", e.function}, {"file", e.file},
+                                  {"line", e.line}, {"share", e.share}, {"self", e.self}, {"samples", e.samples},
+                                  {"in_scope", e.in_scope}, {"external", e.external},
+                                  {"launched_by", launched_by}});
+        }
       }
       std::string tried;
-      for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share)) {
+      for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share, config_.targets.prefer)) {
         if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
-        const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
-                                      [&](const TargetRecord& t) { return t.function == e.function; });
-        if (seen) continue;
         try {
-          add_target(locate_target(source_dir(), config_.scope, e.function), &e);
+          // A kernel's target is its launcher (runner/profile/select.h).
+          const TargetChoice choice = resolve_target(source_dir(), config_.scope, e);
+          const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
+                                        [&](const TargetRecord& t) { return t.function == choice.function; });
+          if (seen) continue;
+          add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature), &e);
         } catch (const std::exception& error) {
           tried += "; " + e.function + ": " + error.what();
         }
       }
       if (job_.targets.empty()) {
         std::string hottest;
-        for (std::size_t i = 0; i < profile.entries.size() && i < 3; ++i) {
-          const ProfileEntry& e = profile.entries[i];
-          hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " " + e.name +
-                     (e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
+        for (const auto* list : {&profile.kernels, &profile.functions}) {
+          for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
+            const ProfileEntry& e = (*list)[i];
+            hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") +
+                       " time " + e.name + (e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
+          }
         }
         throw JobFailure("nothing-in-scope",
                          "no function inside the scope of " + config_file_.filename().string() + " takes " +
-                             percent(job_.input.min_share) + " or more of the profiled time" +
+                             percent(job_.input.min_share) + " or more of its profile list's time" +
                              (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
       }
     }

@@ -7,6 +7,7 @@
 
 #include "runner/util/files.h"
 #include "runner/profile/callgrind_import.h"
+#include "runner/profile/launchers.h"
 #include "runner/profile/perf_import.h"
 #include "runner/profile/pprof_import.h"
 #include "runner/profile/rank_cpu.h"
@@ -123,6 +124,9 @@ void collect_file(const fs::path& file, Collected& into) {
     } catch (const nlohmann::json::parse_error& e) {
       throw ProfileFormatError(label + ": byte " + std::to_string(e.byte) + ": not valid JSON");
     }
+    if (document.is_object() && document.value("format", std::string()).rfind("maxcode-profile", 0) == 0)
+      throw ProfileFormatError(label + ": a ranked maxcode profile, not profiler output; import it alone to "
+                               "print its table again");
     into.gpu.push_back(parse_gpu_summary(document, label));
   } else if (looks_like_callgrind(text)) {
     add_cpu(into, parse_callgrind(text, label), label);
@@ -137,19 +141,14 @@ Profile rank_profile(const Collected& collected, const CodeOrigin& origin) {
   if (!collected.gpu.empty() && profile.unit != "ns")
     throw std::runtime_error("GPU times (ns) cannot be ranked with CPU costs in " + profile.unit);
   SourceIndex sources(origin.roots().front());
-  std::vector<ProfileEntry> cpu = rank_cpu(collected.cpu, origin, &sources);
-  std::vector<ProfileEntry> gpu = rank_gpu(collected.gpu, origin, &sources);
+  profile.functions = rank_cpu(collected.cpu, origin, &sources);
+  profile.kernels = rank_gpu(collected.gpu, origin, &sources);
   for (const auto& s : collected.cpu.stacks) profile.cpu_total += s.weight;
   for (const auto& g : collected.gpu) profile.gpu_total += static_cast<double>(g.kernel_ns() + g.transfer_ns());
-  const double total = profile.total();
-  for (auto* list : {&cpu, &gpu}) {
-    for (auto& e : *list) {
-      e.share = total > 0 ? e.self / total : 0;
-      profile.entries.push_back(std::move(e));
-    }
-  }
-  std::stable_sort(profile.entries.begin(), profile.entries.end(),
-                   [](const ProfileEntry& a, const ProfileEntry& b) { return a.share > b.share; });
+  // Each list by its own total: a kernel that takes all the GPU's time leads its list
+  // however long the host spends feeding it.
+  for (auto& e : profile.kernels) e.share = profile.gpu_total > 0 ? e.self / profile.gpu_total : 0;
+  find_launchers(profile.kernels, sources);
 
   profile.warnings = collected.warnings;
   for (const auto& w : collected.cpu.warnings) add_warning(profile.warnings, w);

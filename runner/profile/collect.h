@@ -1,7 +1,7 @@
 // Turning profile files into one ranked Profile: the files the injected profilers
 // wrote for a benchmark run, or files a user already has (perf script, callgrind,
-// gperftools, maxcode's own). CPU and GPU entries share one ranking: each entry's
-// share is its time over all CPU time sampled plus all GPU time recorded.
+// gperftools, maxcode's own). Two rankings: kernels by share of all GPU time recorded,
+// functions by share of all CPU time sampled.
 #pragma once
 
 #include <filesystem>
@@ -33,8 +33,8 @@ void collect_run_directory(const std::filesystem::path& dir, Collected& into, Be
 // std::runtime_error when its unit cannot be combined with what is there.
 void collect_file(const std::filesystem::path& file, Collected& into);
 
-// Ranks everything collected: entries sorted by share, totals, and warnings about
-// missing debug information in the repository's own programs.
+// Ranks everything collected: both lists sorted by share, each kernel's launchers,
+// totals, and warnings about missing debug information in the repository's own programs.
 Profile rank_profile(const Collected& collected, const CodeOrigin& origin);
 
 }  // namespace maxcode

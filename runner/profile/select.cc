@@ -1,66 +1,186 @@
 #include "runner/profile/select.h"
 
+#include <algorithm>
 #include <cstdio>
 
-#include "runner/workspace/locate.h"
+#include "runner/profile/overload.h"
 #include "runner/profile/profile_run.h"
 #include "runner/util/progress.h"
+#include "runner/workspace/locate.h"
 
 namespace maxcode {
 
-std::vector<ProfileEntry> select_targets(const Profile& profile, int top, double min_share) {
-  std::vector<ProfileEntry> out;
-  for (const ProfileEntry& e : profile.entries) {
-    if (static_cast<int>(out.size()) >= top) break;
-    if (e.share < min_share) break;  // entries are sorted by share
-    if (e.external || !e.in_scope || e.function.empty()) continue;
-    out.push_back(e);
-  }
-  return out;
+namespace {
+
+bool selectable(const ProfileEntry& e, double min_share) {
+  return e.share >= min_share && !e.external && e.in_scope && !e.function.empty();
 }
 
-std::string choose_target_by_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
-                                     const Config& config, bool quiet) {
-  Progress progress(stderr, quiet);
-  progress.note("no function named: profiling the benchmarks to choose one");
+std::string percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
+std::string of_list(const ProfileEntry& e) {
+  return percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") + " time";
+}
+
+Profile profile_for_choice(const std::filesystem::path& repo, const std::filesystem::path& config_file,
+                           const Config& config, bool quiet, Progress& progress, const std::string& why) {
+  progress.note(why);
   ProfileOptions options;
   options.repo = repo;
   options.config = config_file;
   options.quiet = quiet;
-  Profile profile;
   try {
-    profile = profile_benchmarks(options, config, progress);
+    return profile_benchmarks(options, config, progress);
   } catch (const std::exception& e) {
-    throw ConfigError(config_file.string() + ": targets.functions: no function named, and profiling failed: " +
-                      e.what());
+    throw ConfigError(config_file.string() + ": targets.functions: " + why + ", and profiling failed: " + e.what());
   }
-  std::string tried;
-  for (const ProfileEntry& e : select_targets(profile, 5, kDefaultTargetShare)) {
-    try {
-      locate_target(repo, config.scope, e.function);
-    } catch (const std::exception& error) {
-      tried += "\n  " + e.function + ": " + error.what();
-      continue;
+}
+
+}  // namespace
+
+std::vector<ProfileEntry> select_targets(const Profile& profile, int top, double min_share,
+                                         const std::string& prefer) {
+  std::vector<ProfileEntry> kernels, functions;
+  for (const ProfileEntry& e : profile.kernels)
+    if (selectable(e, min_share)) kernels.push_back(e);
+  for (const ProfileEntry& e : profile.functions)
+    if (selectable(e, min_share)) functions.push_back(e);
+  std::vector<ProfileEntry> out;
+  if (prefer == "gpu" || prefer == "cpu") {
+    out = prefer == "gpu" ? kernels : functions;
+    const auto& rest = prefer == "gpu" ? functions : kernels;
+    out.insert(out.end(), rest.begin(), rest.end());
+  } else {
+    out = kernels;
+    out.insert(out.end(), functions.begin(), functions.end());
+    std::stable_sort(out.begin(), out.end(), [](const ProfileEntry& a, const ProfileEntry& b) { return a.share > b.share; });
+  }
+  if (static_cast<int>(out.size()) > top) out.resize(static_cast<std::size_t>(top));
+  return out;
+}
+
+TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig& scope, const ProfileEntry& e) {
+  TargetChoice choice;
+  std::string why;
+  std::string signature;
+  if (e.kind == "gpu") {
+    const std::string place = e.file.empty() ? "definition not found"
+                              : e.line > 0   ? e.file + ":" + std::to_string(e.line)
+                                             : e.file;
+    const std::string kernel = "kernel " + e.function + " (" + place + ", " + of_list(e) + ")";
+    if (e.launchers.empty())
+      throw SourceError(kernel + " has no launcher maxcode can read: " + e.launch_note +
+                        "; name the host function to optimize with targets.functions (or --function)");
+    std::vector<const KernelLauncher*> distinct;
+    for (const KernelLauncher& l : e.launchers) {
+      const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const KernelLauncher* d) {
+        return d->function == l.function && d->signature == l.signature && d->file == l.file;
+      });
+      if (!seen) distinct.push_back(&l);
     }
-    char line[256];
-    std::snprintf(line, sizeof line, "chose %s (%s:%d), %.1f%% of the profiled time", e.function.c_str(),
-                  e.file.c_str(), e.line, e.share * 100);
-    progress.note(line);
-    return e.function;
+    if (distinct.size() > 1) {
+      std::string list;
+      for (const KernelLauncher* l : distinct)
+        list += "\n  " + l->function + " (" + l->file + ":" + std::to_string(l->line) + ")";
+      throw SourceError(kernel + " is launched from " + std::to_string(distinct.size()) +
+                        " host functions, and a target is one launcher with its kernel:" + list +
+                        "\nchoose one with targets.functions in the config (or --function)");
+    }
+    const KernelLauncher& l = *distinct.front();
+    if (l.file != e.file)
+      throw SourceError(kernel + " is launched by " + l.function + " in another file (" + l.file + ":" +
+                        std::to_string(l.line) + "), and a target unit stays in one file; move the launcher next "
+                        "to the kernel, or name a function of one file with targets.functions (or --function)");
+    if (locate_definitions(repo, scope, l.function, l.signature).empty())
+      throw SourceError(kernel + " is launched by " + l.function + " (" + l.file + ":" + std::to_string(l.line) +
+                        "), which is outside the configured scope; widen scope.include or name another "
+                        "function with targets.functions");
+    choice.function = l.function;
+    signature = l.signature;
+    why = "launcher of " + e.function + ", which takes " + of_list(e);
+  } else {
+    choice.function = e.function;
+    why = of_list(e);
+  }
+  std::vector<Located> definitions = locate_definitions(repo, scope, choice.function);
+  if (definitions.size() > 1) {
+    std::optional<std::size_t> index;
+    if (!signature.empty()) {
+      for (std::size_t i = 0; i < definitions.size(); ++i)
+        if (definitions[i].extent.signature == signature) index = i;
+    } else {
+      index = match_overload(definitions, e);
+    }
+    if (!index) locate_target(repo, scope, choice.function);  // throws, listing the definitions
+    choice.signature = definitions[*index].extent.signature;
+    definitions = {definitions[*index]};
+    why += "; of its " + std::to_string(locate_definitions(repo, scope, choice.function).size()) +
+           " definitions, the profile's " + e.name + " is this one";
+  }
+  const Located located = definitions.empty() ? locate_target(repo, scope, choice.function) : definitions.front();
+  choice.file = located.target.file;
+  choice.line = static_cast<int>(located.target.line_begin);
+  choice.note = "chose " + choice.function + " (" + choice.file + ":" + std::to_string(choice.line) + "), " + why;
+  return choice;
+}
+
+TargetChoice choose_target_by_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
+                                      const Config& config, bool quiet) {
+  Progress progress(stderr, quiet);
+  const Profile profile =
+      profile_for_choice(repo, config_file, config, quiet, progress, "no function named: profiling the benchmarks to choose one");
+  std::string tried;
+  for (const ProfileEntry& e : select_targets(profile, 5, kDefaultTargetShare, config.targets.prefer)) {
+    try {
+      TargetChoice choice = resolve_target(repo, config.scope, e);
+      progress.note(choice.note);
+      return choice;
+    } catch (const std::exception& error) {
+      progress.note(std::string("skipped: ") + error.what());
+      tried += "\n  " + e.function + ": " + error.what();
+    }
   }
   std::string hottest;
-  for (std::size_t i = 0; i < profile.entries.size() && i < 3; ++i) {
-    const ProfileEntry& e = profile.entries[i];
-    char line[256];
-    std::snprintf(line, sizeof line, "\n  %.1f%% %s%s", e.share * 100, e.name.c_str(),
-                  e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
-    hottest += line;
+  for (const auto* list : {&profile.kernels, &profile.functions}) {
+    for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
+      const ProfileEntry& e = (*list)[i];
+      hottest += "\n  " + of_list(e) + " " + e.name + (e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
+    }
   }
-  throw ConfigError(config_file.string() + ": targets.functions: no function named, and no function in scope takes " +
-                    std::to_string(static_cast<int>(kDefaultTargetShare * 100)) +
-                    "% or more of the benchmarks' time; give one with --function" +
-                    (tried.empty() ? "" : "\n candidates that could not be located:" + tried) +
+  throw ConfigError(config_file.string() + ": targets.functions: no function named, and no function or kernel in scope "
+                    "takes " + std::to_string(static_cast<int>(kDefaultTargetShare * 100)) +
+                    "% or more of its list's time and resolves to a target; give one with --function" +
+                    (tried.empty() ? "" : "\n candidates skipped:" + tried) +
                     (hottest.empty() ? "" : "\n hottest entries:" + hottest));
+}
+
+std::string signature_from_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
+                                   const Config& config, const std::string& function, bool quiet) {
+  const std::vector<Located> definitions = locate_definitions(repo, config.scope, function);
+  // Copies of one definition (a build tree's copy of the source) are no overloads: a
+  // signature cannot tell them apart, and the workspace leaves the copies out.
+  std::vector<std::string> signatures;
+  for (const Located& l : definitions)
+    if (std::find(signatures.begin(), signatures.end(), l.extent.signature) == signatures.end())
+      signatures.push_back(l.extent.signature);
+  if (signatures.size() < 2) return "";
+  Progress progress(stderr, quiet);
+  const Profile profile = profile_for_choice(
+      repo, config_file, config, quiet, progress,
+      function + " has " + std::to_string(definitions.size()) + " definitions: profiling to see which one is hot");
+  const auto pick = pick_overload(definitions, profile, function);
+  if (!pick) {
+    // Locating the target then fails as before, listing the definitions.
+    progress.note("the profile does not say which definition of " + function + " runs (it did not run, or its "
+                  "entries fit several definitions)");
+    return "";
+  }
+  progress.note(pick->note);
+  return definitions[pick->index].extent.signature;
 }
 
 }  // namespace maxcode

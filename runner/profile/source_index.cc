@@ -50,16 +50,9 @@ std::optional<SourceLocation> SourceIndex::find(const std::string& function) {
   std::optional<SourceLocation> result;
   int definitions = 0;
   for (const auto& file : files_) {
-    auto [it, fresh] = text_.try_emplace(file);
-    if (fresh) {
-      try {
-        it->second = read_text(root_ / file);
-      } catch (const std::exception&) {
-        continue;
-      }
-    }
-    if (it->second.find(last) == std::string::npos) continue;
-    for (const Extent& extent : find_definitions(it->second, function)) {
+    const std::string& content = text(file);
+    if (content.find(last) == std::string::npos) continue;
+    for (const Extent& extent : find_definitions(content, function)) {
       ++definitions;
       result = SourceLocation{file, static_cast<int>(extent.line_begin)};
     }
@@ -67,6 +60,18 @@ std::optional<SourceLocation> SourceIndex::find(const std::string& function) {
   if (definitions != 1) result.reset();
   found_[function] = result;
   return result;
+}
+
+const std::string& SourceIndex::text(const std::string& file) {
+  auto [it, fresh] = text_.try_emplace(file);
+  if (fresh) {
+    try {
+      it->second = read_text(root_ / file);
+    } catch (const std::exception&) {
+      it->second.clear();
+    }
+  }
+  return it->second;
 }
 
 }  // namespace maxcode

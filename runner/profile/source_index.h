@@ -24,6 +24,10 @@ class SourceIndex {
   // The one definition of `function` (qualified or not); nullopt when there is none
   // or several that the name alone cannot tell apart.
   std::optional<SourceLocation> find(const std::string& function);
+  // The files indexed (relative to the root) and their text, read once (empty when
+  // unreadable).
+  const std::vector<std::string>& files() const { return files_; }
+  const std::string& text(const std::string& file);
 
  private:
   std::filesystem::path root_;

@@ -1,5 +1,6 @@
 #include "runner/profile/table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -61,28 +62,73 @@ std::string flags(const ProfileEntry& e) {
   return "";
 }
 
+// Who launches a kernel, as the table's last column says it.
+std::string launched_by(const ProfileEntry& e) {
+  if (e.external) return "";
+  if (e.launchers.empty()) {
+    if (e.launch_note.rfind("launched only through a pointer", 0) == 0) return "launched through a pointer";
+    return e.launch_note.empty() ? "" : "launcher not found";
+  }
+  std::string names;
+  std::vector<std::string> seen;
+  for (const KernelLauncher& l : e.launchers) {
+    // Overloads once; a launcher in another file says where (it cannot share a unit).
+    const std::string name = l.function + (l.file == e.file ? "" : " (" + l.file + ")");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return "launched by " + names;
+}
+
+// One ranked list: at most `top` rows, none below `min_share`.
+std::string render_list(const std::vector<ProfileEntry>& list, const std::string& title, const std::string& unit,
+                        int top, double min_share) {
+  const bool gpu = title.rfind("GPU", 0) == 0;
+  std::string out = title + "\n";
+  char line[640];
+  std::snprintf(line, sizeof line, "%4s %7s %11s %9s %-48s %-32s %s\n", "#", "share", "time",
+                gpu ? "launches" : "calls", gpu ? "kernel" : "function", "where", "");
+  out += line;
+  int shown = 0;
+  for (std::size_t i = 0; i < list.size() && shown < top; ++i) {
+    const ProfileEntry& e = list[i];
+    if (e.share < min_share) break;
+    ++shown;
+    const std::string calls = e.calls ? std::to_string(e.calls) : "-";
+    std::string note = flags(e);
+    if (gpu) {
+      const std::string by = launched_by(e);
+      if (!by.empty()) note += (note.empty() ? "" : "; ") + by;
+    }
+    std::snprintf(line, sizeof line, "%4zu %6.1f%% %11s %9s %-48s %-32s %s\n", i + 1, e.share * 100,
+                  amount(e.self, unit).c_str(), calls.c_str(), fit(e.name, 48).c_str(), fit(where(e), 32).c_str(),
+                  note.c_str());
+    out += line;
+  }
+  if (list.empty()) return out + "   (none)\n";
+  if (shown == 0) out += "   (no entry at or above " + std::to_string(min_share * 100).substr(0, 4) + "% of the time)\n";
+  const std::size_t hidden = list.size() - static_cast<std::size_t>(shown);
+  if (hidden > 0) out += "   ... " + std::to_string(hidden) + " more below the cut (all in profile.json)\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_profile_table(const Profile& p, int top, double min_share) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%4s %7s %11s %9s %-4s %-48s %-32s %s\n", "#", "share", "time", "calls",
-                "kind", "function", "where", "");
-  out += line;
-  int shown = 0;
-  for (std::size_t i = 0; i < p.entries.size() && shown < top; ++i) {
-    const ProfileEntry& e = p.entries[i];
-    if (e.share < min_share) break;
-    ++shown;
-    const std::string calls = e.calls ? std::to_string(e.calls) : "-";
-    std::snprintf(line, sizeof line, "%4zu %6.1f%% %11s %9s %-4s %-48s %-32s %s\n", i + 1, e.share * 100,
-                  amount(e.self, p.unit).c_str(), calls.c_str(), e.kind.c_str(), fit(e.name, 48).c_str(),
-                  fit(where(e), 32).c_str(), flags(e).c_str());
-    out += line;
-  }
-  if (shown == 0) out += "   (no entry at or above " + std::to_string(min_share * 100).substr(0, 4) + "% of the time)\n";
-  const std::size_t hidden = p.entries.size() - static_cast<std::size_t>(shown);
-  if (hidden > 0) out += "   ... " + std::to_string(hidden) + " more below the cut (all in profile.json)\n";
+  // Kernels first when there are any: on a GPU program they are what one rewrites.
+  if (!p.kernels.empty() || p.gpu_total > 0)
+    out += render_list(p.kernels, "GPU kernels, by share of GPU time (" + amount(p.gpu_total, "ns") + ")", "ns", top,
+                       min_share) +
+           "\n";
+  out += render_list(p.functions,
+                     "CPU functions, by share of CPU time (" +
+                         (p.cpu_total > 0 ? amount(p.cpu_total, p.unit) + (p.unit == "ns" ? " sampled" : "")
+                                          : std::string("none")) +
+                         ")",
+                     p.unit, top, min_share);
 
   out += "\ntotal: CPU " +
          (p.cpu_total > 0 ? amount(p.cpu_total, p.unit) + (p.unit == "ns" ? " sampled" : "") : std::string("none")) +

@@ -32,8 +32,8 @@ std::string collapse(const std::string& text) {
 
 }  // namespace
 
-Located locate_target(const fs::path& root, const ScopeConfig& scope, const std::string& function,
-                      const std::string& signature) {
+std::vector<Located> locate_definitions(const fs::path& root, const ScopeConfig& scope, const std::string& function,
+                                        const std::string& signature) {
   std::vector<Located> found;
   for (const std::string& path : list_files(root)) {
     if (!is_source_file(path) || !in_scope(path, scope.include, scope.exclude)) continue;
@@ -46,6 +46,12 @@ Located locate_target(const fs::path& root, const ScopeConfig& scope, const std:
       found.push_back({Target{path, function, extent.signature, extent.line_begin, extent.line_end}, extent});
     }
   }
+  return found;
+}
+
+Located locate_target(const fs::path& root, const ScopeConfig& scope, const std::string& function,
+                      const std::string& signature) {
+  std::vector<Located> found = locate_definitions(root, scope, function, signature);
   if (found.empty())
     throw SourceError("no definition of '" + function + "'" +
                       (signature.empty() ? "" : " with signature '" + signature + "'") +

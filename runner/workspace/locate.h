@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runner/core/config.h"
 #include "runner/workspace/source_extent.h"
@@ -14,6 +15,11 @@ struct Located {
   Target target;
   Extent extent;
 };
+
+// Every definition of `function` in the source files in scope that `signature` (when
+// not empty) matches; none is no error here.
+std::vector<Located> locate_definitions(const std::filesystem::path& root, const ScopeConfig& scope,
+                                        const std::string& function, const std::string& signature = "");
 
 // Searches C, C++ and CUDA files (.c .cc .cpp .cxx .h .hh .hpp .hxx .cu .cuh) under
 // `root` that the scope includes. Throws SourceError when the function is defined

@@ -733,6 +733,8 @@ Extent to_extent(std::string_view text, const Scanner& scanner, const Found& f) 
   e.line_end = line_of(text, tokens[f.close].begin);
   e.name = canonical(scanner.joined(f.name_begin, f.params));
   e.signature = scanner.joined(f.start, f.body);
+  for (const ScopePart& part : f.scope) e.qualified += part.name + "::";
+  e.qualified += e.name;
   return e;
 }
 
@@ -763,6 +765,19 @@ std::vector<Extent> find_definitions(std::string_view text, std::string_view nam
     if (ends_with_components(full, query) || ends_with_components(visible, query))
       out.push_back(std::move(e));
   }
+  return out;
+}
+
+std::vector<Extent> all_definitions(std::string_view text) {
+  Scanner scanner(text);
+  std::vector<Extent> out;
+  for (const Found& f : scanner.scan()) out.push_back(to_extent(text, scanner, f));
+  return out;
+}
+
+std::vector<CodeToken> code_tokens(std::string_view text) {
+  std::vector<CodeToken> out;
+  for (const Token& t : lex(text)) out.push_back({t.begin, t.end, t.kind == Kind::kWord});
   return out;
 }
 

@@ -24,6 +24,7 @@ struct Extent {
   std::size_t line_end = 0;    // 1-based line of the closing brace
   std::size_t body_begin = 0;  // offset of the opening brace of the body
   std::string name;       // the name as written, qualified where it was (ns::Cls::fn)
+  std::string qualified;  // enclosing namespaces and classes, then `name` (a::Cls::fn)
   std::string signature;  // declaration text before the body, whitespace-collapsed
 };
 
@@ -37,6 +38,19 @@ class SourceError : public std::runtime_error {
 // namespaces and classes included) ends with it at a `::` boundary. Declarations
 // without a body, calls and mentions in comments or strings never match.
 std::vector<Extent> find_definitions(std::string_view text, std::string_view name);
+
+// Every definition (with a body) in the text, in order.
+std::vector<Extent> all_definitions(std::string_view text);
+
+// A token of code as the scanner sees it: comments and preprocessor lines make no
+// tokens, a literal is one token, `::` `->` `...` are one token, other punctuation one
+// character each (`<<<` is three `<`).
+struct CodeToken {
+  std::size_t begin = 0;  // byte offsets in the text
+  std::size_t end = 0;
+  bool word = false;      // an identifier or keyword
+};
+std::vector<CodeToken> code_tokens(std::string_view text);
 
 // Exactly one definition. Throws SourceError when there is none ("no definition of
 // 'fn' in src/a.cpp") or several and `signature` does not pick one (the message lists

@@ -530,5 +530,16 @@ TEST(ConfigEnvAllow, NamesAndPrefixesAreKeptAndSecretsRefused) {
       << error_of(document);
 }
 
+TEST(ConfigTest, TargetsPreferIsGpuOrCpu) {
+  json doc = minimal();
+  EXPECT_EQ(parse_config(doc, ".maxcode.json").targets.prefer, "");  // unset: by the larger share
+  doc["targets"]["prefer"] = "gpu";
+  EXPECT_EQ(parse_config(doc, ".maxcode.json").targets.prefer, "gpu");
+  doc["targets"]["prefer"] = "kernels";
+  EXPECT_EQ(error_of(doc), kFile + "targets.prefer: unsupported prefer 'kernels' (supported: gpu, cpu)");
+  doc["targets"]["prefer"] = 1;
+  EXPECT_NE(error_of(doc).find("targets.prefer"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace maxcode

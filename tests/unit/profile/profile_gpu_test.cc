@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "runner/util/files.h"
 #include "runner/util/process.h"
@@ -12,6 +13,9 @@
 #include "runner/instrument/gpu_activity.h"
 #include "runner/instrument/inject_paths.h"
 #include "runner/profile/rank_gpu.h"
+#include "runner/profile/select.h"
+#include "runner/profile/table.h"
+#include "runner/workspace/source_extent.h"
 #include "support/test_support.h"
 
 namespace maxcode {
@@ -151,7 +155,137 @@ TEST(GpuRanking, SharesCountCopiesInTheTotal) {
   Profile p = rank_profile(c, CodeOrigin({source_path("tests/fixtures/profile/cuda-repo")}, ScopeConfig{}));
   EXPECT_DOUBLE_EQ(p.gpu_total, 850e6 + 25.03e6);
   EXPECT_DOUBLE_EQ(p.cpu_total, 0);
-  EXPECT_NEAR(p.entries[0].share, 400e6 / (850e6 + 25.03e6), 1e-12);
+  EXPECT_NEAR(p.kernels[0].share, 400e6 / (850e6 + 25.03e6), 1e-12);
+}
+
+// CPU stacks of a host that spends its time in the driver (ioctl) and libc while it
+// feeds the GPU: `seconds` of external time, and a little in the launcher.
+CallStacks busy_host(double seconds) {
+  CallStacks cs;
+  CodeFrame ioctl;
+  ioctl.function = "ioctl";
+  ioctl.module = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+  CodeFrame memcpy_frame;
+  memcpy_frame.function = "__memmove_avx_unaligned_erms";
+  memcpy_frame.module = ioctl.module;
+  CodeFrame launcher;
+  launcher.function = "run_pipeline(float const*, float*, int, int)";
+  launcher.module = source_path("tests/fixtures/profile/cuda-repo/bench").string();
+  launcher.decl_file = source_path("tests/fixtures/profile/cuda-repo/src/kernels.cu").string();
+  launcher.decl_line = 38;
+  const std::uint32_t i = cs.intern(ioctl), m = cs.intern(memcpy_frame), l = cs.intern(launcher);
+  cs.stacks.push_back({seconds * 0.7e9, 700, {i, l}});
+  cs.stacks.push_back({seconds * 0.3e9, 300, {m, l}});
+  cs.stacks.push_back({0.02e9, 2, {l}});
+  return cs;
+}
+
+TEST(GpuRanking, AKernelFedSlowlyLeadsTheKernelsListWithItsLauncher) {
+  Collected c;
+  c.gpu.push_back(fixture("gpu-multistream.json"));
+  c.cpu = busy_host(5.0);  // the host is busy 6x longer than the GPU
+  c.have_cpu = true;
+  const auto repo = source_path("tests/fixtures/profile/cuda-repo");
+  Profile p = rank_profile(c, CodeOrigin({repo}, ScopeConfig{{"src/**"}, {}}));
+  // Two lists: the driver and libc lead the CPU list, the kernel leads its own.
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "ioctl");
+  EXPECT_TRUE(p.functions[0].external);
+  ASSERT_FALSE(p.kernels.empty());
+  const ProfileEntry& blur = p.kernels[0];
+  EXPECT_EQ(blur.function, "stencil::blur");
+  EXPECT_NEAR(blur.share, 400e6 / (850e6 + 25.03e6), 1e-12);  // of GPU time, not of GPU + CPU
+  ASSERT_EQ(blur.launchers.size(), 1u);
+  EXPECT_EQ(blur.launchers[0].function, "run_pipeline");
+  EXPECT_EQ(blur.launchers[0].file, "src/kernels.cu");
+  EXPECT_EQ(blur.launchers[0].line, 40);
+  const ProfileEntry* saxpy = find(p.kernels, "saxpy");
+  ASSERT_NE(saxpy, nullptr);
+  EXPECT_EQ(saxpy->launchers.size(), 2u);
+  const ProfileEntry* reduce = find(p.kernels, "reduce_sum");
+  ASSERT_NE(reduce, nullptr);
+  ASSERT_EQ(reduce->launchers.size(), 1u);
+  EXPECT_EQ(reduce->launchers[0].function, "run_reduce");  // through cudaLaunchKernel
+
+  const std::string table = render_profile_table(p, 10, 0.0);
+  EXPECT_NE(table.find("GPU kernels, by share of GPU time"), std::string::npos) << table;
+  EXPECT_LT(table.find("GPU kernels"), table.find("CPU functions")) << table;
+  EXPECT_NE(table.find("launched by run_pipeline"), std::string::npos) << table;
+  EXPECT_NE(table.find("launched by run_saxpy, run_saxpy_scaled"), std::string::npos) << table;
+  // A launcher in another file says where.
+  p.kernels[0].launchers[0].file = "src/main.cu";
+  EXPECT_NE(render_profile_table(p, 10, 0.0).find("launched by run_pipeline (src/main.cu)"), std::string::npos);
+  p.kernels[0].launchers[0].file = "src/kernels.cu";
+  std::printf("%s", table.c_str());
+
+  // With no function named, the kernel's launcher is the target: the kernel's share of
+  // GPU time beats every in-scope CPU function's share of CPU time.
+  const std::vector<ProfileEntry> picked = select_targets(p, 5, kDefaultTargetShare);
+  ASSERT_FALSE(picked.empty());
+  EXPECT_EQ(picked[0].function, "stencil::blur");
+  const TargetChoice choice = resolve_target(repo, ScopeConfig{{"src/**"}, {}}, picked[0]);
+  EXPECT_EQ(choice.function, "run_pipeline");
+  EXPECT_EQ(choice.file, "src/kernels.cu");
+  EXPECT_NE(choice.note.find("launcher of stencil::blur"), std::string::npos) << choice.note;
+  // targets.prefer = "cpu" puts the CPU list first (here only with no share threshold:
+  // the launcher's own CPU time is 0.4%); "gpu", or unset, the kernels.
+  EXPECT_EQ(select_targets(p, 5, 0.0, "cpu")[0].function, "run_pipeline");
+  EXPECT_EQ(select_targets(p, 5, 0.0, "gpu")[0].function, "stencil::blur");
+  EXPECT_EQ(select_targets(p, 5, 0.0)[0].function, "stencil::blur");
+
+  // saxpy has two launchers: a clear message naming them and what to set.
+  try {
+    resolve_target(repo, ScopeConfig{{"src/**"}, {}}, *saxpy);
+    ADD_FAILURE() << "no error";
+  } catch (const SourceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("launched from 2 host functions"), std::string::npos) << m;
+    EXPECT_NE(m.find("run_saxpy (src/kernels.cu:43)"), std::string::npos) << m;
+    EXPECT_NE(m.find("run_saxpy_scaled (src/kernels.cu:46)"), std::string::npos) << m;
+    EXPECT_NE(m.find("targets.functions"), std::string::npos) << m;
+  }
+  // Out of scope: the launcher's file is excluded.
+  try {
+    resolve_target(repo, ScopeConfig{{"src/**"}, {"src/kernels.cu"}}, blur);
+    ADD_FAILURE() << "no error";
+  } catch (const SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside the configured scope"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuRanking, ProfileJsonRoundTripsAndUnknownFormatsAreRejected) {
+  Collected c;
+  c.gpu.push_back(fixture("gpu-multistream.json"));
+  Profile p = rank_profile(c, CodeOrigin({source_path("tests/fixtures/profile/cuda-repo")}, ScopeConfig{{"src/**"}, {}}));
+  const nlohmann::json doc = to_json(p);
+  EXPECT_EQ(doc["format"], "maxcode-profile/2");
+  ASSERT_TRUE(doc["kernels"].is_array());
+  EXPECT_EQ(doc["kernels"][0]["launchers"][0]["function"], "run_pipeline");
+  const Profile back = profile_from_json(doc, "profile.json");
+  ASSERT_EQ(back.kernels.size(), p.kernels.size());
+  EXPECT_EQ(back.kernels[0].launchers[0].function, "run_pipeline");
+  EXPECT_DOUBLE_EQ(back.kernels[0].share, p.kernels[0].share);
+
+  // The old format: one mixed list, split by kind with shares of each list's total.
+  nlohmann::json old = {{"format", "maxcode-profile/1"}, {"unit", "ns"}, {"cpu_total", 300.0}, {"gpu_total", 100.0},
+                        {"entries", {{{"kind", "cpu"}, {"name", "f"}, {"function", "f"}, {"self", 150.0}},
+                                     {{"kind", "gpu"}, {"name", "k"}, {"function", "k"}, {"self", 50.0}}}}};
+  const Profile v1 = profile_from_json(old, "old.json");
+  ASSERT_EQ(v1.functions.size(), 1u);
+  ASSERT_EQ(v1.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(v1.functions[0].share, 0.5);
+  EXPECT_DOUBLE_EQ(v1.kernels[0].share, 0.5);
+
+  nlohmann::json future = doc;
+  future["format"] = "maxcode-profile/9";
+  try {
+    profile_from_json(future, "out/profile.json");
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "out/profile.json: format 'maxcode-profile/9' is not a profile this maxcode reads (it reads "
+                 "maxcode-profile/2 and maxcode-profile/1); write it again with this version's maxcode profile");
+  }
 }
 
 TEST(Boundness, NamesWhatLimitsTheProgram) {

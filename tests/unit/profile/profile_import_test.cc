@@ -260,23 +260,23 @@ TEST(ImportedProfiles, FormatsAreDetectedAndRanked) {
   collect_file(source_path("tests/fixtures/profile/perf-script.txt"), perf);
   CodeOrigin origin({"/tmp/st"}, ScopeConfig{});
   Profile ranked = rank_profile(perf, origin);
-  ASSERT_GE(ranked.entries.size(), 2u);
-  EXPECT_EQ(ranked.entries[0].name, "hot");
-  EXPECT_NEAR(ranked.entries[0].share, 182.0 / 240, 1e-9);
-  EXPECT_EQ(ranked.entries[1].name, "warm");
-  EXPECT_FALSE(ranked.entries[0].external);  // its object is in the repository
+  ASSERT_GE(ranked.functions.size(), 2u);
+  EXPECT_EQ(ranked.functions[0].name, "hot");
+  EXPECT_NEAR(ranked.functions[0].share, 182.0 / 240, 1e-9);
+  EXPECT_EQ(ranked.functions[1].name, "warm");
+  EXPECT_FALSE(ranked.functions[0].external);  // its object is in the repository
 
   Collected callgrind;
   collect_file(source_path("tests/fixtures/profile/callgrind.out.tiny"), callgrind);
   Profile by_ir = rank_profile(callgrind, CodeOrigin({"/tmp/cg"}, ScopeConfig{}));
   EXPECT_EQ(by_ir.unit, "Ir");
-  EXPECT_EQ(by_ir.entries[0].function, "demo::heavy");
-  EXPECT_EQ(by_ir.entries[0].calls, 1u);
-  EXPECT_EQ(by_ir.entries[1].function, "demo::light");
+  EXPECT_EQ(by_ir.functions[0].function, "demo::heavy");
+  EXPECT_EQ(by_ir.functions[0].calls, 1u);
+  EXPECT_EQ(by_ir.functions[1].function, "demo::light");
   // Library code (std::sort's insides) is marked so.
-  auto sort = std::find_if(by_ir.entries.begin(), by_ir.entries.end(),
+  auto sort = std::find_if(by_ir.functions.begin(), by_ir.functions.end(),
                            [](const ProfileEntry& e) { return e.function == "std::__introsort_loop"; });
-  ASSERT_NE(sort, by_ir.entries.end());
+  ASSERT_NE(sort, by_ir.functions.end());
   EXPECT_TRUE(sort->external);
 
   // Instructions and nanoseconds do not add up.

@@ -37,8 +37,8 @@ class ProfileRun : public ::testing::Test {
   }
 
   const ProfileEntry* entry(const Profile& p, const std::string& function) {
-    auto it = std::find_if(p.entries.begin(), p.entries.end(), [&](auto& e) { return e.function == function; });
-    return it == p.entries.end() ? nullptr : &*it;
+    auto it = std::find_if(p.functions.begin(), p.functions.end(), [&](auto& e) { return e.function == function; });
+    return it == p.functions.end() ? nullptr : &*it;
   }
 
   TempDir dir_;
@@ -49,8 +49,8 @@ class ProfileRun : public ::testing::Test {
 TEST_F(ProfileRun, RanksTheRepositorysHotFunctionWithItsDefinition) {
   const auto before = list_files(repo_);
   Profile p = profile();
-  ASSERT_FALSE(p.entries.empty());
-  const ProfileEntry& top = p.entries[0];
+  ASSERT_FALSE(p.functions.empty());
+  const ProfileEntry& top = p.functions[0];
   EXPECT_EQ(top.function, "crunch");
   EXPECT_EQ(top.file, "src/work.cpp");
   EXPECT_EQ(top.line, kCrunchLine);
@@ -81,10 +81,10 @@ TEST_F(ProfileRun, WithoutDebugFlagsFunctionsAreFoundByNameAndAWarningSaysSo) {
   ProfileOptions o;
   o.debug_flags = false;
   Profile p = profile(o);
-  ASSERT_FALSE(p.entries.empty());
-  EXPECT_EQ(p.entries[0].function, "crunch");
-  EXPECT_EQ(p.entries[0].file, "src/work.cpp");  // from the sources
-  EXPECT_EQ(p.entries[0].line, kCrunchLine);
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "crunch");
+  EXPECT_EQ(p.functions[0].file, "src/work.cpp");  // from the sources
+  EXPECT_EQ(p.functions[0].line, kCrunchLine);
   EXPECT_TRUE(std::any_of(p.warnings.begin(), p.warnings.end(),
                           [](auto& w) { return w.find("bench.bin has no debug info") != std::string::npos; }));
 }
@@ -97,8 +97,8 @@ TEST_F(ProfileRun, ACrashKeepsThePartialProfileAndSaysWhatHappened) {
   EXPECT_TRUE(outcome.find("SIGABRT") != std::string::npos || outcome.find("signal 6") != std::string::npos)
       << outcome;
   EXPECT_TRUE(p.runs[0].partial);
-  ASSERT_FALSE(p.entries.empty());
-  EXPECT_EQ(p.entries[0].function, "crunch");
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "crunch");
   EXPECT_TRUE(std::any_of(p.warnings.begin(), p.warnings.end(),
                           [](auto& w) { return w.find("killed by SIGABRT") != std::string::npos; }));
 }
@@ -111,8 +111,8 @@ TEST_F(ProfileRun, ATimeoutKeepsThePartialProfile) {
   EXPECT_EQ(p.runs[0].outcome, "timed out after 1.0 s");
   EXPECT_TRUE(p.runs[0].partial);
   EXPECT_LT(p.runs[0].wall_s, 5);
-  ASSERT_FALSE(p.entries.empty());
-  EXPECT_EQ(p.entries[0].function, "crunch");
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "crunch");
 }
 
 TEST_F(ProfileRun, ABuildFailureIsAnError) {
@@ -127,7 +127,7 @@ TEST_F(ProfileRun, ABuildFailureIsAnError) {
 }
 
 TEST_F(ProfileRun, TargetSelectionPicksTheHottestFunctionInScope) {
-  EXPECT_EQ(choose_target_by_profile(repo_, repo_ / ".maxcode.json", config_, true), "crunch");
+  EXPECT_EQ(choose_target_by_profile(repo_, repo_ / ".maxcode.json", config_, true).function, "crunch");
   // Nothing of the repository's own code in scope: an error that shows the hottest.
   config_.scope.include = {"include/**"};
   try {
@@ -159,9 +159,10 @@ TEST_F(ProfileRun, CommandLineWritesProfileJsonAndPrintsTheTable) {
   EXPECT_NE(o.out.find("src/work.cpp:6"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("cpu-only"), std::string::npos);
   auto json = nlohmann::json::parse(read_text(dir_.path() / "out" / "profile.json"));
-  EXPECT_EQ(json["format"], "maxcode-profile/1");
-  EXPECT_EQ(json["entries"][0]["function"], "crunch");
-  EXPECT_EQ(json["entries"][0]["in_scope"], true);
+  EXPECT_EQ(json["format"], "maxcode-profile/2");
+  EXPECT_EQ(json["functions"][0]["function"], "crunch");
+  EXPECT_EQ(json["functions"][0]["in_scope"], true);
+  EXPECT_TRUE(json["kernels"].empty());
   EXPECT_EQ(json["benchmarks"][0]["outcome"], "ok");
 
   // --import ranks existing files, and a broken one is an error naming its line.
@@ -172,6 +173,23 @@ TEST_F(ProfileRun, CommandLineWritesProfileJsonAndPrintsTheTable) {
   Outcome b = run(bad);
   EXPECT_EQ(b.exit_code, 1);
   EXPECT_NE(b.err.find("bad.perf:2:"), std::string::npos) << b.err;
+
+  // A profile.json imported alone prints its table again; an unknown format is refused.
+  Command again;
+  again.shell = std::string(MAXCODE_BINARY) + " profile " + repo_.string() + " --import " +
+                (dir_.path() / "out" / "profile.json").string() + " --out " + (dir_.path() / "out3").string();
+  Outcome a = run(again);
+  ASSERT_TRUE(a.ok()) << a.tail();
+  EXPECT_NE(a.out.find("crunch(long)"), std::string::npos) << a.out;
+  json["format"] = "maxcode-profile/3";
+  write_text(dir_.path() / "future.json", json.dump());
+  Command future;
+  future.shell = std::string(MAXCODE_BINARY) + " profile " + repo_.string() + " --import " +
+                 (dir_.path() / "future.json").string() + " --out " + (dir_.path() / "out4").string();
+  Outcome f = run(future);
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_NE(f.err.find("future.json: format 'maxcode-profile/3' is not a profile this maxcode reads"), std::string::npos)
+      << f.err;
 }
 
 }  // namespace

@@ -43,13 +43,13 @@ Profile rank_file(const fs::path& file, const fs::path& root) {
 
 std::vector<std::string> top_functions(const Profile& p, std::size_t n) {
   std::vector<std::string> names;
-  for (const auto& e : p.entries)
+  for (const auto& e : p.functions)
     if (names.size() < n && e.self > 0) names.push_back(e.function);
   return names;
 }
 
 double share_of(const Profile& p, const std::string& function) {
-  for (const auto& e : p.entries)
+  for (const auto& e : p.functions)
     if (e.function == function) return e.share;
   return 0;
 }
@@ -109,15 +109,15 @@ TEST_F(Sampler, RanksTheHotFunctionFirstInProportion) {
   EXPECT_EQ(top_functions(p, 3), (std::vector<std::string>{"hot", "warm", "cold"}));
   EXPECT_NEAR(share_of(p, "hot"), 0.6, 0.12);
   EXPECT_NEAR(share_of(p, "warm"), 0.3, 0.12);
-  const ProfileEntry& hot = p.entries[0];
+  const ProfileEntry& hot = p.functions[0];
   EXPECT_EQ(hot.file, "hot_cold.cc");
   EXPECT_GT(hot.line, 0);
   EXPECT_TRUE(hot.in_scope);
   EXPECT_FALSE(hot.lines.empty());
   // hot() is a leaf without a frame; its caller comes from the word at the stack
   // pointer, so main's inclusive time covers (nearly) every sample.
-  auto main_entry = std::find_if(p.entries.begin(), p.entries.end(), [](auto& e) { return e.function == "main"; });
-  ASSERT_NE(main_entry, p.entries.end());
+  auto main_entry = std::find_if(p.functions.begin(), p.functions.end(), [](auto& e) { return e.function == "main"; });
+  ASSERT_NE(main_entry, p.functions.end());
   EXPECT_GT(main_entry->total / p.cpu_total, 0.9);
 }
 

@@ -157,11 +157,11 @@ TEST_F(Symbolize, WithoutDebugInfoNamesComeFromTheSymbolTableAndLinesFromTheSour
   EXPECT_TRUE(info.symbol_table);
 
   Profile p = rank_profile(profile_at(*plain_, plain_->area + 2, 10), CodeOrigin({dir_->path()}, ScopeConfig{}));
-  ASSERT_FALSE(p.entries.empty());
-  EXPECT_EQ(p.entries[0].function, "shapes::area");
-  EXPECT_EQ(p.entries[0].file, "where.cc");  // found by name in the sources
-  EXPECT_EQ(p.entries[0].line, kAreaLine);
-  EXPECT_TRUE(p.entries[0].in_scope);
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "shapes::area");
+  EXPECT_EQ(p.functions[0].file, "where.cc");  // found by name in the sources
+  EXPECT_EQ(p.functions[0].line, kAreaLine);
+  EXPECT_TRUE(p.functions[0].in_scope);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("where-plain has no debug info"), std::string::npos);
 }

@@ -379,5 +379,27 @@ TEST(SourceExtent, UnbalancedPreprocessorBranchesDoNotHideLaterFunctions) {
   expect_only(src, "later", "int later() { return 1; }");
 }
 
+TEST(SourceExtent, AllDefinitionsCarryTheirQualifiedNames) {
+  const std::string src =
+      "namespace img {\nstruct Filter {\n  void run() { go(); }\n};\nvoid Filter::stop() {}\n}  // namespace img\n"
+      "static int helper(int x) { return x; }\n";
+  const std::vector<Extent> all = all_definitions(src);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].qualified, "img::Filter::run");
+  EXPECT_EQ(all[1].qualified, "img::Filter::stop");
+  EXPECT_EQ(all[2].qualified, "helper");
+  EXPECT_EQ(all[2].line_begin, 7u);
+}
+
+TEST(SourceExtent, CodeTokensSkipCommentsAndDirectivesAndSplitChevrons) {
+  const std::string src = "#define X 1\n// k<<<1,1>>>()\nk<<<g, \"b\">>>(p);\n";
+  std::vector<std::string> words;
+  for (const CodeToken& t : code_tokens(src)) words.push_back(src.substr(t.begin, t.end - t.begin));
+  const std::vector<std::string> expected = {"k", "<", "<", "<", "g", ",", "\"b\"", ">", ">", ">", "(", "p", ")", ";"};
+  EXPECT_EQ(words, expected);
+  EXPECT_TRUE(code_tokens(src)[0].word);
+  EXPECT_FALSE(code_tokens(src)[1].word);
+}
+
 }  // namespace
 }  // namespace maxcode
