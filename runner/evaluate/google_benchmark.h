@@ -32,7 +32,9 @@ struct GoogleBenchmarkEntry {
 
 struct GoogleBenchmarkRun {
   std::vector<GoogleBenchmarkEntry> entries;  // in the order the program ran them
-  // The figure timed: the sum over benchmarks of the real time per iteration.
+  // The figure timed: the sum over benchmarks of the real time per iteration. Real
+  // time, not CPU time: the library's CPU time is the benchmark thread's, and work that
+  // a candidate moves to another thread would escape it.
   double seconds() const;
 };
 
