@@ -131,7 +131,9 @@ void Evaluator::prepare_call_check() {
     in.outputs_sized = false;
     for (const ShimParam& param : shim_plan_.params)
       in.outputs_sized = in.outputs_sized || (param.kind == ShimParam::Kind::kOutput && !param.size.empty());
-    if (problem.empty() && !checked_by_calls(bench)) in.shim_problem = not_checked_by_calls(bench);
+    // A benchmark the shim never runs says why, also when there is no target yet (init).
+    if ((problem.empty() || target_.function.empty()) && !checked_by_calls(bench))
+      in.shim_problem = not_checked_by_calls(bench);
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
       std::string out, why;

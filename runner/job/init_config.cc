@@ -26,12 +26,6 @@ std::string inline_json(const ordered_json& value) {
   return value.dump();
 }
 
-std::string framework_words(const ScannedBenchmark& b) {
-  if (b.framework == "google-benchmark") return "Google Benchmark";
-  if (b.framework == "nvbench") return "nvbench";
-  return "a plain program";
-}
-
 ordered_json benchmark_entry(const ScannedBenchmark& b) {
   ordered_json entry;
   entry["name"] = b.name;
@@ -122,7 +116,7 @@ ProposedConfig propose_config(const ProjectScan& scan) {
   bool any_plain_without_seed = false, any_framework = false;
   for (const ScannedBenchmark& b : scan.benchmarks) {
     benchmarks.push_back(benchmark_entry(b));
-    bench_why.push_back(b.name + ": " + b.why + " (" + framework_words(b) + (b.cuda ? ", CUDA: timed by its kernels" : "") + ").");
+    bench_why.push_back(b.name + ": " + b.why + (b.cuda ? "; CUDA: timed by its kernels" : "") + ".");
     any_plain_without_seed = any_plain_without_seed || (b.framework == "plain" && !b.reads_seed);
     any_framework = any_framework || b.framework != "plain";
   }
