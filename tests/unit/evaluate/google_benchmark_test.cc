@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "runner/util/files.h"
+#include "runner/util/process.h"
 #include "support/test_support.h"
 
 namespace maxcode {
@@ -90,6 +92,40 @@ BENCHMARK_MAIN();
   // A hundred times the work takes longer per iteration: the figures are real times.
   EXPECT_GT(run.entries[1].real_s, 10 * run.entries[0].real_s);
   std::printf("BM_sum/1000 %.3g s, BM_sum/100000 %.3g s per iteration\n", run.entries[0].real_s, run.entries[1].real_s);
+}
+
+// The metric end to end: `maxcode eval` on a project whose benchmark is a Google
+// Benchmark program, run unchanged; the candidate is timed by the program's own
+// per-iteration figures (its wall time would hardly move) and judged faster.
+TEST(GoogleBenchmark, ACandidateIsTimedByTheProgramsOwnFigures) {
+  testing::TempDir dir;
+  copy_tree(testing::source_path("tests/fixtures/gbench-prefix"), dir / "repo");
+  // Short runs: the library reads BENCHMARK_MIN_TIME from its environment, which the
+  // config lets through to candidate commands.
+  testing::write_file(dir / "repo/.maxcode.json", R"({
+    "build": {"configure": "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "command": "cmake --build build -j"},
+    "test": {"command": "ctest --test-dir build --output-on-failure"},
+    "benchmarks": [{"name": "prefix", "command": "./build/prefix_bench", "metric": "google-benchmark"}],
+    "scope": {"include": ["src/**"]},
+    "acceptance": {"min_rounds": 3, "max_rounds": 5, "warmup_rounds": 0},
+    "workspace": {"env_allow": ["BENCHMARK_MIN_TIME"]}
+  })");
+  Command c;
+  c.shell = "BENCHMARK_MIN_TIME=0.02 " + std::string(MAXCODE_BINARY) + " eval " + (dir / "repo").string() +
+            " --function prefix_sum --candidate " + (dir / "repo/replay/01-running-total.cc").string() + " --out " +
+            (dir / "out").string() + " -q";
+  c.timeout_s = 600;
+  Outcome o = run(c);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const json result = json::parse(read_text(dir / "out/result.json"));
+  const json& candidate = result.at("candidates").at(0);
+  EXPECT_EQ(candidate.at("verdict"), "faster") << candidate.dump(2);
+  const double speedup = candidate.at("timing").at("speedup").at("median").get<double>();
+  // Quadratic against linear at n = 2048: two orders of magnitude, whatever the load.
+  EXPECT_GT(speedup, 20) << candidate.dump(2);
+  const double baseline_s = candidate.at("timing").at("baseline_median_s").get<double>();
+  EXPECT_LT(baseline_s, 0.05) << "a time per iteration, not the program's wall time";
+  std::printf("google-benchmark metric: %.1fx, original %.3g s per iteration\n", speedup, baseline_s);
 }
 
 }  // namespace
