@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::vector<std::unique_ptr<Subcommand>> commands;
+  commands.push_back(init_command());
   commands.push_back(optimize_command());
   commands.push_back(eval_command());
   commands.push_back(export_command());

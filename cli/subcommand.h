@@ -19,6 +19,7 @@ class Subcommand {
   virtual int run() = 0;
 };
 
+std::unique_ptr<Subcommand> init_command();
 std::unique_ptr<Subcommand> optimize_command();
 std::unique_ptr<Subcommand> eval_command();
 std::unique_ptr<Subcommand> export_command();

@@ -9,12 +9,17 @@
 #   5. the plain-benchmark cheat suite: `maxcode optimize --policy replay` on
 #      examples/cuda-plain (a benchmark that reuses its buffers and prints a checksum),
 #      each candidate's verdict and reason (examples/cuda-plain/cheats-expected.json);
+#   6. a project as a new user has it (examples/cuda-ops, no .maxcode.json): `maxcode
+#      init`, the profile, `maxcode optimize` with no function named and the replay
+#      candidates that rewrite the hottest kernel in place, the profile of the winner,
+#      and the confirmed speedup against the ratio of the benchmark's own CUDA-event
+#      times of the same two versions;
 # and prints a short table last.
 #
 # Usage: here (no GPU needed) `scripts/gpu-bundle.sh`, then on the GPU machine, with
 # .gpu carried: `scripts/gpu-check.sh` (it copies .gpu/build to build/ first).
 # Environment: OUT (default maxcode-out/gpu-check), TOLERANCE (default 0.05), PARTS
-# (default "tests tune replay profile plain": a subset runs only those, e.g. when one call to
+# (default "tests tune replay profile plain ops": a subset runs only those, e.g. when one call to
 # the GPU machine has a time limit; the summary covers what is in OUT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +33,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 example=examples/cuda-kernels
 rm -rf "$example/build"
 status=0
-parts=${PARTS:-tests tune replay profile plain}
+parts=${PARTS:-tests tune replay profile plain ops}
 want() { [[ " $parts " == *" $1 "* ]]; }
 # Full outputs stay in $work; $out gets what a reader needs (few files travel back).
 work=${WORK:-maxcode-out/gpu-check-work}
@@ -82,6 +87,46 @@ sys.exit(1 if bad or not w or w["id"] != "05-rows-per-thread.cu" else 0)
 PY
 fi
 
+if want ops; then
+  echo "== 6. examples/cuda-ops: init, profile, optimize (no function named, replay), profile of the winner"
+  ops=examples/cuda-ops
+  rm -rf "$ops/build" "$ops/.maxcode.json" "$work/ops" "$work/ops-after"
+  build/maxcode init "$ops" -q > "$out/ops-init.log" 2>&1 || status=1
+  cat "$out/ops-init.log"
+  build/maxcode profile "$ops" --out "$work/ops-profile-before" -q > "$out/ops-profile-before.log" 2>&1
+  echo "-- profile of the original"; head -14 "$out/ops-profile-before.log"
+  build/maxcode optimize "$ops" --policy replay --replay-dir "$ops/replay" --out "$work/ops" -q 2>&1 \
+    | tail -25 | tee "$out/ops.log"
+  keep ops
+  if [ -s "$work/ops/patch.diff" ]; then
+    # The winner as a project of its own: its profile, and the benchmark's own CUDA-event
+    # time of both versions (ops_bench prints it on stderr).
+    mkdir -p "$work/ops-after" && cp -r "$ops/." "$work/ops-after/" && rm -rf "$work/ops-after/build"
+    strip=$(python3 -c "import sys,re; m=re.search(r'^\+\+\+ b/(.*)$', open(sys.argv[1]).read(), re.M); print(m.group(1).split('/').index('src'))" "$work/ops/patch.diff")
+    patch -s -p"$((strip + 1))" -d "$work/ops-after" < "$work/ops/patch.diff" || status=1
+    build/maxcode profile "$work/ops-after" --out "$work/ops-profile-after" -q > "$out/ops-profile-after.log" 2>&1
+    echo "-- profile of the winner"; head -14 "$out/ops-profile-after.log"
+    for side in "$ops" "$work/ops-after"; do
+      (cd "$side" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j >/dev/null)
+    done
+    python3 - "$ops/build/ops_bench" "$work/ops-after/build/ops_bench" "$work/ops/result.json" <<'PY' | tee "$out/ops-events.txt"
+import json, re, statistics, subprocess, sys
+def event_ms(binary):
+    times = []
+    for _ in range(7):
+        err = subprocess.run([binary], capture_output=True, text=True, env={"MAXCODE_SEED": "1234567"}).stderr
+        times.append(float(re.search(r"in ([0-9.]+) ms \(CUDA events\)", err).group(1)))
+    return statistics.median(times)
+before, after = event_ms(sys.argv[1]), event_ms(sys.argv[2])
+confirmed = json.load(open(sys.argv[3]))["winner"]["speedup"]["median"]
+print("ops CUDA events: original %.3f ms, winner %.3f ms: %.3fx; maxcode confirmed %.3fx (%+.1f%%)"
+      % (before, after, before / after, confirmed, (confirmed / (before / after) - 1) * 100))
+PY
+  else
+    echo "ops: no winner, no patch"; status=1
+  fi
+fi
+
 want profile && echo "== 4. profiler check"
 if want profile && [ -x .gpu/examples/cuda-multistream/build/multistream ]; then
   mkdir -p examples/cuda-multistream/build && cp .gpu/examples/cuda-multistream/build/multistream examples/cuda-multistream/build/
@@ -98,7 +143,7 @@ rows, failures = [], []
 def load(name):
     path = os.path.join(out, name, "result.json")
     return json.load(open(path)) if os.path.exists(path) else None
-for name in ("tune", "replay"):
+for name in ("tune", "replay", "ops"):
     r = load(name)
     if r is None and not os.path.exists(os.path.join(out, name + ".log")):
         continue  # not run this time
@@ -136,6 +181,9 @@ for f in sorted(os.listdir(out)):
         rows.append((f[:-4], "PASSED" if "[  PASSED  ]" in text and "FAILED" not in text else "FAILED",
                      "%d candidates" % cheats, "", ""))
         if "FAILED" in text or "[  PASSED  ]" not in text: failures.append(f)
+events = os.path.join(out, "ops-events.txt")
+if os.path.exists(events):
+    rows.append(("ops vs CUDA events", open(events).read().strip()[len("ops CUDA events: "):], "", "", ""))
 print("%-44s %-26s %-16s %-14s %s" % ("what", "result", "", "roofline", "vs ncu"))
 for row in rows: print("%-44s %-26s %-16s %-14s %s" % row)
 print("FAIL: " + "; ".join(failures) if failures else "OK")

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 #include <limits>
 #include <regex>
 #include <memory>
@@ -155,8 +154,9 @@ struct Node {
 // one), and hands out its fields as Nodes whose paths extend the object's own.
 class Reader {
  public:
-  Reader(const Node& node, std::initializer_list<std::string_view> known)
-      : node_(node), known_(known) {
+  // `section` names the object's place in config_fields() ("build", "benchmarks[]").
+  Reader(const Node& node, const std::string& section)
+      : node_(node), known_(config_fields().at(section)) {
     node_.expect(node_.value.is_object(), "an object");
     for (const auto& [key, value] : node_.value.items()) {
       if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
@@ -229,7 +229,7 @@ std::string one_of(const Node& node, std::string_view what,
 }
 
 BuildConfig parse_build(const Node& node) {
-  Reader r(node, {"configure", "command", "timeout_s"});
+  Reader r(node, "build");
   BuildConfig build;
   build.configure = r.string("configure");
   build.command = r.require("command").non_empty_string();
@@ -238,7 +238,7 @@ BuildConfig parse_build(const Node& node) {
 }
 
 TestConfig parse_test(const Node& node) {
-  Reader r(node, {"command", "timeout_s"});
+  Reader r(node, "test");
   TestConfig test;
   test.command = r.require("command").non_empty_string();
   test.timeout_s = r.number("timeout_s", test.timeout_s, kPositive);
@@ -246,12 +246,12 @@ TestConfig parse_test(const Node& node) {
 }
 
 BenchmarkConfig parse_benchmark(const Node& node) {
-  Reader r(node, {"name", "command", "metric", "kernels", "warmup_launches", "roofline",
-                  "compare_output", "rtol", "atol", "timeout_s"});
+  Reader r(node, "benchmarks[]");
   BenchmarkConfig bench;
   bench.name = r.require("name").non_empty_string();
   bench.command = r.require("command").non_empty_string();
-  if (auto metric = r.get("metric")) bench.metric = one_of(*metric, "metric", {"wall", "kernels"});
+  if (auto metric = r.get("metric"))
+    bench.metric = one_of(*metric, "metric", {"wall", "kernels", "google-benchmark"});
   bench.kernels = r.strings("kernels", {}, &Node::non_empty_string);
   for (std::size_t i = 0; i < bench.kernels.size(); ++i) {
     try {
@@ -262,7 +262,7 @@ BenchmarkConfig parse_benchmark(const Node& node) {
   }
   bench.warmup_launches = r.integer("warmup_launches", bench.warmup_launches, 0);
   if (auto roofline = r.get("roofline")) {
-    Reader rr(*roofline, {"bytes", "flops"});
+    Reader rr(*roofline, "benchmarks[].roofline");
     bench.roofline_bytes = rr.number("bytes", 0, kNonNegative);
     bench.roofline_flops = rr.number("flops", 0, kNonNegative);
   }
@@ -270,7 +270,16 @@ BenchmarkConfig parse_benchmark(const Node& node) {
     for (const char* field : {"kernels", "warmup_launches", "roofline"})
       if (r.get(field)) r.fail(field, "only for \"metric\": \"kernels\"");
   }
-  bench.compare_output = r.boolean("compare_output", bench.compare_output);
+  if (bench.metric == "google-benchmark") {
+    // Its stdout is its table of times, different on every run: correctness comes from
+    // the tests (docs/init.md "Google Benchmark").
+    bench.compare_output = r.boolean("compare_output", false);
+    if (bench.compare_output)
+      r.fail("compare_output", "a Google Benchmark program prints its times, which differ on every run: "
+                               "set false (correctness comes from test.command)");
+  } else {
+    bench.compare_output = r.boolean("compare_output", bench.compare_output);
+  }
   bench.rtol = r.number("rtol", bench.rtol, kNonNegative);
   bench.atol = r.number("atol", bench.atol, kNonNegative);
   bench.timeout_s = r.number("timeout_s", bench.timeout_s, kPositive);
@@ -296,7 +305,7 @@ std::vector<BenchmarkConfig> parse_benchmarks(const Node& node) {
 }
 
 ScopeConfig parse_scope(const Node& node) {
-  Reader r(node, {"include", "exclude"});
+  Reader r(node, "scope");
   ScopeConfig scope;
   scope.include = r.strings("include", scope.include, &Node::relative_path);
   if (scope.include.empty()) r.fail("include", "must list at least one glob");
@@ -305,7 +314,7 @@ ScopeConfig parse_scope(const Node& node) {
 }
 
 TargetsConfig parse_targets(const Node& node) {
-  Reader r(node, {"functions", "signature", "interface", "prefer"});
+  Reader r(node, "targets");
   TargetsConfig targets;
   targets.functions = r.strings("functions", {}, &Node::non_empty_string);
   targets.signature = r.string("signature");
@@ -335,7 +344,7 @@ std::string knob_value(const Node& node) {
 }
 
 KnobConfig parse_knob(const Node& node) {
-  Reader r(node, {"name", "values", "file"});
+  Reader r(node, "search.knobs[]");
   KnobConfig knob;
   knob.name = r.require("name").non_empty_string();
   if (!is_identifier(knob.name)) {
@@ -368,8 +377,7 @@ std::vector<KnobConfig> parse_knobs(const Node& node) {
 }
 
 SearchConfig parse_search(const Node& node) {
-  Reader r(node, {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
-                  "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"});
+  Reader r(node, "search");
   SearchConfig search;
   if (auto policy = r.get("policy"))
     search.policy = one_of(*policy, "policy", {"tune", "replay", "maxcode", "cuda-llm", "effilearner"});
@@ -410,8 +418,7 @@ std::vector<std::uint64_t> parse_seeds(const Node& node) {
 }
 
 AcceptanceConfig parse_acceptance(const Node& node) {
-  Reader r(node, {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
-                  "max_timing_s", "target_relative_width"});
+  Reader r(node, "acceptance");
   AcceptanceConfig acceptance;
   acceptance.min_speedup = r.number("min_speedup", acceptance.min_speedup, {1.0, false});
   if (auto seeds = r.get("seeds")) acceptance.seeds = parse_seeds(*seeds);
@@ -430,7 +437,7 @@ AcceptanceConfig parse_acceptance(const Node& node) {
 }
 
 WorkspaceConfig parse_workspace(const Node& node) {
-  Reader r(node, {"exclude", "output_cap_bytes", "isolate", "env_allow"});
+  Reader r(node, "workspace");
   WorkspaceConfig workspace;
   workspace.exclude = r.strings("exclude", workspace.exclude, &Node::relative_path);
   workspace.output_cap_bytes = r.integer("output_cap_bytes", workspace.output_cap_bytes, 1);
@@ -440,8 +447,7 @@ WorkspaceConfig parse_workspace(const Node& node) {
 }
 
 GpuConfig parse_gpu(const Node& node) {
-  Reader r(node, {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu",
-                  "ncu_kernels", "ncu_timeout_s"});
+  Reader r(node, "gpu");
   GpuConfig gpu;
   if (auto tools = r.get("sanitizer")) {
     gpu.sanitizer.clear();
@@ -493,10 +499,34 @@ std::string read_text(const std::filesystem::path& file) {
 
 }  // namespace
 
+const std::map<std::string, std::vector<std::string_view>>& config_fields() {
+  static const std::map<std::string, std::vector<std::string_view>> fields = {
+      {"", {"$schema", "build", "test", "benchmarks", "scope", "targets", "search", "acceptance",
+            "workspace", "gpu", "llm"}},
+      {"build", {"configure", "command", "timeout_s"}},
+      {"test", {"command", "timeout_s"}},
+      {"benchmarks[]", {"name", "command", "metric", "kernels", "warmup_launches", "roofline",
+                        "compare_output", "rtol", "atol", "timeout_s"}},
+      {"benchmarks[].roofline", {"bytes", "flops"}},
+      {"scope", {"include", "exclude"}},
+      {"targets", {"functions", "signature", "interface", "prefer"}},
+      {"search", {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
+                  "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"}},
+      {"search.knobs[]", {"name", "values", "file"}},
+      {"acceptance", {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
+                      "max_timing_s", "target_relative_width"}},
+      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow"}},
+      {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
+               "ncu_timeout_s"}},
+  };
+  return fields;
+}
+
 Config parse_config(const json& document, const std::string& file_label) {
   Node root_node{document, "", file_label};
-  Reader root(root_node, {"build", "test", "benchmarks", "scope", "targets", "search",
-                          "acceptance", "workspace", "gpu", "llm"});
+  Reader root(root_node, "");
+  // For editors only (docs/schema/maxcode.schema.json); the reader itself is the check.
+  if (auto schema = root.get("$schema")) schema->non_empty_string();
   Config config;
   config.file = file_label;
   config.build = parse_build(root.require("build"));
@@ -520,7 +550,8 @@ Config load_config(const std::filesystem::path& file) {
   std::string text = read_text(file);
   json document;
   try {
-    document = json::parse(text);
+    // `//` and `/* */` comments are allowed: `maxcode init` explains its choices in them.
+    document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& error) {
     throw ConfigError(describe_parse_error(file.string(), text, error));
   }

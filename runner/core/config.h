@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,9 +41,11 @@ struct BenchmarkConfig {
   std::string name;     // required, unique
   std::string command;  // required
   // "wall": wall time of the whole command; "kernels": GPU time of its kernels from
-  // CUPTI records on every stream (docs/evaluation.md "GPU timing").
+  // CUPTI records on every stream (docs/evaluation.md "GPU timing"); "google-benchmark":
+  // the times a Google Benchmark program writes to its JSON output
+  // (runner/evaluate/google_benchmark.h).
   std::string metric = "wall";
-  bool compare_output = true;   // compare stdout with the baseline's, per seed
+  bool compare_output = true;   // compare stdout with the baseline's, per seed; "google-benchmark": false
   double rtol = 1e-6;
   double atol = 0;
   double timeout_s = 300;
@@ -156,7 +159,15 @@ struct Config {
   bool operator==(const Config&) const = default;
 };
 
-// Reads and validates `file`. Errors read "<file>: <field path>: <problem>", e.g.
+// The fields each object of `.maxcode.json` may have, by the object's place: "" is the
+// document, "build" its build object, "benchmarks[]" each benchmark, "search.knobs[]"
+// each knob. The reader rejects any other field; the JSON Schema that editors use
+// (docs/schema/maxcode.schema.json) names the same ones, and a test keeps them equal.
+// Objects with free keys (targets.interface, llm) are not listed.
+const std::map<std::string, std::vector<std::string_view>>& config_fields();
+
+// Reads and validates `file`: JSON with `//` and `/* */` comments and an optional
+// "$schema" (for editors). Errors read "<file>: <field path>: <problem>", e.g.
 // ".maxcode.json: build.comand: unknown field (did you mean 'command'?)".
 Config load_config(const std::filesystem::path& file);
 Config parse_config(const nlohmann::json& document, const std::string& file_label);

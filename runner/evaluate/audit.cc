@@ -98,7 +98,8 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
   } else if (!in.shim_problem.empty()) {
     a.call_check = "none: " + in.shim_problem;
     weak.push_back("maxcode cannot add its call check (" + in.shim_problem +
-                   "): only the benchmark's own output guards against skipped work");
+                   (in.compare_output ? "): only the benchmark's own output guards against skipped work"
+                                      : "): its output is not compared, so only the tests guard against skipped work"));
   } else if (in.interface == "none") {
     a.call_check = "per-call times only (describe the pointer sizes in targets.interface to have inputs "
                    "perturbed and outputs poisoned)";

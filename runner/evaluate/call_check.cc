@@ -26,8 +26,16 @@ std::string read_binary(const fs::path& path) {
 }
 
 // The benchmarks the call check runs: those timed by the wall clock (a GPU benchmark's
-// host launcher returns before its kernels finish; gpu_checks.cc covers those).
-bool checked_by_calls(const BenchmarkConfig& bench) { return bench.metric != "kernels"; }
+// host launcher returns before its kernels finish; gpu_checks.cc covers those; a Google
+// Benchmark program calls the target millions of times, one record line each).
+bool checked_by_calls(const BenchmarkConfig& bench) { return bench.metric == "wall"; }
+
+// Why the call check leaves out a benchmark that checked_by_calls() refuses.
+std::string not_checked_by_calls(const BenchmarkConfig& bench) {
+  if (bench.metric == "kernels") return kTimedByKernels;
+  return "a Google Benchmark program calls the target for as many iterations as fill its time, too many to "
+         "record one by one";
+}
 
 bool same_interface(const ShimPlan& a, const ShimPlan& b) {
   if (a.params.size() != b.params.size()) return false;
@@ -78,8 +86,15 @@ std::optional<std::vector<CallRecord>> Evaluator::run_with_shim(Evaluation& e, c
 void Evaluator::prepare_call_check() {
   audits_.clear();
   call_baselines_.assign(config_.benchmarks.size(), std::nullopt);
-  shim_plan_ = plan_shim(original_file_, extent_, config_.targets.interface);
-  std::string problem = shim_plan_.unsupported;
+  std::string problem;
+  if (target_.function.empty()) {
+    // `maxcode init` checks the original with no target chosen yet: nothing to wrap.
+    shim_plan_ = ShimPlan{};
+    problem = "no target function chosen yet";
+  } else {
+    shim_plan_ = plan_shim(original_file_, extent_, config_.targets.interface);
+    problem = shim_plan_.unsupported;
+  }
   fs::path ws;
   Evaluation e;
   e.candidate_id = "baseline-calls";
@@ -116,7 +131,9 @@ void Evaluator::prepare_call_check() {
     in.outputs_sized = false;
     for (const ShimParam& param : shim_plan_.params)
       in.outputs_sized = in.outputs_sized || (param.kind == ShimParam::Kind::kOutput && !param.size.empty());
-    if (problem.empty() && !checked_by_calls(bench)) in.shim_problem = kTimedByKernels;
+    // A benchmark the shim never runs says why, also when there is no target yet (init).
+    if ((problem.empty() || target_.function.empty()) && !checked_by_calls(bench))
+      in.shim_problem = not_checked_by_calls(bench);
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
       std::string out, why;

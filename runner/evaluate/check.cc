@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "runner/evaluate/evaluator_steps.h"
+#include "runner/evaluate/google_benchmark.h"
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/instrument/inject_paths.h"
@@ -206,6 +207,14 @@ void Evaluator::prepare_baseline() {
         gpu = gpu_run(baseline_workspace_, &devices_.front());
         env.insert(env.end(), gpu.env.begin(), gpu.env.end());
       }
+      const bool framework = bench.metric == "google-benchmark";
+      fs::path framework_file;
+      if (framework) {
+        framework_file = google_benchmark_file(baseline_workspace_, shim_tag_, ++gpu_run_counter_);
+        fs::create_directories(framework_file.parent_path());
+        auto extra = google_benchmark_env(framework_file);
+        env.insert(env.end(), extra.begin(), extra.end());
+      }
       auto r = run_step(e, "reference " + bench.name, bench.command, baseline_workspace_,
                         bench.timeout_s, {}, env);
       if (!r.outcome.ok() || !r.tampered.empty())
@@ -214,6 +223,14 @@ void Evaluator::prepare_baseline() {
                          (r.tampered.empty() ? r.outcome.describe() : "it changed " + r.tampered) +
                          "\n" + r.outcome.tail(2000));
       reference_[b].push_back(r.outcome.out);
+      if (framework && s == 0) {
+        // Timing reads these figures: a command that writes none cannot be timed.
+        try {
+          read_google_benchmark(framework_file);
+        } catch (const std::exception& error) {
+          throw SetupError("benchmark '" + bench.name + "' has \"metric\": \"google-benchmark\", but: " + error.what());
+        }
+      }
       if (kernels && s == 0) {
         RunKernels run;
         try {

@@ -23,8 +23,12 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
       options_(std::move(options)),
       progress_(progress),
       rng_(config.search.seed * 0x9E3779B97F4A7C15ull + 17) {
-  original_file_ = read_text(source_.root / target_.file);
-  baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
+  // No target (`maxcode init` checking the original): only prepare_baseline and
+  // measure_noise may be called; there is no definition to replace.
+  if (!target_.file.empty()) {
+    original_file_ = read_text(source_.root / target_.file);
+    baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
+  }
   gpu_ = uses_gpu_timing(config_);
   char tag[17];
   std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng_()));

@@ -67,6 +67,8 @@ struct Checked {
 
 class Evaluator {
  public:
+  // `target` may be empty (no function chosen yet, as `maxcode init` checks the
+  // original): then only prepare_baseline() and measure_noise() apply.
   Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
             const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
             Progress& progress);

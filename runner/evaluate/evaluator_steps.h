@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ inline std::string join(const std::vector<std::string>& items, const std::string
 // anything else is the step's own failure kind.
 inline Verdict failure_verdict(const Outcome& outcome, Verdict otherwise) {
   return outcome.timed_out ? Verdict::kTimeout : otherwise;
+}
+
+// Where a "google-benchmark" run writes its JSON: inside the workspace (the only place a
+// sandboxed run may write), under a name that changes with every run.
+inline std::filesystem::path google_benchmark_file(const std::filesystem::path& workspace, const std::string& tag,
+                                                   long run) {
+  return workspace / (".maxcode-gbench-" + tag) / ("run-" + std::to_string(run) + ".json");
 }
 
 inline std::string seconds(double s) { return format_numbers("%.3f s", s); }

@@ -199,11 +199,28 @@ TEST(ConfigTest, BenchmarkNamesAreUnique) {
             kFile + "benchmarks[2].name: duplicate name 'main' (also used by benchmarks[0])");
 }
 
-TEST(ConfigTest, OnlyWallAndKernelsMetricsAreSupported) {
+TEST(ConfigTest, OnlyWallKernelsAndGoogleBenchmarkMetricsAreSupported) {
   json doc = minimal();
   doc["benchmarks"][0]["metric"] = "cupti";
-  EXPECT_EQ(error_of(doc),
-            kFile + "benchmarks[0].metric: unsupported metric 'cupti' (supported: wall, kernels)");
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].metric: unsupported metric 'cupti' (supported: wall, kernels, "
+                                   "google-benchmark)");
+}
+
+// A Google Benchmark program prints its times: its output is never compared.
+TEST(ConfigTest, GoogleBenchmarkMetricComparesNoOutput) {
+  json doc = minimal();
+  doc["benchmarks"][0]["metric"] = "google-benchmark";
+  Config config = parse_config(doc, ".maxcode.json");
+  EXPECT_EQ(config.benchmarks[0].metric, "google-benchmark");
+  EXPECT_FALSE(config.benchmarks[0].compare_output);
+  EXPECT_FALSE(uses_gpu_timing(config));
+  EXPECT_EQ(parse_config(to_json(config), ".maxcode.json"), config);
+  doc["benchmarks"][0]["compare_output"] = true;
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].compare_output: a Google Benchmark program prints its times, "
+                                   "which differ on every run: set false (correctness comes from test.command)");
+  doc["benchmarks"][0]["compare_output"] = false;
+  doc["benchmarks"][0]["warmup_launches"] = 2;
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].warmup_launches: only for \"metric\": \"kernels\"");
 }
 
 TEST(ConfigTest, KernelsMetricFields) {
@@ -468,6 +485,29 @@ TEST(ConfigTest, MissingFile) {
   } catch (const ConfigError& error) {
     EXPECT_EQ(error.what(), dir.path().string() + ": cannot read: Is a directory");
   }
+}
+
+// `maxcode init` writes comments and a "$schema"; people add comments of their own.
+TEST(ConfigTest, LoadsCommentsAndASchemaField) {
+  maxcode::testing::TempDir dir;
+  testing::write_file(dir / ".maxcode.json", R"(// written by hand
+{
+  "$schema": "https://maxcode.dev/schema/maxcode.schema.json",
+  // How to build.
+  "build": {"command": "make"},  /* a block comment */
+  "test": {"command": "make test"},
+  "benchmarks": [{"name": "main", "command": "./bench"}]  // trailing
+}
+)");
+  Config config = load_config(dir / ".maxcode.json");
+  EXPECT_EQ(config.build.command, "make");
+  EXPECT_EQ(config.benchmarks[0].command, "./bench");
+  json doc = minimal();
+  doc["$schema"] = 3;
+  EXPECT_EQ(error_of(doc), kFile + "$schema: expected a string, got a number");
+  doc.erase("$schema");
+  doc["$schemas"] = "x";
+  EXPECT_EQ(error_of(doc), kFile + "$schemas: unknown field (did you mean '$schema'?)");
 }
 
 std::string load_error(const std::string& text) {

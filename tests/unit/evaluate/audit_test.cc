@@ -91,6 +91,18 @@ TEST(Audit, NoShimIsAWeaknessWithItsReason) {
   EXPECT_EQ(a.call_check, "none: 'f' is a template");
 }
 
+// A Google Benchmark program prints times: with no call check, only the tests are left.
+TEST(Audit, WithoutComparedOutputTheTestsAreNamedAsTheOnlyGuard) {
+  AuditInputs in;
+  in.benchmark = "main";
+  in.compare_output = false;
+  in.references = {"", ""};
+  in.shim_problem = "a Google Benchmark program calls the target for as many iterations as fill its time";
+  BenchmarkAudit a = audit_benchmark(in);
+  EXPECT_TRUE(has(a, "its output is not compared, so only the tests guard against skipped work"));
+  EXPECT_FALSE(has(a, "only the benchmark's own output guards"));
+}
+
 TEST(Audit, WithoutASizedOutputTheCheckSaysWhatItLacks) {
   AuditInputs in;
   in.benchmark = "main";

@@ -1,0 +1,199 @@
+#include "runner/job/init_config.h"
+
+#include <set>
+
+namespace maxcode {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string quoted(const std::string& s) { return ordered_json(s).dump(); }
+
+// `{"a": 1, "b": ["x", "y"]}`: one line, spaced as people write it.
+std::string inline_json(const ordered_json& value) {
+  if (value.is_object()) {
+    std::string out = "{";
+    for (auto it = value.begin(); it != value.end(); ++it)
+      out += (it == value.begin() ? "" : ", ") + quoted(it.key()) + ": " + inline_json(it.value());
+    return out + "}";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + inline_json(value[i]);
+    return out + "]";
+  }
+  return value.dump();
+}
+
+ordered_json benchmark_entry(const ScannedBenchmark& b) {
+  ordered_json entry;
+  entry["name"] = b.name;
+  entry["command"] = "./" + b.binary;
+  if (b.cuda) {
+    // CUPTI sees every kernel on every stream, whatever the framework prints.
+    entry["metric"] = "kernels";
+    if (b.framework != "plain") entry["compare_output"] = false;
+  } else if (b.framework == "google-benchmark") {
+    entry["metric"] = "google-benchmark";
+  } else {
+    entry["metric"] = "wall";
+  }
+  return entry;
+}
+
+}  // namespace
+
+std::string no_benchmark_message(const ProjectScan& scan) {
+  std::string text = "no benchmark found in " + scan.root.string() + ". maxcode looked for:\n";
+  for (const std::string& what : scan_looked_for()) text += "  - " + what + "\n";
+  for (const std::string& note : scan.notes) text += "  (" + note + ")\n";
+  text +=
+      "maxcode times a program and compares what it prints, so it needs one. Either\n"
+      "  - add a benchmark program to the build (add_executable(bench bench/bench.cc) in CMakeLists.txt) that\n"
+      "    runs the code to make faster on inputs made from the environment variable MAXCODE_SEED and prints\n"
+      "    its results, or a Google Benchmark program (BENCHMARK_MAIN(), linked with benchmark::benchmark),\n"
+      "    then run `maxcode init` again; or\n"
+      "  - write .maxcode.json yourself, with at least\n"
+      "      {\"build\": {\"command\": \"...\"}, \"test\": {\"command\": \"...\"},\n"
+      "       \"benchmarks\": [{\"name\": \"main\", \"command\": \"./build/bench\"}]}\n"
+      "See docs/init.md and docs/configuration.md.";
+  return text;
+}
+
+ProposedConfig propose_config(const ProjectScan& scan) {
+  if (scan.benchmarks.empty()) throw NoBenchmarkError(no_benchmark_message(scan));
+  if (!scan.cmake && !scan.makefile)
+    throw NoBenchmarkError("found benchmark programs in " + scan.root.string() +
+                           " but no build (CMakeLists.txt or Makefile): write .maxcode.json yourself "
+                           "(docs/configuration.md)");
+  ProposedConfig c;
+  auto add = [&](const std::string& key, ordered_json value, std::vector<std::string> comments) {
+    c.fields.emplace_back(key, std::move(value));
+    c.comments.push_back(std::move(comments));
+  };
+  add("$schema", kConfigSchemaUrl, {"The schema lets editors check this file; maxcode reads it strictly anyway."});
+
+  ordered_json build;
+  std::string build_why;
+  if (scan.cmake && !scan.preset.empty()) {
+    build["configure"] = "cmake --preset " + scan.preset;
+    build["command"] = scan.build_preset.empty() ? "cmake --build " + scan.binary_dir + " -j"
+                                                 : "cmake --build --preset " + scan.build_preset;
+    build_why = "CMakeLists.txt with CMakePresets.json (configure preset '" + scan.preset + "', build in " +
+                scan.binary_dir + ").";
+  } else if (scan.cmake) {
+    build["configure"] = "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release";
+    build["command"] = "cmake --build build -j";
+    build_why = "CMakeLists.txt, no presets: a Release build in build/.";
+  } else {
+    build["command"] = "make -j";
+    build_why = "a Makefile.";
+  }
+  add("build", build, {"How to build: found " + build_why, "Every candidate is built in its own copy of the repository."});
+
+  ordered_json test;
+  std::vector<std::string> test_why;
+  if (scan.ctest) {
+    test["command"] = scan.test_preset.empty() ? "ctest --test-dir " + scan.binary_dir + " --output-on-failure"
+                                               : "ctest --preset " + scan.test_preset + " --output-on-failure";
+    test_why = {"Tests: ctest (enable_testing() and add_test/gtest_discover_tests in the CMake files).",
+                "Every candidate must pass them."};
+  } else {
+    test["command"] = "true";
+    test_why = {"DECIDE: no tests found (no ctest tests" +
+                    std::string(scan.test_dirs.empty() ? "" : "; " + scan.test_dirs.front() + "/ is not registered") +
+                    "). \"true\" passes every candidate:",
+                "correctness then rests on the benchmark's printed output alone."};
+    c.decisions.push_back("No tests were found, so test.command is \"true\": register the tests with ctest "
+                          "(enable_testing(), add_test) or name a command that runs them.");
+  }
+  add("test", test, test_why);
+
+  ordered_json benchmarks = ordered_json::array();
+  std::vector<std::string> bench_why = {"Benchmarks: what maxcode times and, unless compare_output is false, whose "
+                                        "printed output must not change."};
+  bool any_plain_without_seed = false, any_framework = false;
+  for (const ScannedBenchmark& b : scan.benchmarks) {
+    benchmarks.push_back(benchmark_entry(b));
+    bench_why.push_back(b.name + ": " + b.why + (b.cuda ? "; CUDA: timed by its kernels" : "") + ".");
+    any_plain_without_seed = any_plain_without_seed || (b.framework == "plain" && !b.reads_seed);
+    any_framework = any_framework || b.framework != "plain";
+  }
+  if (any_framework)
+    bench_why.push_back("A framework's program prints times, not results: correctness comes from the tests.");
+  add("benchmarks", benchmarks, bench_why);
+  if (scan.benchmarks.size() > 1)
+    c.decisions.push_back("All " + std::to_string(scan.benchmarks.size()) +
+                          " benchmark programs are listed and every one is timed: keep those that time the code "
+                          "you want faster.");
+  if (any_plain_without_seed)
+    c.decisions.push_back("A plain benchmark does not mention MAXCODE_SEED: make it build its inputs from that "
+                          "variable (maxcode runs it with three seeds), so that a candidate is checked on more than "
+                          "one input.");
+  if (any_framework)
+    c.decisions.push_back("Correctness of candidates comes from the tests only (a framework benchmark prints times): "
+                          "make sure they cover the functions the benchmark times.");
+
+  ordered_json scope;
+  std::vector<std::string> include;
+  for (const std::string& dir : scan.source_dirs) include.push_back(dir + "/**");
+  if (include.empty()) include.push_back("**");
+  scope["include"] = include;
+  std::vector<std::string> exclude;
+  if (include.front() == "**")
+    for (const char* dir : {"tests", "test", "bench", "benchmark", "benchmarks"}) exclude.push_back(std::string(dir) + "/**");
+  scope["exclude"] = exclude;
+  add("scope", scope, {"What may change: the library's source folders, not the tests or the benchmarks."});
+  c.decisions.push_back("scope.include is " + inline_json(scope["include"]) +
+                        ": check that it covers the code maxcode may change, and nothing else (generated or "
+                        "third-party code belongs in scope.exclude).");
+
+  add("targets", ordered_json{{"functions", ordered_json::array()}},
+      {"DECIDE: which function. Empty: `maxcode optimize` profiles the benchmarks and takes the hottest function",
+       "in scope; name one (\"functions\": [\"my_kernel_launcher\"]) to choose it yourself."});
+  c.decisions.push_back("targets.functions is empty: `maxcode optimize` will take the hottest function in scope from "
+                        "a profile; name one to choose it yourself.");
+
+  add("search", ordered_json{{"policy", "tune"}, {"max_evaluations", 16}},
+      {"DECIDE: who proposes candidates. \"tune\" tries the values of knobs (// maxcode: tune NAME v1 v2 ... on a",
+       "#define or constexpr, or search.knobs); \"replay\" runs candidate files you wrote; \"maxcode\" asks a model",
+       "(set llm.propose; docs/method.md)."});
+  c.decisions.push_back("search.policy is \"tune\", which needs knobs (a `// maxcode: tune NAME 1 2 4` comment or "
+                        "search.knobs); for a model's proposals set llm.propose and \"policy\": \"maxcode\".");
+
+  add("acceptance", ordered_json{{"min_speedup", 1.05}},
+      {"A candidate wins only when the lower end of its 95% interval beats this and the A/A noise floor."});
+  if (scan.binary_dir.find('/') == std::string::npos && scan.binary_dir != "build") {
+    add("workspace", ordered_json{{"exclude", {"build", ".maxcode", scan.binary_dir}}},
+        {"Build outputs are not copied into candidate workspaces."});
+  }
+  if (scan.cuda)
+    c.decisions.push_back("The benchmarks are timed by their GPU kernels: run `maxcode optimize` on a machine with "
+                          "an NVIDIA GPU, CUPTI and (for the sanitizer and ncu checks) compute-sanitizer and ncu.");
+  return c;
+}
+
+std::string render_config(const ProposedConfig& config) {
+  std::string text =
+      "// maxcode project file, written by `maxcode init`. docs/configuration.md explains every field;\n"
+      "// lines that start with DECIDE are choices maxcode could not make for you.\n{\n";
+  for (std::size_t i = 0; i < config.fields.size(); ++i) {
+    const auto& [key, value] = config.fields[i];
+    if (i > 0) text += "\n";
+    for (const std::string& line : config.comments[i]) text += "  // " + line + "\n";
+    text += "  " + quoted(key) + ": ";
+    if (key == "benchmarks") {
+      text += "[\n";
+      for (std::size_t b = 0; b < value.size(); ++b)
+        text += "    " + inline_json(value[b]) + (b + 1 < value.size() ? ",\n" : "\n");
+      text += "  ]";
+    } else {
+      text += inline_json(value);
+    }
+    text += i + 1 < config.fields.size() ? ",\n" : "\n";
+  }
+  return text + "}\n";
+}
+
+}  // namespace maxcode

@@ -1,0 +1,109 @@
+#include "runner/job/init_project.h"
+
+#include <algorithm>
+
+#include "runner/core/config.h"
+#include "runner/evaluate/evaluator.h"
+#include "runner/util/files.h"
+#include "runner/workspace/workspace.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The original's checks, from how far prepare_baseline got: it stops at the first
+// failure, and its message says which step that was.
+std::vector<InitCheck> checks_from(const Config& config, const std::string& failure) {
+  const bool build_failed = contains(failure, "build failed") || contains(failure, "configure failed");
+  const bool tests_failed = !build_failed && contains(failure, "tests failed");
+  const bool checks_failed = build_failed || tests_failed;
+  std::vector<InitCheck> checks;
+  checks.push_back({"builds (" + config.build.command + ")", !build_failed, build_failed ? failure : ""});
+  if (build_failed) return checks;
+  checks.push_back({"tests pass (" + config.test.command + ")", !tests_failed, tests_failed ? failure : ""});
+  if (checks_failed) return checks;
+  for (const BenchmarkConfig& bench : config.benchmarks) {
+    const bool this_one = contains(failure, "'" + bench.name + "'");
+    const std::string seeds = std::to_string(config.acceptance.seeds.size());
+    checks.push_back({"benchmark '" + bench.name + "' runs with each of " + seeds + " MAXCODE_SEED values" +
+                          (bench.metric == "google-benchmark" ? " and writes its JSON times" : ""),
+                      !(this_one && !contains(failure, "different output")), this_one ? failure : ""});
+    if (bench.compare_output)
+      checks.push_back({"benchmark '" + bench.name + "' prints the same output twice for one seed",
+                        !(this_one && contains(failure, "different output")), ""});
+  }
+  if (!failure.empty() && std::none_of(checks.begin(), checks.end(), [](const InitCheck& c) { return !c.ok; }))
+    checks.push_back({"the original can serve as the reference", false, failure});
+  return checks;
+}
+
+}  // namespace
+
+bool InitReport::ok() const {
+  for (const InitCheck& c : checks)
+    if (!c.ok) return false;
+  return true;
+}
+
+InitReport init_project(const InitOptions& o, Progress& progress) {
+  InitReport report;
+  report.config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
+  if (fs::exists(report.config_file) && !o.force)
+    throw std::runtime_error(report.config_file.string() +
+                             " exists already: maxcode init does not overwrite it (--force replaces it)");
+  progress.status("init: reading " + o.repo.string());
+  report.scan = scan_project(o.repo);
+  report.proposed = propose_config(report.scan);
+  write_text(report.config_file, render_config(report.proposed));
+  // What was written must read back: the same strict reader as every other command.
+  const Config config = load_config(report.config_file);
+  report.decisions = report.proposed.decisions;
+  if (!o.check) return report;
+
+  report.checked = true;
+  const fs::path work_dir = make_unique_dir(fs::temp_directory_path(), "maxcode-init-");
+  std::string failure;
+  try {
+    const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
+    // No target yet: the original is built, tested and run as a reference only.
+    Evaluator evaluator(config, source, Target{}, Extent{}, {}, {work_dir, {}, false}, progress);
+    try {
+      evaluator.prepare_baseline();
+    } catch (const SetupError& error) {
+      failure = error.what();
+    }
+    for (const std::string& w : evaluator.warnings()) {
+      report.findings.push_back(w);
+      if (contains(w, "same output for every MAXCODE_SEED"))
+        report.decisions.push_back("A benchmark prints the same output for every MAXCODE_SEED: make its inputs "
+                                   "depend on the seed, or candidates are checked on one input only.");
+    }
+    for (const BenchmarkConfig& bench : config.benchmarks) {
+      if (!bench.compare_output || !failure.empty()) continue;
+      bool same = false;
+      for (const std::string& w : evaluator.warnings())
+        same = same || (contains(w, "'" + bench.name + "'") && contains(w, "same output for every MAXCODE_SEED"));
+      report.checks.push_back({"benchmark '" + bench.name + "' prints different output for different seeds", !same,
+                               same ? "it ignores MAXCODE_SEED" : ""});
+    }
+    std::vector<InitCheck> steps = checks_from(config, failure);
+    report.checks.insert(report.checks.begin(), steps.begin(), steps.end());
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(work_dir, ignored);
+    throw;
+  }
+  std::error_code ignored;
+  fs::remove_all(work_dir, ignored);
+  if (!failure.empty())
+    report.decisions.insert(report.decisions.begin(),
+                            "The original fails its checks (above): fix the build, tests or benchmark command in " +
+                                report.config_file.string() + ", then run `maxcode init --force` or `maxcode optimize`.");
+  return report;
+}
+
+}  // namespace maxcode

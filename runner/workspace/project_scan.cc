@@ -1,0 +1,378 @@
+#include "runner/workspace/project_scan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Folders that hold no code of the project itself (or build outputs): never searched
+// for CMake files, and never proposed as scope.
+const std::set<std::string> kNotProjectCode = {
+    "build", "out", "cmake-build-debug", "cmake-build-release", "third_party", "thirdparty", "3rdparty",
+    "external", "extern", "vendor", "deps", "node_modules", "maxcode-out"};
+// Top-level folders of code that is not the library: kept out of the proposed scope.
+const std::set<std::string> kNotLibrary = {"test", "tests", "testing", "bench", "benchmark", "benchmarks",
+                                           "examples", "example", "docs", "doc", "scripts", "tools", "cmake", "replay"};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool is_source(const fs::path& path) {
+  static const std::set<std::string> kExtensions = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"};
+  return kExtensions.count(lower(path.extension().string())) > 0;
+}
+
+// Every file below `root` worth reading, relative, skipping hidden folders, build
+// outputs and third-party trees.
+std::vector<std::string> project_files(const fs::path& root) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name.empty() || name[0] == '.' || kNotProjectCode.count(lower(name))) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), root).generic_string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// CMake text without comments (a '#' outside a quoted argument ends the line).
+std::string strip_cmake_comments(const std::string& text) {
+  std::string out;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' && (i == 0 || text[i - 1] != '\\')) quoted = !quoted;
+    if (c == '#' && !quoted) {
+      while (i < text.size() && text[i] != '\n') ++i;
+      out += '\n';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+struct CMakeCommand {
+  std::string name;  // lower case
+  std::vector<std::string> args;
+};
+
+// Commands as `name(args)`, parentheses nested inside the arguments allowed.
+std::vector<CMakeCommand> cmake_commands(const std::string& text) {
+  std::vector<CMakeCommand> commands;
+  const std::string clean = strip_cmake_comments(text);
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t i = 0;
+  while (i < clean.size()) {
+    if (!ident(clean[i]) || (i > 0 && ident(clean[i - 1]))) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < clean.size() && ident(clean[end])) ++end;
+    std::size_t open = end;
+    while (open < clean.size() && (clean[open] == ' ' || clean[open] == '\t')) ++open;
+    if (open >= clean.size() || clean[open] != '(') {
+      i = end;
+      continue;
+    }
+    int depth = 0;
+    std::size_t close = open;
+    for (; close < clean.size(); ++close) {
+      if (clean[close] == '(') ++depth;
+      if (clean[close] == ')' && --depth == 0) break;
+    }
+    CMakeCommand command{lower(clean.substr(i, end - i)), {}};
+    std::istringstream args(clean.substr(open + 1, close - open - 1));
+    std::string arg;
+    while (args >> arg) {
+      if (arg.size() >= 2 && arg.front() == '"' && arg.back() == '"') arg = arg.substr(1, arg.size() - 2);
+      command.args.push_back(arg);
+    }
+    commands.push_back(std::move(command));
+    i = close + 1;
+  }
+  return commands;
+}
+
+// "${CMAKE_CURRENT_SOURCE_DIR}/src/a.cc" -> "src/a.cc"; empty when a variable remains.
+std::string source_argument(std::string arg) {
+  for (const char* prefix : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "${PROJECT_SOURCE_DIR}/",
+                             "${CMAKE_SOURCE_DIR}/"})
+    if (arg.rfind(prefix, 0) == 0) arg = arg.substr(std::string(prefix).size());
+  if (arg.find("${") != std::string::npos || arg.find("$<") != std::string::npos) return "";
+  return arg;
+}
+
+std::string join_path(const std::string& a, const std::string& b) {
+  if (a.empty() || a == ".") return b;
+  if (b.empty() || b == ".") return a;
+  return a + "/" + b;
+}
+
+struct Executable {
+  std::string name;
+  std::string dir;  // folder of the CMakeLists.txt that adds it, relative to the root
+  std::vector<std::string> sources;
+  std::vector<std::string> links;
+  bool unresolved_sources = false;
+};
+
+std::string framework_of(const std::string& text) {
+  if (text.find("benchmark/benchmark.h") != std::string::npos || text.find("BENCHMARK_MAIN") != std::string::npos)
+    return "google-benchmark";
+  if (text.find("nvbench/nvbench.cuh") != std::string::npos || text.find("NVBENCH_BENCH") != std::string::npos)
+    return "nvbench";
+  return "plain";
+}
+
+std::string framework_of_links(const std::vector<std::string>& links) {
+  for (const auto& l : links) {
+    const std::string name = lower(l);
+    if (name == "benchmark::benchmark" || name == "benchmark::benchmark_main" || name == "benchmark" ||
+        name == "benchmark_main")
+      return "google-benchmark";
+    if (name.rfind("nvbench::", 0) == 0 || name == "nvbench") return "nvbench";
+  }
+  return "plain";
+}
+
+bool is_test_program(const Executable& e, const std::set<std::string>& test_commands) {
+  if (test_commands.count(e.name)) return true;
+  for (const auto& l : e.links) {
+    const std::string name = lower(l);
+    if (name.find("gtest") != std::string::npos || name.find("gmock") != std::string::npos ||
+        name.find("catch2") != std::string::npos || name.find("doctest") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+void read_presets(const fs::path& root, ProjectScan& scan) {
+  const fs::path file = root / "CMakePresets.json";
+  if (!fs::exists(file)) return;
+  nlohmann::json presets = nlohmann::json::parse(slurp(file), nullptr, false);
+  if (presets.is_discarded() || !presets.is_object()) {
+    scan.notes.push_back("CMakePresets.json is not JSON maxcode can read: presets not used");
+    return;
+  }
+  for (const auto& p : presets.value("configurePresets", nlohmann::json::array())) {
+    if (!p.is_object() || p.value("hidden", false) || !p.contains("name")) continue;
+    scan.preset = p["name"].get<std::string>();
+    std::string dir = p.value("binaryDir", "");
+    for (auto [macro, value] : {std::pair<std::string, std::string>{"${sourceDir}/", ""}, {"${presetName}", scan.preset}}) {
+      for (std::size_t at; (at = dir.find(macro)) != std::string::npos;) dir.replace(at, macro.size(), value);
+    }
+    if (!dir.empty() && dir.find("${") == std::string::npos && dir.front() != '/') scan.binary_dir = dir;
+    else if (!dir.empty())
+      scan.notes.push_back("configure preset '" + scan.preset + "' has binaryDir " + p.value("binaryDir", "") +
+                           ", which maxcode cannot place: benchmark paths assume build/");
+    break;
+  }
+  if (scan.preset.empty()) return;
+  for (const char* kind : {"buildPresets", "testPresets"}) {
+    for (const auto& p : presets.value(kind, nlohmann::json::array())) {
+      if (!p.is_object() || p.value("hidden", false) || p.value("configurePreset", "") != scan.preset) continue;
+      (std::string(kind) == "buildPresets" ? scan.build_preset : scan.test_preset) = p.value("name", "");
+      break;
+    }
+  }
+}
+
+void scan_cmake(const fs::path& root, const std::vector<std::string>& files, ProjectScan& scan) {
+  std::vector<Executable> executables;
+  std::set<std::string> test_commands;
+  bool testing = false, any_test = false;
+  std::string runtime_dir;  // CMAKE_RUNTIME_OUTPUT_DIRECTORY below the binary dir, if set
+  bool runtime_dir_set = false;
+  for (const std::string& file : files) {
+    if (fs::path(file).filename() != "CMakeLists.txt") continue;
+    const std::string dir = fs::path(file).parent_path().generic_string();
+    for (const CMakeCommand& c : cmake_commands(slurp(root / file))) {
+      const auto& a = c.args;
+      if (c.name == "enable_testing" || (c.name == "include" && !a.empty() && a[0] == "CTest")) testing = true;
+      if (c.name == "add_test" || c.name == "gtest_discover_tests" || c.name == "gtest_add_tests" ||
+          c.name == "catch_discover_tests" || c.name == "doctest_discover_tests") {
+        any_test = true;
+        if (c.name == "add_test") {
+          auto command = std::find(a.begin(), a.end(), "COMMAND");
+          if (command != a.end() && command + 1 != a.end()) test_commands.insert(*(command + 1));
+          else if (a.size() >= 2) test_commands.insert(a[1]);
+        } else if (!a.empty()) {
+          test_commands.insert(a[0]);
+        }
+      }
+      if ((c.name == "project" || c.name == "enable_language") &&
+          std::find(a.begin(), a.end(), "CUDA") != a.end())
+        scan.cuda = true;
+      if (c.name == "set" && a.size() >= 2 && a[0] == "CMAKE_RUNTIME_OUTPUT_DIRECTORY") {
+        runtime_dir_set = true;
+        std::string value = a[1];
+        for (const char* prefix : {"${CMAKE_BINARY_DIR}", "${PROJECT_BINARY_DIR}", "${CMAKE_CURRENT_BINARY_DIR}"})
+          if (value.rfind(prefix, 0) == 0) value = value.substr(std::string(prefix).size());
+        if (!value.empty() && value.front() == '/') value = value.substr(1);
+        if (value.find("${") != std::string::npos) {
+          scan.notes.push_back("CMAKE_RUNTIME_OUTPUT_DIRECTORY is " + a[1] + ": benchmark paths may need fixing");
+          value.clear();
+        }
+        runtime_dir = value;
+      }
+      if (c.name == "add_executable" && !a.empty()) {
+        if (std::find(a.begin(), a.end(), "IMPORTED") != a.end() || std::find(a.begin(), a.end(), "ALIAS") != a.end())
+          continue;
+        Executable e{a[0], dir, {}, {}, false};
+        for (std::size_t i = 1; i < a.size(); ++i) {
+          if (a[i] == "WIN32" || a[i] == "MACOSX_BUNDLE" || a[i] == "EXCLUDE_FROM_ALL") continue;
+          std::string source = source_argument(a[i]);
+          if (source.empty()) e.unresolved_sources = true;
+          else e.sources.push_back(join_path(dir, source));
+        }
+        executables.push_back(std::move(e));
+      }
+      if ((c.name == "target_sources" || c.name == "target_link_libraries") && !a.empty()) {
+        for (Executable& e : executables) {
+          if (e.name != a[0]) continue;
+          for (std::size_t i = 1; i < a.size(); ++i) {
+            if (a[i] == "PRIVATE" || a[i] == "PUBLIC" || a[i] == "INTERFACE") continue;
+            if (c.name == "target_link_libraries") {
+              e.links.push_back(a[i]);
+            } else if (std::string s = source_argument(a[i]); !s.empty()) {
+              e.sources.push_back(join_path(dir, s));
+            }
+          }
+        }
+      }
+    }
+  }
+  scan.ctest = testing && any_test;
+  if (any_test && !testing)
+    scan.notes.push_back("add_test without enable_testing() or include(CTest): ctest finds no tests");
+
+  for (const Executable& e : executables) {
+    if (is_test_program(e, test_commands)) continue;
+    std::string text;
+    bool cu = false;
+    for (const auto& s : e.sources) {
+      if (fs::exists(root / s)) text += slurp(root / s);
+      cu = cu || lower(fs::path(s).extension().string()) == ".cu";
+    }
+    std::string framework = framework_of_links(e.links);
+    if (framework == "plain") framework = framework_of(text);
+    bool named = lower(e.name).find("bench") != std::string::npos;
+    for (const auto& s : e.sources) named = named || lower(s).find("bench") != std::string::npos;
+    if (framework == "plain" && !named) continue;
+    ScannedBenchmark b;
+    b.name = e.name;
+    b.sources = e.sources;
+    b.framework = framework;
+    b.cuda = cu || scan.cuda;
+    b.reads_seed = text.find("MAXCODE_SEED") != std::string::npos;
+    b.binary = join_path(scan.binary_dir, runtime_dir_set ? runtime_dir : e.dir);
+    b.binary = join_path(b.binary, e.name);
+    b.why = "add_executable(" + e.name + ") in " + join_path(e.dir, "CMakeLists.txt");
+    if (framework == "google-benchmark") b.why += ", a Google Benchmark program";
+    else if (framework == "nvbench") b.why += ", an nvbench program";
+    else b.why += ", named like a benchmark";
+    if (e.unresolved_sources)
+      scan.notes.push_back("add_executable(" + e.name + ") lists sources through variables: not all were read");
+    scan.benchmarks.push_back(std::move(b));
+  }
+}
+
+// Without CMake: benchmark programs already built, or sources of a framework.
+void scan_plain(const fs::path& root, const std::vector<std::string>& files, ProjectScan& scan) {
+  for (const std::string& file : files) {
+    const fs::path path = root / file;
+    const std::string name = lower(path.filename().string());
+    std::error_code ec;
+    const auto perms = fs::status(path, ec).permissions();
+    const bool executable = !ec && (perms & fs::perms::owner_exec) != fs::perms::none && !is_source(path) &&
+                            path.extension().empty();
+    if (executable && name.find("bench") != std::string::npos) {
+      ScannedBenchmark b;
+      b.name = path.filename().string();
+      b.binary = file;
+      b.framework = framework_of(slurp(path));  // the library's symbols name it
+      b.cuda = scan.cuda;
+      b.why = "an executable file named like a benchmark";
+      scan.benchmarks.push_back(std::move(b));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> scan_looked_for() {
+  return {"CMakeLists.txt (add_executable targets that link Google Benchmark or nvbench, include "
+          "<benchmark/benchmark.h> or <nvbench/nvbench.cuh>, or have \"bench\" in their name or source path)",
+          "CMakePresets.json (the configure, build and test presets)",
+          "without CMake: executable files with \"bench\" in their name",
+          "tests: enable_testing() with add_test or gtest_discover_tests, and a tests/ or test/ folder"};
+}
+
+ProjectScan scan_project(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) throw std::runtime_error(root.string() + ": not a directory");
+  ProjectScan scan;
+  scan.root = root;
+  scan.cmake = fs::exists(root / "CMakeLists.txt");
+  scan.makefile = !scan.cmake && (fs::exists(root / "Makefile") || fs::exists(root / "makefile"));
+  scan.has_config = fs::exists(root / ".maxcode.json");
+  const std::vector<std::string> files = project_files(root);
+  std::set<std::string> library_dirs;
+  for (const std::string& file : files) {
+    const fs::path path(file);
+    if (lower(path.extension().string()) == ".cu") scan.cuda = true;
+    if (!is_source(path)) continue;
+    auto top = path.begin();
+    if (std::next(top) == path.end()) continue;  // a file at the top
+    const std::string dir = top->string();
+    if (!kNotLibrary.count(lower(dir))) library_dirs.insert(dir);
+  }
+  scan.source_dirs.assign(library_dirs.begin(), library_dirs.end());
+  for (const char* dir : {"tests", "test"})
+    if (fs::is_directory(root / dir)) scan.test_dirs.push_back(dir);
+  if (scan.cmake) {
+    read_presets(root, scan);
+    scan_cmake(root, files, scan);
+  } else {
+    scan_plain(root, files, scan);
+  }
+  // A folder that holds a benchmark's sources is the benchmark's, not the library's.
+  for (const ScannedBenchmark& b : scan.benchmarks)
+    for (const std::string& source : b.sources) {
+      const std::string top = fs::path(source).begin()->string();
+      if (fs::path(source).has_parent_path())
+        scan.source_dirs.erase(std::remove(scan.source_dirs.begin(), scan.source_dirs.end(), top),
+                               scan.source_dirs.end());
+    }
+  return scan;
+}
+
+}  // namespace maxcode

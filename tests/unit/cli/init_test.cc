@@ -1,0 +1,76 @@
+// `maxcode init` as a user runs it, on a CMake project whose benchmark is a Google
+// Benchmark program (tests/fixtures/gbench-prefix) and on one without any benchmark.
+#include <gtest/gtest.h>
+
+#include "runner/core/config.h"
+#include "runner/util/files.h"
+#include "runner/util/process.h"
+#include "support/test_support.h"
+
+namespace maxcode {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::write_file;
+
+Outcome maxcode(const std::string& args) {
+  Command c;
+  c.shell = std::string(MAXCODE_BINARY) + " " + args;
+  c.timeout_s = 600;
+  return run(c);
+}
+
+TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
+  TempDir dir;
+  copy_tree(testing::source_path("tests/fixtures/gbench-prefix"), dir / "repo");
+  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
+  std::printf("%s", o.out.c_str());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const Config config = load_config(dir / "repo/.maxcode.json");
+  ASSERT_EQ(config.benchmarks.size(), 1u);
+  EXPECT_EQ(config.benchmarks[0].metric, "google-benchmark");
+  EXPECT_EQ(config.benchmarks[0].command, "./build/prefix_bench");
+  EXPECT_EQ(config.test.command, "ctest --test-dir build --output-on-failure");
+  EXPECT_EQ(config.scope.include, std::vector<std::string>{"src/**"});
+  // The original was built, tested and run with every seed, and said so.
+  for (const std::string line : {"ok    builds (cmake --build build -j)",
+                                 "ok    tests pass (ctest --test-dir build --output-on-failure)",
+                                 "ok    benchmark 'prefix_bench' runs with each of 3 MAXCODE_SEED values and writes its "
+                                 "JSON times"})
+    EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
+  EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("still to decide"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("targets.functions is empty"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("search.policy is \"tune\""), std::string::npos) << o.out;
+
+  // A second init leaves the person's file alone.
+  const std::string before = read_text(dir / "repo/.maxcode.json");
+  Outcome again = maxcode("init " + (dir / "repo").string() + " --no-check -q");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find(".maxcode.json exists already: maxcode init does not overwrite it (--force replaces it)"),
+            std::string::npos) << again.err;
+  EXPECT_EQ(read_text(dir / "repo/.maxcode.json"), before);
+}
+
+TEST(Init, ARepositoryWithoutABenchmarkGetsAClearMessageAndNoFile) {
+  TempDir dir;
+  write_file(dir / "repo/CMakeLists.txt", "project(p CXX)\nadd_library(p src/p.cc)\n");
+  write_file(dir / "repo/src/p.cc", "int p() { return 0; }\n");
+  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("maxcode: error: no benchmark found in " + (dir / "repo").string() + ". maxcode looked for:"),
+            std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("CMakeLists.txt (add_executable targets"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("MAXCODE_SEED"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir / "repo/.maxcode.json"));
+}
+
+TEST(Init, HelpNamesTheOptions) {
+  Outcome o = maxcode("init --help");
+  EXPECT_EQ(o.exit_code, 0);
+  for (const char* option : {"--config", "--force", "--no-check"}) EXPECT_NE(o.out.find(option), std::string::npos) << option;
+}
+
+}  // namespace
+}  // namespace maxcode
