@@ -17,7 +17,7 @@ namespace {
 // The function's own time in one profile run; 0 when it does not appear (inlined away,
 // or too short to be sampled).
 double own_time(const Profile& profile, const std::string& function, const std::string& file) {
-  for (const ProfileEntry& e : profile.entries)
+  for (const ProfileEntry& e : profile.functions)
     if (e.function == function && (file.empty() || e.file == file)) return e.self;
   return 0;
 }
