@@ -304,8 +304,40 @@ ScopeConfig parse_scope(const Node& node) {
   return scope;
 }
 
+// A function's name as a unit lists it: an identifier, qualified or not (ns::Cls::fn).
+std::string function_name(const Node& node) {
+  std::string text = node.non_empty_string();
+  static const std::regex kName(R"((::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*)");
+  if (!std::regex_match(text, kName))
+    node.fail("must be a function name (qualified allowed: ns::fn), got '" + text + "'");
+  return text;
+}
+
+UnitConfig parse_unit(const Node& node) {
+  Reader r(node, {"add", "leave_out"});
+  UnitConfig unit;
+  for (const char* field : {"add", "leave_out"}) {
+    auto list = r.get(field);
+    if (!list) continue;
+    list->expect_array();
+    std::vector<std::string>& names = std::string_view(field) == "add" ? unit.add : unit.leave_out;
+    for (std::size_t i = 0; i < list->value.size(); ++i) {
+      const Node element = list->element(i);
+      std::string name = function_name(element);
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        element.fail("'" + name + "' is listed twice");
+      names.push_back(std::move(name));
+    }
+  }
+  for (std::size_t i = 0; i < unit.leave_out.size(); ++i) {
+    if (std::find(unit.add.begin(), unit.add.end(), unit.leave_out[i]) != unit.add.end())
+      r.get("leave_out")->element(i).fail("'" + unit.leave_out[i] + "' is also in targets.unit.add");
+  }
+  return unit;
+}
+
 TargetsConfig parse_targets(const Node& node) {
-  Reader r(node, {"functions", "signature", "interface"});
+  Reader r(node, {"functions", "signature", "interface", "unit"});
   TargetsConfig targets;
   targets.functions = r.strings("functions", {}, &Node::non_empty_string);
   targets.signature = r.string("signature");
@@ -322,6 +354,7 @@ TargetsConfig parse_targets(const Node& node) {
       targets.interface[name] = text;
     }
   }
+  if (auto unit = r.get("unit")) targets.unit = parse_unit(*unit);
   return targets;
 }
 
@@ -557,6 +590,8 @@ json to_json(const Config& config) {
   json targets = {{"functions", config.targets.functions}};
   put_optional(targets, "signature", config.targets.signature);
   if (!config.targets.interface.empty()) targets["interface"] = config.targets.interface;
+  if (config.targets.unit != UnitConfig{})
+    targets["unit"] = {{"add", config.targets.unit.add}, {"leave_out", config.targets.unit.leave_out}};
 
   json knobs = json::array();
   for (const KnobConfig& knob : config.search.knobs) {

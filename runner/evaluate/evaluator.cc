@@ -13,18 +13,19 @@ namespace fs = std::filesystem;
 
 
 Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
-                     const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
+                     const Unit& unit, std::vector<Knob> knobs, EvaluatorOptions options,
                      Progress& progress)
     : config_(config),
       source_(source),
       target_(target),
-      extent_(extent),
+      unit_(unit),
+      extent_(unit.functions.at(0).extent),
       knobs_(std::move(knobs)),
       options_(std::move(options)),
       progress_(progress),
       rng_(config.search.seed * 0x9E3779B97F4A7C15ull + 17) {
   original_file_ = read_text(source_.root / target_.file);
-  baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
+  baseline_definition_ = unit_text(original_file_, unit_);
   gpu_ = uses_gpu_timing(config_);
   char tag[17];
   std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng_()));
