@@ -15,6 +15,9 @@ struct Located {
   Extent extent;
 };
 
+// Whether `path` names a C, C++ or CUDA source or header file (by its extension).
+bool is_source_file(const std::string& path);
+
 // Searches C, C++ and CUDA files (.c .cc .cpp .cxx .h .hh .hpp .hxx .cu .cuh) under
 // `root` that the scope includes. Throws SourceError when the function is defined
 // nowhere, or in several places and `signature` does not pick one.

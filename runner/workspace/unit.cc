@@ -44,12 +44,6 @@ std::string verb(NameUse::Kind kind) {
 
 std::string location(const std::string& file, std::size_t line) { return file + ":" + std::to_string(line); }
 
-bool is_source_file(const std::string& path) {
-  static const std::set<std::string> extensions{".c",  ".cc",  ".cpp", ".cxx", ".h",  ".hh",
-                                                ".hpp", ".hxx", ".cu",  ".cuh", ".inl"};
-  return extensions.count(fs::path(path).extension().string()) > 0;
-}
-
 // A name the unit calls that the file does not define: perhaps another file does.
 struct Unresolved {
   std::string caller;
