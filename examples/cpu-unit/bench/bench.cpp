@@ -1,5 +1,5 @@
 // Benchmark: block checksums of 16 MiB of bytes. The input comes from MAXCODE_SEED, and
-// the checksums are printed (every 64th block, and a sum over all of them) so that
+// the checksums are printed in decimal (every 64th block, and a sum over all of them) so that
 // maxcode can check a rewrite against the original output.
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +29,7 @@ int main() {
   std::uint64_t total = 0;
   for (std::size_t b = 0; b < sums.size(); ++b) {
     total += sums[b];
-    if (b % 64 == 0 || b + 1 == sums.size()) std::printf("block %zu: %08x\n", b, static_cast<unsigned>(sums[b]));
+    if (b % 64 == 0 || b + 1 == sums.size()) std::printf("block %zu: %u\n", b, static_cast<unsigned>(sums[b]));
   }
   std::printf("sum: %llu\n", static_cast<unsigned long long>(total));
   return 0;
