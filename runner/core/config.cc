@@ -313,6 +313,38 @@ ScopeConfig parse_scope(const Node& node) {
   return scope;
 }
 
+// A function's name as a unit lists it: an identifier, qualified or not (ns::Cls::fn).
+std::string function_name(const Node& node) {
+  std::string text = node.non_empty_string();
+  static const std::regex kName(R"((::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*)");
+  if (!std::regex_match(text, kName))
+    node.fail("must be a function name (qualified allowed: ns::fn), got '" + text + "'");
+  return text;
+}
+
+UnitConfig parse_unit(const Node& node) {
+  Reader r(node, "targets.unit");
+  UnitConfig unit;
+  for (const char* field : {"add", "leave_out"}) {
+    auto list = r.get(field);
+    if (!list) continue;
+    list->expect_array();
+    std::vector<std::string>& names = std::string_view(field) == "add" ? unit.add : unit.leave_out;
+    for (std::size_t i = 0; i < list->value.size(); ++i) {
+      const Node element = list->element(i);
+      std::string name = function_name(element);
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        element.fail("'" + name + "' is listed twice");
+      names.push_back(std::move(name));
+    }
+  }
+  for (std::size_t i = 0; i < unit.leave_out.size(); ++i) {
+    if (std::find(unit.add.begin(), unit.add.end(), unit.leave_out[i]) != unit.add.end())
+      r.get("leave_out")->element(i).fail("'" + unit.leave_out[i] + "' is also in targets.unit.add");
+  }
+  return unit;
+}
+
 TargetsConfig parse_targets(const Node& node) {
   Reader r(node, "targets");
   TargetsConfig targets;
@@ -332,6 +364,7 @@ TargetsConfig parse_targets(const Node& node) {
       targets.interface[name] = text;
     }
   }
+  if (auto unit = r.get("unit")) targets.unit = parse_unit(*unit);
   return targets;
 }
 
@@ -509,7 +542,8 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
                         "compare_output", "rtol", "atol", "timeout_s"}},
       {"benchmarks[].roofline", {"bytes", "flops"}},
       {"scope", {"include", "exclude"}},
-      {"targets", {"functions", "signature", "interface", "prefer"}},
+      {"targets", {"functions", "signature", "interface", "prefer", "unit"}},
+      {"targets.unit", {"add", "leave_out"}},
       {"search", {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
                   "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"}},
       {"search.knobs[]", {"name", "values", "file"}},
@@ -590,6 +624,8 @@ json to_json(const Config& config) {
   put_optional(targets, "signature", config.targets.signature);
   put_optional(targets, "prefer", config.targets.prefer);
   if (!config.targets.interface.empty()) targets["interface"] = config.targets.interface;
+  if (config.targets.unit != UnitConfig{})
+    targets["unit"] = {{"add", config.targets.unit.add}, {"leave_out", config.targets.unit.leave_out}};
 
   json knobs = json::array();
   for (const KnobConfig& knob : config.search.knobs) {

@@ -64,6 +64,15 @@ struct ScopeConfig {
   bool operator==(const ScopeConfig&) const = default;
 };
 
+// `targets.unit`: functions of the target's file to put into its unit, or keep out of it,
+// beyond what its calls reach (runner/workspace/unit.h).
+struct UnitConfig {
+  std::vector<std::string> add;        // also in the unit, with what they call
+  std::vector<std::string> leave_out;  // never in it, and not followed
+
+  bool operator==(const UnitConfig&) const = default;
+};
+
 struct TargetsConfig {
   std::vector<std::string> functions;  // names (qualified allowed)
   std::string signature;               // optional: picks one overload
@@ -75,6 +84,7 @@ struct TargetsConfig {
   // integer parameters and literals ("in": "width*height"). The call check uses them to
   // perturb inputs and poison outputs between calls (docs/evaluation.md).
   std::map<std::string, std::string> interface;
+  UnitConfig unit;
 
   bool operator==(const TargetsConfig&) const = default;
 };

@@ -13,12 +13,13 @@ namespace fs = std::filesystem;
 
 
 Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
-                     const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
+                     const Unit& unit, std::vector<Knob> knobs, EvaluatorOptions options,
                      Progress& progress)
     : config_(config),
       source_(source),
       target_(target),
-      extent_(extent),
+      unit_(unit),
+      extent_(unit.functions.at(0).extent),
       knobs_(std::move(knobs)),
       options_(std::move(options)),
       progress_(progress),
@@ -27,7 +28,7 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
   // measure_noise may be called; there is no definition to replace.
   if (!target_.file.empty()) {
     original_file_ = read_text(source_.root / target_.file);
-    baseline_definition_ = original_file_.substr(extent_.begin, extent_.end - extent_.begin);
+    baseline_definition_ = unit_text(original_file_, unit_);
   }
   gpu_ = uses_gpu_timing(config_);
   char tag[17];

@@ -27,6 +27,7 @@
 #include "runner/evaluate/gpu/kernel_time.h"
 #include "runner/evaluate/gpu/ncu.h"
 #include "runner/workspace/knobs.h"
+#include "runner/workspace/unit.h"
 #include "runner/util/process.h"
 #include "runner/util/progress.h"
 #include "runner/workspace/source_extent.h"
@@ -67,10 +68,11 @@ struct Checked {
 
 class Evaluator {
  public:
+  // `unit` is the target's unit in its file (unit.h); its first function is the target.
   // `target` may be empty (no function chosen yet, as `maxcode init` checks the
   // original): then only prepare_baseline() and measure_noise() apply.
   Evaluator(const Config& config, const SourceSnapshot& source, const Target& target,
-            const Extent& extent, std::vector<Knob> knobs, EvaluatorOptions options,
+            const Unit& unit, std::vector<Knob> knobs, EvaluatorOptions options,
             Progress& progress);
   ~Evaluator();
 
@@ -100,6 +102,7 @@ class Evaluator {
   const std::vector<std::string>& warnings() const { return warnings_; }
   // The benchmark audit (one per benchmark), made by prepare_baseline.
   const std::vector<BenchmarkAudit>& audits() const { return audits_; }
+  // The original unit's definitions, in file order (the target's alone for a unit of one).
   const std::string& baseline_definition() const { return baseline_definition_; }
   Isolation isolation() const;
 
@@ -176,7 +179,8 @@ class Evaluator {
   const Config& config_;
   const SourceSnapshot& source_;
   Target target_;
-  Extent extent_;
+  Unit unit_;
+  Extent extent_;  // the target's
   std::vector<Knob> knobs_;
   EvaluatorOptions options_;
   Progress& progress_;

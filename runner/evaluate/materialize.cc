@@ -7,6 +7,7 @@
 #include "runner/util/files.h"
 #include "runner/workspace/normalize.h"
 #include "runner/workspace/patch.h"
+#include "runner/workspace/placement.h"
 #include "runner/workspace/scope.h"
 
 namespace maxcode {
@@ -27,7 +28,13 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
       return m;
     }
     if (candidate.definition) {
-      file = replace_definition(original_file_, extent_, *candidate.definition);
+      // Each redefinition of a unit function replaces it where it stands (placement.h).
+      Placement placed = place_definitions(original_file_, unit_, *candidate.definition);
+      if (!placed.error.empty()) {
+        m.rejection = target_.file + ": " + placed.error;
+        return m;
+      }
+      file = std::move(placed.text);
       m.code = *candidate.definition;
     } else if (candidate.diff) {
       std::map<std::string, std::string> originals;
@@ -39,7 +46,7 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
             path = path.substr(source_.git_prefix.size());
           if (path != target_.file) {
             m.rejection = "candidate changes " + path + "; only " + target_.file +
-                          " (the target function and new helpers beside it) may change";
+                          " (the functions of the target's unit and new helpers beside them) may change";
             return m;
           }
         }
@@ -65,8 +72,7 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
     }
     std::vector<KnobLine> knob_lines;
     for (const Knob& knob : knobs_) knob_lines.push_back({knob.name, knob.values});
-    const ScopeVerdict scope =
-        check_target_file(original_file_, file, extent_, target_.function, target_.file, knob_lines);
+    const ScopeVerdict scope = check_unit_file(original_file_, file, unit_, target_.file, knob_lines);
     if (!scope.ok) {
       m.rejection = scope.reason;
       return m;

@@ -16,6 +16,7 @@
 #include "runner/util/secrets.h"
 #include "runner/workspace/locate.h"
 #include "runner/workspace/patch.h"
+#include "runner/workspace/unit.h"
 
 namespace maxcode {
 
@@ -28,6 +29,7 @@ struct Session {
   fs::path work_dir;
   SourceSnapshot source;
   Located located;
+  Unit unit;
   std::vector<Knob> knobs;
   RunInfo info;
 };
@@ -65,6 +67,9 @@ void setup(Session& s, const TargetSearch& o) {
   s.source = capture_source(o.repo, s.work_dir / "source", config.workspace.exclude);
   s.located = locate_target(s.source.root, config.scope, o.function,
                             o.signature.empty() ? config.targets.signature : o.signature);
+  s.unit = find_unit(s.source.root, config.scope, s.located, config.targets.unit);
+  s.located.target.unit = s.unit.names();
+  s.located.target.unit_notes = s.unit.notes;
   s.knobs = collect_knobs(config, s);
 
   s.info.command = o.candidate_file.empty() ? "optimize" : "eval";
@@ -96,7 +101,7 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
   const std::string file_text = read_text(s.source.root / s.located.target.file);
   auto method = make_method(
       {o.config, o.repo, o.replay_dir,
-       make_target_context(s.located.target, file_text, evaluator.baseline_definition()), s.knobs},
+       make_target_context(s.located.target, file_text, s.unit), s.knobs},
       spend);
 
   // Everything a run learns is kept as it happens: trajectory.jsonl, the rollout
@@ -191,11 +196,17 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
     ccache = cache_dir() / "ccache";
     fs::create_directories(ccache);
   }
-  Evaluator evaluator(o.config, s.source, s.located.target, s.located.extent, s.knobs,
+  Evaluator evaluator(o.config, s.source, s.located.target, s.unit, s.knobs,
                       {s.work_dir, ccache, o.keep_workspaces}, progress);
   s.info.environment = describe_environment(evaluator.isolation());
   progress.note("maxcode " + s.info.command + ": " + s.located.target.function + " in " + s.located.target.file +
                 ":" + std::to_string(s.located.target.line_begin));
+  if (s.unit.functions.size() > 1) {
+    std::string names;
+    for (const std::string& n : s.located.target.unit) names += (names.empty() ? "" : ", ") + n;
+    progress.note("unit: " + names);
+  }
+  for (const std::string& note : s.unit.notes) progress.note("unit: " + note);
   evaluator.prepare_baseline();
   for (const BenchmarkAudit& audit : evaluator.audits()) s.info.audit.push_back(to_json(audit));
   if (!evaluator.baseline_ncu().empty()) {

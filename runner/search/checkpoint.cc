@@ -39,9 +39,7 @@ Checkpoint read_checkpoint(const fs::path& out) {
     Checkpoint c;
     c.run_id = j.at("run_id").get<std::string>();
     c.policy = j.at("policy").get<std::string>();
-    const auto& t = j.at("target");
-    c.target = Target{t.at("file"), t.at("function"), t.value("signature", ""), t.value("line_begin", 0u),
-                      t.value("line_end", 0u)};
+    c.target = target_from_json(j.at("target"));
     c.state.target = c.target;
     c.state.evaluations = j.at("evaluations").get<int>();
     if (!j.at("best").is_null()) c.state.best = j["best"].get<std::size_t>();

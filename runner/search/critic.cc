@@ -1,6 +1,7 @@
 #include "runner/util/format.h"
 #include "runner/search/critic.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -26,6 +27,33 @@ std::string last_lines(const std::string& text, int count) {
   return text.substr(pos == std::string::npos ? 0 : pos + 1, 600);
 }
 
+std::string names_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// What a candidate may change, for the critique of a rejected one.
+std::string unit_rules(const Target& target) {
+  std::string rules;
+  if (target.unit.size() <= 1) {
+    rules = "Only the function " + target.function +
+            " itself may change, with new helpers placed right before or after it in the same file.";
+  } else {
+    std::vector<std::string> others(target.unit.begin() + 1, target.unit.end());
+    rules = "The unit of " + target.function + " is " + names_of(target.unit) + ": any of them may be "
+            "redefined in place, under its own name (each new definition replaces the original where it "
+            "stands, so rewrite a kernel itself rather than copying it under a new name), and launch "
+            "configurations may change; new helpers, types and constants may be added beside them. "
+            "Other functions of the file may not be redefined.";
+  }
+  if (!target.unit_notes.empty()) {
+    rules += " Not in the unit:";
+    for (const std::string& note : target.unit_notes) rules += " " + note + ".";
+  }
+  return rules;
+}
+
 class MetricsCritic : public Critic {
  public:
   explicit MetricsCritic(TargetContext context) : context_(std::move(context)) {}
@@ -36,6 +64,7 @@ class MetricsCritic : public Critic {
       case Verdict::kCompileError: {
         std::string first = first_line_with(e.compiler_output, "error");
         if (first.empty()) first = last_lines(e.compiler_output, 3);
+        if (is_redefinition(e.compiler_output)) return "It does not compile: " + first + ". " + redefinition_fix();
         return "It does not compile: " + first +
                ". Fix this error first: keep the signature of " + context_.target.function +
                ", declare every helper before its use, and use only headers the file can include.";
@@ -69,15 +98,32 @@ class MetricsCritic : public Critic {
           return "Its time cannot be trusted and it was rejected: " + e.reason +
                  ". Do the work in kernels launched by the function itself, on the caller's stream, "
                  "without extra host-device copies.";
-        return "It was rejected before running: " + e.reason +
-               ". Only the function itself may change, with new helpers placed right before or "
-               "after it in the same file.";
+        return "It was rejected before running: " + e.reason + ". " + unit_rules(context_.target);
       case Verdict::kNotFaster:
         return not_faster(e) + gpu_notes(e);
       case Verdict::kFaster:
         return faster(e) + gpu_notes(e);
     }
     return "";
+  }
+
+  // gcc/clang "redefinition of", nvcc "has already been defined", both "previously
+  // defined here": the file already defines a function the code defines again.
+  static bool is_redefinition(const std::string& output) {
+    return output.find("redefinition of") != std::string::npos ||
+           output.find("has already been defined") != std::string::npos ||
+           output.find("previously defined here") != std::string::npos;
+  }
+
+  std::string redefinition_fix() const {
+    const Target& t = context_.target;
+    std::string names = names_of(t.unit);
+    if (names.empty()) names = t.function;
+    return "A function is defined twice: the code defines one the file already has. To change a "
+           "function of the unit (" + names + "), give its complete new definition under the same name "
+           "and signature: it replaces the original where it stands, so never copy it next to itself. A "
+           "function outside the unit may not be redefined: give your own helper a new name that the file "
+           "does not use (or add the function to targets.unit.add in .maxcode.json).";
   }
 
   // What ptxas and the timing say about the kernels: spills, registers, roofline.
@@ -168,20 +214,50 @@ class LlmCritic : public Critic {
 
 }  // namespace
 
+namespace {
+
+constexpr std::size_t kMaxContext = 8000;
+
+std::string language_of(const std::string& file) {
+  const std::string ext = std::filesystem::path(file).extension().string();
+  return ext == ".cu" || ext == ".cuh" ? "cuda" : "cpp";
+}
+
+std::string capped(std::string context) {
+  if (context.size() > kMaxContext) context = context.substr(0, kMaxContext) + "\n/* ... file continues ... */";
+  return context;
+}
+
+}  // namespace
+
 TargetContext make_target_context(const Target& target, const std::string& file_text,
                                   const std::string& original_definition) {
   TargetContext c;
   c.target = target;
-  const std::string ext = std::filesystem::path(target.file).extension().string();
-  c.language = ext == ".cu" || ext == ".cuh" ? "cuda" : "cpp";
+  c.language = language_of(target.file);
   c.original = original_definition;
   std::string context = file_text;
   const std::size_t at = context.find(original_definition);
   if (at != std::string::npos)
     context.replace(at, original_definition.size(), "/* ... " + target.function + " (shown above) ... */");
-  constexpr std::size_t kMaxContext = 8000;
-  if (context.size() > kMaxContext) context = context.substr(0, kMaxContext) + "\n/* ... file continues ... */";
-  c.context = context;
+  c.context = capped(context);
+  return c;
+}
+
+TargetContext make_target_context(const Target& target, const std::string& file_text, const Unit& unit) {
+  TargetContext c;
+  c.target = target;
+  if (c.target.unit.empty()) c.target.unit = unit.names();
+  c.language = language_of(target.file);
+  c.original = unit_text(file_text, unit);
+  std::vector<const UnitFunction*> functions;
+  for (const UnitFunction& f : unit.functions) functions.push_back(&f);
+  std::sort(functions.begin(), functions.end(),
+            [](const UnitFunction* a, const UnitFunction* b) { return a->extent.begin > b->extent.begin; });
+  std::string context = file_text;
+  for (const UnitFunction* f : functions)  // from the bottom up, so offsets stay valid
+    context.replace(f->extent.begin, f->extent.end - f->extent.begin, "/* ... " + f->name + " (shown above) ... */");
+  c.context = capped(context);
   return c;
 }
 

@@ -10,18 +10,22 @@
 #include "runner/llm/provider.h"
 #include "runner/search/prompts.h"
 #include "runner/core/target.h"
+#include "runner/workspace/unit.h"
 
 namespace maxcode {
 
 // What every critic and policy knows about the target.
 struct TargetContext {
-  Target target;
+  Target target;         // target.unit: the unit's functions (prompts say which may change)
   std::string language;  // "cpp" or "cuda" (fence info string)
-  std::string original;  // the original definition
-  std::string context;   // the file around it, the definition elided, capped
+  std::string original;  // the original definitions of the unit, in file order
+  std::string context;   // the file around them, the definitions elided, capped
 };
 TargetContext make_target_context(const Target& target, const std::string& file_text,
                                   const std::string& original_definition);
+// The same for a unit (unit.h) in `file_text`: every definition of the unit shown as the
+// original and elided from the context.
+TargetContext make_target_context(const Target& target, const std::string& file_text, const Unit& unit);
 
 class Critic {
  public:

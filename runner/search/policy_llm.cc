@@ -141,7 +141,37 @@ class LlmPolicy : public Policy {
                                               {"context", context_.context},
                                               {"best", best},
                                               {"trajectory", trajectory},
-                                              {"instruction", instruction(state)}});
+                                              {"instruction", instruction(state)},
+                                              {"unit", unit_names()},
+                                              {"rules", rules()}});
+  }
+
+  std::string unit_names() const {
+    std::string names;
+    for (const std::string& n : context_.target.unit) names += (names.empty() ? "" : ", ") + n;
+    return names.empty() ? context_.target.function : names;
+  }
+
+  // What the block may hold besides the target: for a unit of one, helpers before it; for
+  // a larger unit, also its other functions, redefined in place.
+  std::string rules() const {
+    const Target& t = context_.target;
+    if (t.unit.size() <= 1)
+      return "Helper functions, types, constants or #include lines it needs may come before it in the same "
+             "block. Change nothing else.";
+    std::string others;
+    for (std::size_t i = 1; i < t.unit.size(); ++i) others += (others.empty() ? "`" : ", `") + t.unit[i] + "`";
+    std::string text =
+        "`" + t.function + "` and the functions it calls in this file form one unit, shown above as the "
+        "original: " + others + ". The block may also hold a new definition of any of them that you change, "
+        "under the same name and signature: each replaces the original where it stands in the file, so "
+        "rewrite a kernel or helper itself (and change launch configurations as you need) rather than "
+        "copying it under a new name; leave out the ones you keep. New helper functions, types, constants "
+        "or #include lines may come first in the block; they are placed before the first function of the "
+        "unit you redefine, so give them names the file does not use. Do not define any other function of "
+        "the file, and change nothing else.";
+    for (const std::string& note : t.unit_notes) text += " Note: " + note + ".";
+    return text;
   }
 
   std::string name_;

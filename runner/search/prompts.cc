@@ -27,7 +27,7 @@ constexpr const char* kPropose = R"(Optimize the function `{{function}}` from `{
 ## Task
 {{instruction}}
 
-Reply with exactly one fenced code block that holds the complete new definition of `{{function}}` with the same signature. Helper functions, types, constants or #include lines it needs may come before it in the same block. Change nothing else. A few sentences before the block may say what you changed and why.
+Reply with exactly one fenced code block that holds the complete new definition of `{{function}}` with the same signature. {{rules}} A few sentences before the block may say what you changed and why.
 )";
 
 constexpr const char* kCritique = R"(You review one attempt at making `{{function}}` from `{{file}}` faster.

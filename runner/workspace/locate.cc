@@ -9,13 +9,13 @@ namespace maxcode {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 bool is_source_file(const std::string& path) {
   static const std::set<std::string> extensions{".c",  ".cc",  ".cpp", ".cxx", ".h", ".hh",
                                                 ".hpp", ".hxx", ".cu",  ".cuh", ".inl"};
   return extensions.count(fs::path(path).extension().string()) > 0;
 }
+
+namespace {
 
 std::string collapse(const std::string& text) {
   std::string out;

@@ -21,6 +21,9 @@ struct Located {
 std::vector<Located> locate_definitions(const std::filesystem::path& root, const ScopeConfig& scope,
                                         const std::string& function, const std::string& signature = "");
 
+// Whether `path` names a C, C++ or CUDA source or header file (by its extension).
+bool is_source_file(const std::string& path);
+
 // Searches C, C++ and CUDA files (.c .cc .cpp .cxx .h .hh .hpp .hxx .cu .cuh) under
 // `root` that the scope includes. Throws SourceError when the function is defined
 // nowhere, or in several places and `signature` does not pick one.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "runner/workspace/knobs.h"
 
@@ -125,19 +127,22 @@ struct Problem {
   std::string_view old_text;  // the original's line (changed, removed)
 };
 
-std::string describe(const Problem& p, std::string_view file, const LineMatcher& match) {
+// `outside` names what the candidate may change: "the target function", or "the unit of
+// 'fn'" when the unit has more functions than the target.
+std::string describe(const Problem& p, std::string_view file, const LineMatcher& match,
+                     const std::string& outside) {
   std::string where = std::string(file) + ":" + std::to_string(p.line) + ": ";
   switch (p.kind) {
     case Problem::kAdded:
-      return where + "line added outside the target function: `" + shown(p.text) + "`";
+      return where + "line added outside " + outside + ": `" + shown(p.text) + "`";
     case Problem::kRemoved:
-      return where + "line outside the target function removed: `" + shown(p.old_text) + "`";
+      return where + "line outside " + outside + " removed: `" + shown(p.old_text) + "`";
     case Problem::kChanged:
       break;
   }
   const std::string knob = match.knob_complaint(p.old_text, p.text);
   if (!knob.empty()) return where + knob;
-  return where + "line outside the target function changed: `" + shown(p.text) + "` (was `" +
+  return where + "line outside " + outside + " changed: `" + shown(p.text) + "` (was `" +
          shown(p.old_text) + "`)";
 }
 
@@ -404,13 +409,11 @@ bool uses_word(std::string_view text, std::string_view word) {
 }
 
 // Why the inserted text, candidate[begin, end), may not stand (with the candidate's
-// 1-based line of the culprit), or nullopt. Macro lines the original region already had
-// are fine, and so are macros that nothing outside the region uses.
-std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(std::string_view original,
-                                                                         Region region,
-                                                                         std::string_view candidate,
-                                                                         std::size_t begin,
-                                                                         std::size_t end) {
+// 1-based line of the culprit), or nullopt. Macro lines the original regions already had
+// are fine, and so are macros that nothing outside the regions uses.
+std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(
+    std::string_view original, const std::vector<Region>& regions, std::string_view candidate,
+    std::size_t begin, std::size_t end, const std::string& outside_what) {
   const std::size_t first_line = line_number(candidate, begin);
   const std::vector<Line> lines = split_lines(candidate.substr(begin, end - begin));
   const std::size_t last =
@@ -420,55 +423,228 @@ std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(std::st
                      std::string("the new text ends with a backslash that splices it onto the "
                                  "line after it")};
   std::vector<std::string_view> had;
-  for (const Line& l : split_lines(original.substr(region.begin, region.end - region.begin)))
-    had.push_back(trimmed(l.text));
-  const std::string outside = std::string(original.substr(0, region.begin)) + "\n" +
-                              std::string(original.substr(region.end));
+  std::string outside;
+  std::size_t at = 0;
+  for (const Region& region : regions) {
+    for (const Line& l : split_lines(original.substr(region.begin, region.end - region.begin)))
+      had.push_back(trimmed(l.text));
+    outside += std::string(original.substr(at, region.begin - at)) + "\n";
+    at = region.end;
+  }
+  outside += std::string(original.substr(at));
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view name = macro_name(lines[i].text);
     if (name.empty() || std::find(had.begin(), had.end(), trimmed(lines[i].text)) != had.end())
       continue;
     if (uses_word(outside, name))
-      return std::pair{first_line + i, "`" + shown(lines[i].text) +
-                                           "` would change code outside the target function, "
-                                           "which uses " +
-                                           std::string(name)};
+      return std::pair{first_line + i, "`" + shown(lines[i].text) + "` would change code outside " +
+                                           outside_what + ", which uses " + std::string(name)};
   }
   return std::nullopt;
 }
 
+// ---------------------------------------------------------------------------------------
+// Between two functions of a unit: the lines there must stand unchanged, in order.
+
+struct GapMatch {
+  std::size_t begin = 0;  // where the gap starts and ends in the candidate
+  std::size_t end = 0;
+  std::optional<Problem> problem;
+};
+
+// Finds original[gap_begin, gap_end) in candidate[from, to), line by line (knob lines may
+// differ in their values), at the first place it stands whole. When it stands nowhere,
+// the gap is compared line by line from just after the candidate's definitions of
+// `before` (the functions of the region above it), and the first difference is the
+// problem.
+GapMatch match_gap(std::string_view original, std::size_t gap_begin, std::size_t gap_end,
+                   std::string_view candidate, const std::vector<Line>& cand, std::size_t from,
+                   std::size_t to, const std::vector<std::string>& before, const LineMatcher& match) {
+  const std::string_view gap = original.substr(gap_begin, gap_end - gap_begin);
+  const bool aligned = (gap_begin == 0 || original[gap_begin - 1] == '\n') &&
+                       (gap_end == 0 || original[gap_end - 1] == '\n');
+  if (!aligned) {  // a definition sharing its line with other code: the text as it is
+    const std::size_t at = candidate.find(gap, from);
+    if (at != std::string_view::npos && at + gap.size() <= to) return {at, at + gap.size(), std::nullopt};
+    const std::size_t line = line_number(original, gap_begin);
+    return {0, 0, Problem{Problem::kRemoved, line, {}, split_lines(original)[line - 1].text}};
+  }
+  std::vector<Line> lines = split_lines(gap);
+  lines.pop_back();  // the empty text after the last newline
+  for (std::size_t c = 0; c < cand.size() && cand[c].offset <= to; ++c) {
+    if (cand[c].offset < from) continue;
+    std::size_t k = 0;
+    while (k < lines.size() && c + k < cand.size() && cand[c + k].offset < to &&
+           match(lines[k].text, cand[c + k].text))
+      ++k;
+    if (k == lines.size()) {
+      const std::size_t end = c + k < cand.size() ? cand[c + k].offset : candidate.size();
+      return {cand[c].offset, end, std::nullopt};
+    }
+  }
+  // Where the gap should start: after the last of the definitions above it, past idle lines.
+  std::size_t anchor = from;
+  for (const std::string& name : before)
+    for (const Extent& e : find_definitions(candidate, name))
+      if (e.begin >= from && e.end <= to) anchor = std::max(anchor, e.end);
+  std::size_t c = line_number(candidate, anchor);  // 0-based index of the line after the anchor's
+  while (c < cand.size() && is_idle_line(cand[c].text)) ++c;
+  const std::size_t first = line_number(original, gap_begin);  // 1-based
+  for (std::size_t k = 0; k < lines.size(); ++k, ++c) {
+    if (c < cand.size() && match(lines[k].text, cand[c].text)) continue;
+    const bool removed = c >= cand.size() || (k + 1 < lines.size() && match(lines[k + 1].text, cand[c].text));
+    if (removed) return {0, 0, Problem{Problem::kRemoved, first + k, {}, lines[k].text}};
+    return {0, 0, Problem{Problem::kChanged, c + 1, cand[c].text, lines[k].text}};
+  }
+  return {0, 0, Problem{Problem::kRemoved, first, {}, lines.front().text}};
+}
+
+// The unit's replaceable regions in file order, those that touch or overlap merged; each
+// with the names of the unit functions it holds.
+struct UnitRegion {
+  Region region;
+  std::vector<std::string> names;
+};
+
+std::vector<UnitRegion> unit_regions(std::string_view original, const Unit& unit) {
+  std::vector<UnitRegion> regions;
+  for (const UnitFunction& f : unit.functions)
+    regions.push_back({replaceable_region(original, f.extent), {f.name}});
+  std::sort(regions.begin(), regions.end(),
+            [](const UnitRegion& a, const UnitRegion& b) { return a.region.begin < b.region.begin; });
+  std::vector<UnitRegion> merged;
+  for (UnitRegion& r : regions) {
+    if (!merged.empty() && r.region.begin <= merged.back().region.end) {
+      merged.back().region.end = std::max(merged.back().region.end, r.region.end);
+      merged.back().names.insert(merged.back().names.end(), r.names.begin(), r.names.end());
+    } else {
+      merged.push_back(std::move(r));
+    }
+  }
+  return merged;
+}
+
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A definition in the new text that redefines a function outside the unit (of this file,
+// or one the unit calls in another file): why it may not stand, or empty.
+std::string outside_definition(std::string_view original, std::string_view candidate,
+                               const Unit& unit, const std::vector<std::pair<std::size_t, std::size_t>>& pieces,
+                               std::string_view file_label) {
+  std::map<std::string, std::vector<const Definition*>> outside;  // base name -> definitions
+  const std::vector<Definition> defs = list_definitions(original);
+  std::set<std::size_t> in_unit;
+  for (const UnitFunction& f : unit.functions) in_unit.insert(f.extent.begin);
+  std::set<std::string> unit_names;
+  for (const UnitFunction& f : unit.functions) unit_names.insert(f.base_name);
+  for (const Definition& d : defs)
+    if (!d.in_class && !in_unit.count(d.extent.begin)) outside[d.base_name].push_back(&d);
+  const std::string target = unit.functions.empty() ? "" : unit.functions.front().name;
+  for (const Definition& d : list_definitions(candidate)) {
+    if (d.in_class) continue;
+    const bool inserted = std::any_of(pieces.begin(), pieces.end(), [&](const auto& p) {
+      return d.extent.begin >= p.first && d.extent.end <= p.second;
+    });
+    if (!inserted) continue;
+    const std::string where = std::string(file_label) + ":" + std::to_string(d.extent.line_begin) + ": ";
+    auto found = outside.find(d.base_name);
+    if (found != outside.end()) {
+      const Definition* same = found->second.front();
+      if (unit_names.count(d.base_name)) {  // an overload shares the name: the signature decides
+        same = nullptr;
+        for (const Definition* o : found->second)
+          if (canonical_text(o->extent.signature) == canonical_text(d.extent.signature)) same = o;
+        if (same == nullptr) continue;
+      }
+      return where + "the candidate defines '" + d.extent.name + "', which is outside the unit of '" + target +
+             "' (" + joined_names(unit.names()) + "); it stands at " + std::string(file_label) + ":" +
+             std::to_string(same->extent.line_begin) +
+             ". Only the unit's functions may be redefined: to let candidates change '" + same->base_name +
+             "', add it to targets.unit.add in .maxcode.json; or give the new function a name of its own";
+    }
+    for (const OutsideCallee& o : unit.elsewhere) {
+      if (o.name != d.base_name) continue;
+      return where + "the candidate defines '" + d.extent.name + "', which is defined in " + o.where +
+             ", outside the unit of '" + target + "' (a unit stays within " + unit.file +
+             "); give the new function a name of its own";
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+ScopeVerdict check_unit_file(std::string_view original, std::string_view candidate,
+                             const Unit& unit, std::string_view file_label,
+                             const std::vector<KnobLine>& knobs) {
+  const LineMatcher match(knobs);
+  const std::vector<UnitRegion> regions = unit_regions(original, unit);
+  const std::string what = unit.functions.size() == 1
+                               ? std::string("the target function")
+                               : "the unit of '" + unit.functions.front().name + "'";
+  const std::vector<Line> orig = split_lines(original);
+  const std::vector<Line> cand = split_lines(candidate);
+  auto reject = [&](const Problem& p) {
+    return ScopeVerdict{false, describe(p, file_label, match, what)};
+  };
+
+  const HeadMatch head = match_head(original, regions.front().region.begin, orig, cand, match);
+  if (head.problem) return reject(*head.problem);
+  const TailMatch tail = match_tail(original, regions.back().region.end, cand, match);
+  if (!tail.ok)
+    return reject(tail_problem(original, candidate, regions.back().region, head.end, tail, orig, cand,
+                               regions.back().names.back(), match));
+  if (tail.begin < head.end) {
+    // Head and tail overlap: the candidate lost text next to the unit.
+    const std::size_t line = line_number(original, regions.back().region.end);
+    return reject({Problem::kRemoved, line, {}, orig[line - 1].text});
+  }
+  // The new text at each region: between the gaps, which stand unchanged.
+  std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  std::size_t at = head.end;
+  for (std::size_t i = 0; i + 1 < regions.size(); ++i) {
+    const GapMatch gap = match_gap(original, regions[i].region.end, regions[i + 1].region.begin, candidate,
+                                   cand, at, tail.begin, regions[i].names, match);
+    if (gap.problem) return reject(*gap.problem);
+    pieces.push_back({at, gap.begin});
+    at = gap.end;
+  }
+  pieces.push_back({at, tail.begin});
+  std::vector<Region> plain;
+  for (const UnitRegion& r : regions) plain.push_back(r.region);
+  for (const auto& [begin, end] : pieces) {
+    if (auto problem = inserted_text_problem(original, plain, candidate, begin, end, what))
+      return {false, std::string(file_label) + ":" + std::to_string(problem->first) + ": " + problem->second};
+  }
+  const std::string outside = outside_definition(original, candidate, unit, pieces, file_label);
+  if (!outside.empty()) return {false, outside};
+  // Every function of the unit is still defined, in the new text.
+  for (const UnitFunction& f : unit.functions) {
+    const auto wanted = std::count_if(unit.functions.begin(), unit.functions.end(),
+                                      [&](const UnitFunction& g) { return g.name == f.name; });
+    std::ptrdiff_t defined = 0;
+    for (const Extent& e : find_definitions(candidate, f.name)) {
+      defined += std::any_of(pieces.begin(), pieces.end(),
+                             [&](const auto& p) { return e.begin >= p.first && e.end <= p.second; });
+    }
+    if (defined < wanted)
+      return {false, std::string(file_label) + ":" + std::to_string(f.extent.line_begin) +
+                         ": candidate no longer defines '" + f.name + "'"};
+  }
+  return {};
+}
 
 ScopeVerdict check_target_file(std::string_view original, std::string_view candidate,
                                const Extent& original_extent, std::string_view function,
                                std::string_view file_label, const std::vector<KnobLine>& knobs) {
-  const LineMatcher match(knobs);
-  const Region region = replaceable_region(original, original_extent);
-  const std::vector<Line> orig = split_lines(original);
-  const std::vector<Line> cand = split_lines(candidate);
-  auto reject = [&](const Problem& p) {
-    return ScopeVerdict{false, describe(p, file_label, match)};
-  };
-
-  const HeadMatch head = match_head(original, region.begin, orig, cand, match);
-  if (head.problem) return reject(*head.problem);
-  const TailMatch tail = match_tail(original, region.end, cand, match);
-  if (!tail.ok)
-    return reject(
-        tail_problem(original, candidate, region, head.end, tail, orig, cand, function, match));
-  if (tail.begin < head.end) {
-    // Head and tail overlap: the candidate lost text next to the target.
-    const std::size_t line = line_number(original, region.end);
-    return reject({Problem::kRemoved, line, {}, orig[line - 1].text});
-  }
-  if (auto problem = inserted_text_problem(original, region, candidate, head.end, tail.begin))
-    return {false, std::string(file_label) + ":" + std::to_string(problem->first) + ": " +
-                       problem->second};
-  for (const Extent& e : find_definitions(candidate, function)) {
-    if (e.begin >= head.end && e.end <= tail.begin) return {};
-  }
-  return {false, std::string(file_label) + ":" + std::to_string(original_extent.line_begin) +
-                     ": candidate no longer defines '" + std::string(function) + "'"};
+  Unit unit;
+  unit.file = std::string(file_label);
+  unit.functions.push_back({std::string(function), std::string(function), original_extent, "the target"});
+  return check_unit_file(original, candidate, unit, file_label, knobs);
 }
 
 std::string replace_definition(std::string_view text, const Extent& extent,

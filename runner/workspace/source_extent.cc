@@ -337,6 +337,7 @@ bool is_access_specifier(std::string_view w) {
 struct ScopePart {
   std::string name;
   bool is_inline = false;
+  bool is_class = false;  // a class, struct or union rather than a namespace
 };
 using ScopePath = std::vector<ScopePart>;
 
@@ -359,6 +360,22 @@ class Scanner {
     return found;
   }
 
+  // How the names in text[begin, end) are used; `body` is the offset of the function's
+  // body, before which `(*name)` declares a parameter.
+  std::vector<NameUse> uses(std::size_t begin, std::size_t end, std::size_t body) const {
+    std::vector<NameUse> out;
+    auto first = std::lower_bound(tokens_.begin(), tokens_.end(), begin,
+                                  [](const Token& t, std::size_t at) { return t.begin < at; });
+    for (std::size_t k = static_cast<std::size_t>(first - tokens_.begin());
+         k < tokens_.size() && tokens_[k].begin < end; ++k) {
+      if (!is_name_word(k)) continue;
+      if (k > 0 && (is(k - 1, ".") || is(k - 1, "->"))) continue;  // a member of an object
+      if (is(k + 1, "::")) continue;                                // a qualifier
+      if (auto kind = use_kind(k, body)) out.push_back({*kind, std::string(str(k)), tokens_[k].begin, 0});
+    }
+    return out;
+  }
+
   const std::vector<Token>& tokens() const { return tokens_; }
   std::string_view str(std::size_t k) const {
     return text_.substr(tokens_[k].begin, tokens_[k].end - tokens_[k].begin);
@@ -378,6 +395,45 @@ class Scanner {
   bool is(std::size_t k, std::string_view s) const { return k < tokens_.size() && str(k) == s; }
   bool is_word(std::size_t k) const { return k < tokens_.size() && tokens_[k].kind == Kind::kWord; }
   bool is_name_word(std::size_t k) const { return is_word(k) && !is_non_name_word(str(k)); }
+
+  // `<<<` with nothing between its three characters: a kernel launch.
+  bool is_launch(std::size_t k) const {
+    return is(k, "<") && is(k + 1, "<") && is(k + 2, "<") && tokens_[k + 1].begin == tokens_[k].end &&
+           tokens_[k + 2].begin == tokens_[k + 1].end;
+  }
+
+  std::optional<NameUse::Kind> use_kind(std::size_t k, std::size_t body) const {
+    using K = NameUse::Kind;
+    // `(*name)(`: declares a function pointer (after a type, or among the parameters),
+    // or calls through one.
+    if (k >= 2 && is(k - 1, "*") && is(k - 2, "(") && is(k + 1, ")") && is(k + 2, "(")) {
+      const bool declares = tokens_[k].begin < body ||
+                            (k >= 3 && ((is_word(k - 3) && !is(k - 3, "return")) || is(k - 3, ">")));
+      return declares ? K::kPointerDeclaration : K::kPointerCall;
+    }
+    if (is_launch(k + 1)) return K::kLaunch;
+    if (is(k + 1, "(")) return K::kCall;
+    if (is(k + 1, "[")) {  // table[i](x): a call through an element of an array
+      const std::size_t after = after_group(k + 1);
+      if (after != kNone && is(after, "(")) return K::kPointerCall;
+      return std::nullopt;
+    }
+    std::size_t next = k + 1;
+    if (is(k + 1, "<")) {  // fn<T>(x), kernel<T><<<...>>>(x), &fn<T>
+      const std::size_t close = angle_close(k + 1);
+      if (close == kNone) return std::nullopt;
+      if (is_launch(close + 1)) return K::kLaunch;
+      if (is(close + 1, "(")) return K::kCall;
+      next = close + 1;
+    }
+    // Named without a call where a value stands (an argument, an initializer, after `&`
+    // or a cast): its address is taken, and it may be called through it.
+    const bool value_before = k > 0 && (is(k - 1, "&") || is(k - 1, "(") || is(k - 1, ",") ||
+                                        is(k - 1, "=") || is(k - 1, "return") || is(k - 1, ")"));
+    const bool value_after = is(next, ")") || is(next, ",") || is(next, ";");
+    if (value_before && value_after) return K::kValue;
+    return std::nullopt;
+  }
 
   // Pairs (), [] and {}. A closer that does not fit the innermost opener closes the
   // nearest one it fits (the ones inside stay unmatched) or, if none, is ignored: source
@@ -474,6 +530,7 @@ class Scanner {
       }
       names = class_names(start, brace);
       if (!names) return end == kNone ? brace + 1 : end;
+      for (ScopePart& part : *names) part.is_class = true;
     }
     if (end == kNone) return brace + 1;  // unclosed (#if branches): look past it
     ScopePath inner = scope;
@@ -746,6 +803,40 @@ std::string describe_candidates(const std::vector<Extent>& extents) {
 }
 
 }  // namespace
+
+std::vector<Definition> list_definitions(std::string_view text) {
+  Scanner scanner(text);
+  std::vector<Definition> out;
+  for (const Found& f : scanner.scan()) {
+    Definition d;
+    d.extent = to_extent(text, scanner, f);
+    std::vector<std::string> full;
+    for (const ScopePart& part : f.scope) {
+      full.push_back(part.name);
+      d.in_class = d.in_class || part.is_class;
+    }
+    for (const std::string& part : name_components(d.extent.name)) full.push_back(part);
+    d.base_name = full.empty() ? d.extent.name : full.back();
+    for (const std::string& part : full) d.qualified += (d.qualified.empty() ? "" : "::") + part;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<NameUse> name_uses(std::string_view text, const Extent& extent) {
+  Scanner scanner(text);
+  std::vector<NameUse> uses = scanner.uses(extent.begin, extent.end, extent.body_begin);
+  std::size_t line = 1, counted = 0;
+  for (NameUse& use : uses) {
+    line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                                                text.begin() + static_cast<std::ptrdiff_t>(use.offset), '\n'));
+    counted = use.offset;
+    use.line = line;
+  }
+  return uses;
+}
+
+std::string canonical_text(std::string_view text) { return canonical(text); }
 
 std::vector<Extent> find_definitions(std::string_view text, std::string_view name) {
   const std::vector<std::string> query = name_components(canonical(name));

@@ -60,4 +60,35 @@ Extent find_definition(std::string_view text, std::string_view name,
                        std::string_view file_label,
                        std::optional<std::string_view> signature = std::nullopt);
 
+// Every definition (with a body) in `text`, in file order.
+struct Definition {
+  Extent extent;
+  std::string qualified;  // enclosing namespaces and classes, then the name (ns::Cls::fn)
+  std::string base_name;  // the last part of it (fn), template arguments dropped
+  bool in_class = false;  // defined inside a class body, not at namespace scope
+};
+std::vector<Definition> list_definitions(std::string_view text);
+
+// One mention of a name inside a definition, as the call graph of a target's unit sees
+// it. Members reached through `.` or `->` and the qualifiers of qualified names are not
+// mentions; the name of `ns::fn(x)` is `fn`.
+struct NameUse {
+  enum class Kind {
+    kCall,                // fn(x), fn<T>(x)
+    kLaunch,              // kernel<<<grid, block>>>(x), kernel<T><<<...>>>(x)
+    kValue,               // named where a value stands (&fn, an argument): its address taken
+    kPointerCall,         // (*fp)(x), table[i](x): a call through a pointer
+    kPointerDeclaration,  // void (*fp)(int), a parameter int (*cb)(int): fp(x) later calls through it
+  };
+  Kind kind;
+  std::string name;
+  std::size_t offset = 0;  // of the name in the text
+  std::size_t line = 0;    // 1-based
+};
+// The mentions inside `extent` (a definition found in `text`), in text order.
+std::vector<NameUse> name_uses(std::string_view text, const Extent& extent);
+
+// Whitespace collapsed the way signatures are compared ("f( int a )" == "f(int a)").
+std::string canonical_text(std::string_view text);
+
 }  // namespace maxcode

@@ -17,7 +17,9 @@ Evaluator& FixtureRepo::evaluator() {
   source_ = capture_source(repo_, dir_ / "work" / "source", config_.workspace.exclude);
   located_ = locate_target(source_.root, config_.scope, config_.targets.functions.at(0));
   auto knobs = find_declared_knobs(read_text(source_.root / located_.target.file), located_.target.file);
-  evaluator_ = std::make_unique<Evaluator>(config_, source_, located_.target, located_.extent, knobs,
+  const Unit unit = find_unit(source_.root, config_.scope, located_, config_.targets.unit);
+  located_.target.unit = unit.names();
+  evaluator_ = std::make_unique<Evaluator>(config_, source_, located_.target, unit, knobs,
                                            EvaluatorOptions{dir_ / "work", "", false}, progress_);
   evaluator_->prepare_baseline();
   return *evaluator_;

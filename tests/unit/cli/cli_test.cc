@@ -6,6 +6,8 @@
 
 #include "runner/util/files.h"
 #include "runner/util/process.h"
+#include "runner/workspace/source_extent.h"
+#include "support/fixture_repo.h"
 #include "support/test_support.h"
 
 namespace maxcode {
@@ -119,6 +121,53 @@ TEST(Cli, EvalOfTheOriginalIsNotSignificant) {
   EXPECT_EQ(result["candidates"][0]["verdict"], "not-faster") << result["candidates"][0]["reason"];
   EXPECT_TRUE(result["winner"].is_null());
   EXPECT_FALSE(fs::exists(dir / "out/patch.diff"));
+}
+
+// examples/cpu-unit: the hot function spends its time in a static helper of its file.
+// The unit is both; a candidate that rewrites the helper in place, under its own name,
+// is built (no "redefinition of") and confirmed faster; one that redefines a function
+// outside the unit is rejected before anything is built.
+TEST(Cli, UnitHelperRewrittenInPlaceIsConfirmedFaster) {
+  TempDir dir;
+  const fs::path repo = dir / "repo";
+  testing::copy_example_with_short_timing("cpu-unit", repo);
+  const fs::path out = dir / "out";
+  Outcome o = maxcode("optimize " + repo.string() + " --policy replay --replay-dir " +
+                      (repo / "replay").string() + " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("unit: block_checksums, crc32_byte"), std::string::npos) << o.err;
+
+  auto result = nlohmann::json::parse(read_text(out / "result.json"));
+  EXPECT_EQ(result["target"]["unit"], nlohmann::json::parse(R"(["block_checksums", "crc32_byte"])"));
+  ASSERT_EQ(result["candidates"].size(), 2u) << result.dump(2);
+  const auto& in_place = result["candidates"][0];
+  EXPECT_EQ(in_place["id"], "01-table-helper-in-place.cpp");
+  EXPECT_EQ(in_place["verdict"], "faster") << in_place["reason"];
+  const auto& outside = result["candidates"][1];
+  EXPECT_EQ(outside["verdict"], "rejected");
+  const std::string reason = outside["reason"];
+  EXPECT_NE(reason.find("the candidate defines 'crc32', which is outside the unit of 'block_checksums'"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("add it to targets.unit.add"), std::string::npos) << reason;
+
+  ASSERT_FALSE(result["winner"].is_null()) << result.dump(2);
+  EXPECT_EQ(result["winner"]["id"], "01-table-helper-in-place.cpp");
+  std::printf("cpu-unit: helper rewritten in place, confirmed %.2fx [%.2f, %.2f]\n",
+              result["winner"]["speedup"]["median"].get<double>(), result["winner"]["speedup"]["low"].get<double>(),
+              result["winner"]["speedup"]["high"].get<double>());
+  EXPECT_GT(result["winner"]["speedup"]["low"].get<double>(), 1.05);
+
+  // The patch rewrites the helper where it stood, and the example still builds with it.
+  Command apply;
+  apply.shell = "git apply " + (out / "patch.diff").string();
+  apply.cwd = repo.string();
+  Outcome applied = run(apply);
+  ASSERT_TRUE(applied.ok()) << applied.tail();
+  const std::string patched = read_text(repo / "src/checksum.cpp");
+  EXPECT_LT(patched.find("make_crc_table"), patched.find("static std::uint32_t crc32_byte"));
+  EXPECT_LT(patched.find("static std::uint32_t crc32_byte"), patched.find("std::uint32_t crc32(const"));
+  EXPECT_EQ(find_definitions(patched, "crc32_byte").size(), 1u);
 }
 
 }  // namespace

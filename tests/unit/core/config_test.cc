@@ -410,6 +410,29 @@ TEST(ConfigTest, ScopeRules) {
                                "got '/usr/**'");
 }
 
+TEST(ConfigTest, TargetsUnit) {
+  json doc = minimal();
+  doc["targets"] = json::parse(R"({"functions": ["launch"], "unit": {"add": ["ns::helper"], "leave_out": ["slow"]}})");
+  const Config config = parse_config(doc, "f");
+  EXPECT_EQ(config.targets.unit.add, std::vector<std::string>{"ns::helper"});
+  EXPECT_EQ(config.targets.unit.leave_out, std::vector<std::string>{"slow"});
+  EXPECT_EQ(parse_config(minimal(), "f").targets.unit, UnitConfig{});
+
+  doc["targets"]["unit"] = {{"ad", {"f"}}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.ad: unknown field (did you mean 'add'?)");
+  doc["targets"]["unit"] = {{"add", "helper"}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.add: expected an array, got a string");
+  doc["targets"]["unit"] = {{"leave_out", {"ok", "not a name()"}}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.leave_out[1]: must be a function name (qualified allowed: "
+                                   "ns::fn), got 'not a name()'");
+  doc["targets"]["unit"] = {{"add", {"f", "g", "f"}}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.add[2]: 'f' is listed twice");
+  doc["targets"]["unit"] = {{"add", {"f"}}, {"leave_out", {"g", "f"}}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.leave_out[1]: 'f' is also in targets.unit.add");
+  doc["targets"]["unit"] = {{"add", {""}}};
+  EXPECT_EQ(error_of(doc), kFile + "targets.unit.add[0]: must not be empty");
+}
+
 TEST(ConfigTest, LlmIsKeptAsGiven) {
   json doc = minimal();
   doc["llm"] = json::parse(R"({"provider": "openai", "anything": {"nested": [1, 2]}})");
@@ -426,6 +449,7 @@ Config everything_set() {
                        {"b", "./b --size 4", "wall", true, 0, 0.5, 1}};
   config.scope = {{"src/**", "include/**"}, {"src/gen/**"}};
   config.targets = {{"ns::histogram", "scale"}, "void(float*, int)"};
+  config.targets.unit = {{"ns::reduce", "warp_sum"}, {"slow_path"}};
   config.search.policy = "replay";
   config.search.max_evaluations = 7;
   config.search.batch = 2;

@@ -110,7 +110,9 @@ TEST_F(EvaluatorTest, DiffEditingTheTestsIsRejectedBeforeBuilding) {
   EXPECT_TRUE(e.steps.empty()) << "nothing may run for an out-of-scope candidate";
 }
 
-TEST_F(EvaluatorTest, DefinitionThatEditsAnotherFunctionIsRejected) {
+// square() is called by sum_squares, so it is part of its unit: a candidate may change
+// it in place. This one breaks it, and the project's tests say so.
+TEST_F(EvaluatorTest, DiffThatEditsAHelperOfTheUnitIsBuiltAndTested) {
   Candidate c;
   c.id = "edits-helper.diff";
   c.diff =
@@ -119,8 +121,7 @@ TEST_F(EvaluatorTest, DefinitionThatEditsAnotherFunctionIsRejected) {
       "-static inline long long square(int x) { return static_cast<long long>(x) * x; }\n"
       "+static inline long long square(int x) { return 0 * x; }\n \n";
   Evaluation e = check(c);
-  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
-  EXPECT_NE(e.reason.find("src/sum.cpp"), std::string::npos) << e.reason;
+  EXPECT_EQ(e.verdict, Verdict::kTestFailed) << e.reason;
 }
 
 TEST_F(EvaluatorTest, CorrectRewriteIsTimedWithAnInterval) {

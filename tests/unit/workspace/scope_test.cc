@@ -270,5 +270,37 @@ TEST(Scope, ReplaceDefinition) {
   expect_ok(check(out));
 }
 
+// A unit of three: `target` calls `other` (above it) and `after` (below it); the knob
+// lines and kLanes stand apart from them.
+TEST(Scope, EveryFunctionOfTheUnitMayChangeInPlace) {
+  const std::string original =
+      replaced(kOriginal, "for (int x : v) s += x;", "for (int x : v) s += other(x) + after(x);");
+  const Unit unit = find_unit(original, "src/a.cpp", find_definition(original, "target", "src/a.cpp"), {});
+  ASSERT_EQ(unit.names(), (std::vector<std::string>{"target", "other", "after"}));
+  const std::string both = replaced(replaced(original, "return x + 1;", "return 1 + x;"), "return y * 2;", "return y + y;");
+  expect_ok(check_unit_file(original, both, unit, "src/a.cpp", kKnobs));
+  // A helper beside the first and a knob's value changed between them.
+  expect_ok(check_unit_file(original,
+                            replaced(replaced(both, "static int other", kHelper + "static int other"),
+                                     "#define BLOCK 128 ", "#define BLOCK 256 "),
+                            unit, "src/a.cpp", kKnobs));
+
+  // Between the unit's functions nothing else may change, and the message says whose unit.
+  expect_rejected(check_unit_file(original, replaced(both, "kLanes = 4", "kLanes = 5"), unit, "src/a.cpp", kKnobs),
+                  "src/a.cpp:4: knob kLanes set to `5`, which is not one of its values (2, 4, 8)");
+  const std::string gap_line = "static int between = 0;\n";
+  const std::string with_gap = replaced(original, "// Sums the values.\n", gap_line + "\n// Sums the values.\n");
+  const Unit gap_unit =
+      find_unit(with_gap, "src/a.cpp", find_definition(with_gap, "target", "src/a.cpp"), {});
+  expect_rejected(check_unit_file(with_gap, replaced(with_gap, gap_line, "static int between = 1;\n"), gap_unit,
+                                  "src/a.cpp", kKnobs),
+                  "src/a.cpp:10: line outside the unit of 'target' changed: `static int between = 1;` "
+                  "(was `static int between = 0;`)");
+  // Every function of the unit stays defined.
+  expect_rejected(check_unit_file(original, replaced(original, "static int other(int x) {\n  return x + 1;\n}\n", ""),
+                                  unit, "src/a.cpp", kKnobs),
+                  "src/a.cpp:6: candidate no longer defines 'other'");
+}
+
 }  // namespace
 }  // namespace maxcode

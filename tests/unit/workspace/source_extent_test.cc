@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 namespace maxcode {
@@ -399,6 +400,73 @@ TEST(SourceExtent, CodeTokensSkipCommentsAndDirectivesAndSplitChevrons) {
   EXPECT_EQ(words, expected);
   EXPECT_TRUE(code_tokens(src)[0].word);
   EXPECT_FALSE(code_tokens(src)[1].word);
+}
+
+TEST(SourceExtent, ListsEveryDefinitionWithItsQualifiedName) {
+  const std::string src =
+      "namespace ns {\n"
+      "static int helper(int x) { return x; }\n"
+      "struct Box {\n"
+      "  int get() const { return v; }\n"
+      "  int v;\n"
+      "};\n"
+      "template <typename T> T twice(T x) { return x + x; }\n"
+      "}  // namespace ns\n"
+      "int ns::Box2::put(int) { return 0; }\n";
+  const std::vector<Definition> defs = list_definitions(src);
+  ASSERT_EQ(defs.size(), 4u);
+  EXPECT_EQ(defs[0].qualified, "ns::helper");
+  EXPECT_EQ(defs[0].base_name, "helper");
+  EXPECT_FALSE(defs[0].in_class);
+  EXPECT_EQ(defs[1].qualified, "ns::Box::get");
+  EXPECT_TRUE(defs[1].in_class);
+  EXPECT_EQ(defs[2].base_name, "twice");
+  EXPECT_EQ(defs[3].qualified, "ns::Box2::put");
+  EXPECT_EQ(defs[3].base_name, "put");
+  EXPECT_FALSE(defs[3].in_class) << "a member defined outside its class stands at namespace scope";
+}
+
+// Each mention of a name in the launcher below, with how it is used.
+TEST(SourceExtent, NameUsesTellCallsLaunchesPointersAndValues) {
+  const std::string src =
+      "void launch(float* out, int n, int (*cb)(int), Fn* table) {\n"  // 1
+      "  prepare(out, n);\n"                                            // 2
+      "  scale_kernel<<<n / 256, 256>>>(out, n);\n"                     // 3
+      "  typed_kernel<float><<<1, 32, 0, stream>>>(out);\n"             // 4
+      "  int k = clamp<int>(n, 0, 9) + (n << 2) + (n < 3);\n"           // 5
+      "  std::sort(out, out + n, less_than);\n"                         // 6
+      "  void* p = (void*)&scale_kernel;\n"                             // 7
+      "  (*cb)(k);\n"                                                   // 8
+      "  cb(k);\n"                                                      // 9
+      "  table[k](n);\n"                                                // 10
+      "  obj.method(1);\n"                                              // 11
+      "  ptr->member(2);\n"                                             // 12
+      "  void (*local)(int) = pick();\n"                                // 13
+      "  for (int i = 0; i < n; ++i) total += weight(i);\n"             // 14
+      "}\n";
+  const Extent e = find_definition(src, "launch", "k.cu");
+  // Variables used as arguments are values too; the unit only asks about functions.
+  const std::set<std::string> interesting = {"prepare", "scale_kernel", "typed_kernel", "clamp",
+                                             "sort",    "less_than",    "cb",           "table",
+                                             "method",  "member",       "local",        "pick",
+                                             "weight",  "std",          "obj",          "ptr"};
+  std::vector<std::string> seen;
+  for (const NameUse& u : name_uses(src, e)) {
+    if (!interesting.count(u.name)) continue;
+    const char* kind = u.kind == NameUse::Kind::kCall                 ? "call"
+                       : u.kind == NameUse::Kind::kLaunch             ? "launch"
+                       : u.kind == NameUse::Kind::kValue              ? "value"
+                       : u.kind == NameUse::Kind::kPointerCall        ? "pointer-call"
+                                                                      : "pointer-declaration";
+    seen.push_back(std::to_string(u.line) + " " + kind + " " + u.name);
+  }
+  const std::vector<std::string> expected = {
+      "1 pointer-declaration cb",      "2 call prepare",
+      "3 launch scale_kernel",         "4 launch typed_kernel",    "5 call clamp",
+      "6 call sort",                   "6 value less_than",        "7 value scale_kernel",
+      "8 pointer-call cb",             "9 call cb",                "10 pointer-call table",
+      "13 pointer-declaration local",  "13 call pick",             "14 call weight"};
+  EXPECT_EQ(seen, expected);
 }
 
 }  // namespace
