@@ -14,8 +14,6 @@ namespace maxcode {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
 NightResult night_row(const std::string& night, const JobRecord& job, const TargetRecord& t,
                       const std::vector<std::string>& commits) {
   NightResult r;
@@ -45,6 +43,8 @@ NightResult night_row(const std::string& night, const JobRecord& job, const Targ
   r.commits_since = commits;
   return r;
 }
+
+namespace {
 
 Budget budget_of(const Allowance& part, const Budget& given) {
   Budget b = given;
