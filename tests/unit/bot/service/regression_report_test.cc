@@ -23,7 +23,7 @@ const json kPermissions{{"contents", "read"}, {"issues", "write"}, {"checks", "w
 
 struct Fixture {
   testing::TempDir dir;
-  double now = 1'795'000'000;  // 2026-11-17 10:13 UTC
+  double now = 1'795'000'000;  // 2026-11-18 11:06 UTC; each night a day later
   ServiceConfig config;
   std::unique_ptr<JobQueue> queue;
   Metrics metrics;
@@ -59,7 +59,8 @@ struct Fixture {
     EXPECT_TRUE(claim.has_value());
     const std::filesystem::path out = dir / ("result-" + std::to_string(job.id));
     JobRecord record;
-    record.repository = "file:///runner/checkout";  // the runner's, not the history's name
+    record.input.repository = record.repository = "/runner/checkout";  // the runner's, not the history's name
+    record.input.ref = commit;
     record.commit = commit;
     record.status = "completed";
     TargetRecord t;
@@ -94,8 +95,8 @@ TEST(RegressionReport, TheHistoryGetsEachNightUnderTheRepositorysName) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].repository, "acme/twohot");
   EXPECT_EQ(rows[0].night, sweep_night(*f.queue->job(first)));
-  EXPECT_EQ(rows[0].night, "2026-11-18 10:13");
-  EXPECT_EQ(rows[1].night, "2026-11-19 10:13");
+  EXPECT_EQ(rows[0].night, "2026-11-19 11:06");
+  EXPECT_EQ(rows[1].night, "2026-11-20 11:06");
   EXPECT_EQ(rows[1].commit, std::string(40, 'b'));
   EXPECT_EQ(rows[1].pr_state, "no-winner");
   EXPECT_TRUE(regressions_of(*f.context, *f.queue->job(second)).empty()) << "the same time is no regression";
@@ -127,7 +128,7 @@ TEST(RegressionReport, OneIssuePerFunctionUpdatedOnTheNextRegressionNeverDuplica
   const std::string body = issue["body"];
   EXPECT_NE(body.find("<!-- maxcode-regression: src/sum.cpp:sum_squares -->"), std::string::npos) << body;
   EXPECT_NE(body.find("8.00x"), std::string::npos) << body;
-  EXPECT_NE(body.find("after: 2026-11-19 10:13 at bbbbbbb"), std::string::npos) << body;
+  EXPECT_NE(body.find("after: 2026-11-20 11:06 at bbbbbbb"), std::string::npos) << body;
   EXPECT_TRUE(state["comments"].empty());
 
   const auto slower_again = f.night(std::string(40, 'c'), 128e8);
@@ -135,10 +136,10 @@ TEST(RegressionReport, OneIssuePerFunctionUpdatedOnTheNextRegressionNeverDuplica
   EXPECT_EQ(report_regressions(*f.context, slower_again), 1);
   state = github->state()["repos"]["acme/twohot"];
   ASSERT_EQ(state["issues"].size(), 1u) << "updated, not a second issue: " << state.dump(2);
-  EXPECT_NE(state["issues"][0]["body"].get<std::string>().find("after: 2026-11-20 10:13 at ccccccc"), std::string::npos);
+  EXPECT_NE(state["issues"][0]["body"].get<std::string>().find("after: 2026-11-21 11:06 at ccccccc"), std::string::npos);
   ASSERT_EQ(state["comments"].size(), 1u) << state.dump(2);
   EXPECT_EQ(state["comments"][0]["issue"], issue["number"]);
-  EXPECT_NE(state["comments"][0]["body"].get<std::string>().find("Again on 2026-11-20 10:13"), std::string::npos);
+  EXPECT_NE(state["comments"][0]["body"].get<std::string>().find("Again on 2026-11-21 11:06"), std::string::npos);
   EXPECT_NE(f.metrics.text().find("maxcode_regressions_reported_total{repository=\"acme/twohot\",how=\"issue\"} 4"),
             std::string::npos) << f.metrics.text();
   github->check_clean();
