@@ -507,7 +507,7 @@ TEST(Serve, RateLimitsDeferTheWorkAndNothingIsLostOrDuplicated) {
 // Scheduled sweeps (every minute here) of tests/fixtures/two-hot through a real runner
 // and `maxcode run --job`: each run goes into the history; a night whose sum_squares
 // does eight times the work is a regression, reported as one issue; a later night that
-// doubles it again updates that issue (a comment for the night), no second issue.
+// quadruples it again updates that issue (a comment for the night), no second issue.
 // The trend page shows the nights.
 TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
   std::string why;
@@ -587,19 +587,20 @@ TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
   EXPECT_EQ(issues()[0]["title"], "Performance regression: `sum_squares` (src/sum.cpp)");
   std::cout << "regression issue:\n" << issues()[0]["body"].get<std::string>() << "\n";
 
-  set_passes(64, 128);  // twice that again
+  set_passes(64, 256);  // four times that again
   const std::string slower_again = testing::git("rev-parse HEAD", work).substr(0, 40);
   job = swept(slower_again);
   ASSERT_EQ(job["state"], "done") << job.dump(2) << runner.log();
   auto night_comments = [&] {
     int n = 0;
-    for (const auto& c : github->state()["repos"]["acme/twohot"]["comments"])
+    const json state = github->state();  // kept: a range-for over a member of a temporary would dangle
+    for (const auto& c : state["repos"]["acme/twohot"]["comments"])
       n += c["body"].get<std::string>().find("<!-- maxcode-regression-night: ") != std::string::npos;
     return n;
   };
   wait_for([&] { return night_comments() == 1; });
   EXPECT_EQ(issues().size(), 1u) << "updated, not a second issue: " << github->state().dump(2);
-  EXPECT_EQ(night_comments(), 1);
+  EXPECT_EQ(night_comments(), 1) << github->state()["repos"]["acme/twohot"].dump(2);
   EXPECT_NE(issues()[0]["body"].get<std::string>().find(slower_again.substr(0, 7)), std::string::npos) << issues()[0]["body"];
   EXPECT_EQ(service.metric("maxcode_regressions_reported_total{repository=\"acme/twohot\",how=\"issue\"}"), 2);
   std::cout << "three scheduled sweeps in "
