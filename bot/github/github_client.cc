@@ -198,7 +198,9 @@ void GithubClient::fail(const std::string& method, const std::string& path, cons
   std::string what = "GitHub API " + method + " " + path + ": " + std::to_string(r.status) + " " + message;
   if (const std::string details = describe_errors(errors); !details.empty()) what += ": " + details;
   what += hint(r.status, r);
-  throw GithubError(what, r.status, message, errors);
+  GithubError error(what, r.status, message, errors);
+  error.headers = r.headers;
+  throw error;
 }
 
 HttpResult GithubClient::request(const std::string& method, const std::string& path,
@@ -212,10 +214,15 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
     if (primary_reset_ > 0) {
       const double left = static_cast<double>(primary_reset_ - options_.now()) + 1;
       primary_reset_ = 0;
-      if (left > options_.max_wait_s)
-        throw GithubError("GitHub API rate limit exhausted; it resets in " + std::to_string(static_cast<long>(left)) +
-                              " s, longer than the " + std::to_string(static_cast<long>(options_.max_wait_s)) + " s maxcode waits",
+      if (left > options_.max_wait_s) {
+        GithubError error("GitHub API rate limit exhausted; it resets in " + std::to_string(static_cast<long>(left)) +
+                              " s, longer than the " + std::to_string(static_cast<long>(options_.max_wait_s)) +
+                              " s this caller waits",
                           403, "API rate limit exceeded");
+        error.headers = {{"x-ratelimit-remaining", "0"},
+                         {"x-ratelimit-reset", std::to_string(options_.now() + static_cast<std::int64_t>(left) - 1)}};
+        throw error;
+      }
       if (left > 0) wait(left, "primary rate limit exhausted until x-ratelimit-reset");
     }
     std::string auth = authorization;
@@ -251,8 +258,9 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
       continue;
     }
     if (limited && r.body.find("secondary rate limit") != std::string::npos) {
-      if (attempt < options_.max_attempts)
-        wait(std::max(options_.secondary_wait_s, backoff), "secondary rate limit without retry-after");
+      const double seconds = std::max(options_.secondary_wait_s, backoff);
+      if (seconds > options_.max_wait_s) fail(method, path, r);
+      if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit without retry-after");
       continue;
     }
     if (r.status == 401 && tokens_ && authorization.empty() && !refreshed_token) {
@@ -270,9 +278,11 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
   try {
     fail(method, path, r);
   } catch (const GithubError& e) {
-    throw GithubError("GitHub API " + method + " " + path + ": gave up after " +
+    GithubError error("GitHub API " + method + " " + path + ": gave up after " +
                           std::to_string(options_.max_attempts) + " attempts; last answer: " + e.what(),
                       e.status, e.github_message, e.errors);
+    error.headers = e.headers;
+    throw error;
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -26,8 +27,6 @@ namespace maxcode::bot {
 inline constexpr const char* kGithubApiVersion = "2022-11-28";
 
 class TokenSource;
-struct HttpResult;
-
 class GithubError : public std::runtime_error {
  public:
   GithubError(const std::string& what, int status, std::string github_message = "",
@@ -37,9 +36,14 @@ class GithubError : public std::runtime_error {
   int status;                  // HTTP status; 0 when no response arrived
   std::string github_message;  // GitHub's "message"
   nlohmann::json errors;       // GitHub's "errors" (422), or null
+  // The answer's headers (names lowercased): retry-after and x-ratelimit-* tell a caller
+  // that defers the work how long GitHub asks it to wait.
+  std::multimap<std::string, std::string> headers;
   // True when GitHub's 422 says `text` in its message or one of its errors.
   bool mentions(const std::string& text) const;
 };
+
+struct HttpResult;
 
 struct ClientOptions {
   std::string api_url = "https://api.github.com";  // GitHub Enterprise: https://HOST/api/v3

@@ -23,6 +23,10 @@ nlohmann::json check_run_json(const CheckRun& run, bool create) {
   return j;
 }
 
+Issue issue_from_json(const nlohmann::json& j) {
+  return {j.value("number", 0), str(j, "state"), str(j, "title"), str(j, "body"), str(j, "html_url")};
+}
+
 }  // namespace
 
 PullRequest pull_from_json(const nlohmann::json& j) {
@@ -161,6 +165,33 @@ Comment RepoApi::upsert_comment(int issue_number, const std::string& marker, con
   }
   const nlohmann::json j = client_.post(path("/issues/" + std::to_string(issue_number) + "/comments"), {{"body", body}});
   return {j.value("id", 0LL), str(j, "body"), ""};
+}
+
+std::vector<Issue> RepoApi::open_issues(const std::string& label) {
+  std::vector<Issue> out;
+  // GitHub's issue list holds pull requests too (they carry "pull_request").
+  for (const auto& j : client_.get_all(path("/issues?state=open&labels=" + url_encode(label))))
+    if (!j.contains("pull_request")) out.push_back(issue_from_json(j));
+  return out;
+}
+
+Issue RepoApi::create_issue(const std::string& title, const std::string& body, const std::vector<std::string>& labels) {
+  return issue_from_json(client_.post(path("/issues"), {{"title", title}, {"body", body}, {"labels", labels}}));
+}
+
+Issue RepoApi::update_issue(int number, const std::optional<std::string>& title, const std::optional<std::string>& body) {
+  nlohmann::json j = nlohmann::json::object();
+  if (title) j["title"] = *title;
+  if (body) j["body"] = *body;
+  return issue_from_json(client_.patch(path("/issues/" + std::to_string(number)), j));
+}
+
+std::vector<std::pair<long long, std::string>> RepoApi::check_runs(const std::string& sha, const std::string& name) {
+  std::vector<std::pair<long long, std::string>> out;
+  const nlohmann::json j = client_.get(path("/commits/" + url_encode(sha) + "/check-runs?check_name=" + url_encode(name)));
+  if (j.is_object() && j.contains("check_runs") && j["check_runs"].is_array())
+    for (const auto& c : j["check_runs"]) out.push_back({c.value("id", 0LL), str(c, "external_id")});
+  return out;
 }
 
 long long RepoApi::create_check_run(const CheckRun& run) {

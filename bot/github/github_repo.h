@@ -41,6 +41,12 @@ struct CheckRun {
   std::string external_id;
 };
 
+struct Issue {
+  int number = 0;
+  std::string state;  // "open" | "closed"
+  std::string title, body, html_url;
+};
+
 class RepoApi {
  public:
   RepoApi(GithubClient& client, std::string owner, std::string name);
@@ -75,7 +81,14 @@ class RepoApi {
   Comment upsert_comment(int issue_number, const std::string& marker, const std::string& body);
   std::vector<Comment> comments(int issue_number);
 
+  // Open issues (not pull requests) with the label, all pages.
+  std::vector<Issue> open_issues(const std::string& label);
+  Issue create_issue(const std::string& title, const std::string& body, const std::vector<std::string>& labels);
+  Issue update_issue(int number, const std::optional<std::string>& title, const std::optional<std::string>& body);
+
   long long create_check_run(const CheckRun& run);
+  // The check runs named `name` on commit `sha`: (id, external_id).
+  std::vector<std::pair<long long, std::string>> check_runs(const std::string& sha, const std::string& name);
   void update_check_run(long long id, const CheckRun& run);
 
  private:

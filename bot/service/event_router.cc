@@ -4,15 +4,11 @@
 
 #include "bot/github/github_client.h"
 #include "bot/service/event_handlers.h"
+#include "bot/service/github_retry.h"
 
 namespace maxcode::bot::service {
 
 namespace {
-
-bool transient(const GithubError& e) {
-  return e.status == 0 || e.status >= 500 || e.status == 429 ||
-         (e.status == 403 && e.github_message.find("rate limit") != std::string::npos);
-}
 
 void record(ServiceContext& context, const Delivery& d, const std::string& state, const std::string& outcome,
             const std::string& note) {
@@ -44,11 +40,14 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
   } catch (const PayloadError& e) {
     record(context, d, "rejected", "rejected", e.what());
   } catch (const GithubError& e) {
-    if (transient(e) && context.queue.defer_delivery(d.id, e.what())) {
+    const RetryLimits limits = retry_limits(context);
+    const RetryAdvice advice = advise_retry(e, context.queue.delivery_attempts(d.id) + 1, context.queue.now(), limits);
+    if (advice.retry && context.queue.defer_delivery(d.id, e.what(), limits.max_tries, advice.wait_s)) {
       context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
                             {{"event", d.event}, {"outcome", "deferred"}});
-      context.log("event", d.event + " " + d.id + ": GitHub failed (" + e.what() + "); will try again");
+      note_deferral(context, "event", d.event + " " + d.id, advice, context.queue.delivery_attempts(d.id), e.what());
     } else {
+      if (advice.retry) note_gave_up(context, "event", d.event + " " + d.id, limits.max_tries, e.what());
       record(context, d, "failed", "github-error", e.what());
     }
   } catch (const std::exception& e) {

@@ -49,7 +49,11 @@ ClientOptions GithubAccess::client_options() const {
   ClientOptions o;
   o.api_url = config_.api_url;
   o.user_agent = std::string("maxcode-service/") + MAXCODE_VERSION;
-  o.max_wait_s = 120;  // the service has other work: a longer rate-limit wait fails the action instead
+  // A worker thread does not sleep through a rate limit: the action fails at once and is
+  // deferred in the store for as long as GitHub asks (github_retry.h). Server errors of
+  // idempotent requests are still retried here, briefly.
+  o.max_wait_s = 0;
+  o.max_attempts = 3;
   o.log = [this](const std::string& line) { log_("github", line); };
   o.observe = [this](const std::string& method, const std::string& path, const HttpResult& r) {
     metrics_.count("maxcode_github_api_calls_total", "GitHub API requests by route and status",

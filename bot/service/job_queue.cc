@@ -169,7 +169,14 @@ void JobQueue::finish_delivery(const std::string& id, const std::string& state, 
   db_.run("UPDATE deliveries SET state = ?2, note = ?3, payload = '' WHERE id = ?1", {id, state, note});
 }
 
-bool JobQueue::defer_delivery(const std::string& id, const std::string& error, int max_attempts, double backoff_s) {
+int JobQueue::delivery_attempts(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  int attempts = 0;
+  db_.run("SELECT attempts FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { attempts = static_cast<int>(r.integer(0)); });
+  return attempts;
+}
+
+bool JobQueue::defer_delivery(const std::string& id, const std::string& error, int max_attempts, double wait_s) {
   std::lock_guard lock(mutex_);
   int attempts = 0;
   db_.run("SELECT attempts FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { attempts = static_cast<int>(r.integer(0)) + 1; });
@@ -179,7 +186,7 @@ bool JobQueue::defer_delivery(const std::string& id, const std::string& error, i
     return false;
   }
   db_.run("UPDATE deliveries SET note = ?2, attempts = ?3, retry_at = ?4 WHERE id = ?1",
-          {id, error, std::int64_t{attempts}, now() + backoff_s * std::pow(2.0, attempts - 1)});
+          {id, error, std::int64_t{attempts}, now() + wait_s});
   return true;
 }
 

@@ -90,8 +90,11 @@ class JobQueue {
   std::vector<Delivery> pending_deliveries(int limit = 100);
   void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
   // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
-  // after a backoff. False when the attempts are spent (the delivery is then failed).
-  bool defer_delivery(const std::string& id, const std::string& error, int max_attempts = 5, double backoff_s = 10);
+  // after `wait_s` (as GitHub asked; github_retry.h). False when the attempts are spent
+  // (the delivery is then failed).
+  bool defer_delivery(const std::string& id, const std::string& error, int max_attempts, double wait_s);
+  // Failed tries of the delivery's handling so far.
+  int delivery_attempts(const std::string& id);
   std::int64_t delivery_count();
 
   // --- jobs ----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "bot/github/github_repo.h"
+#include "bot/service/github_retry.h"
 
 namespace maxcode::bot::service {
 
@@ -74,6 +75,9 @@ std::string job_comment(const Job& job, int queue_position) {
 void report_job(ServiceContext& context, std::int64_t job_id) {
   const auto job = context.queue.job(job_id);
   if (!job) return;
+  const std::string key = std::to_string(job_id);
+  // GitHub asked for time: the deferred report brings GitHub up to date when it may.
+  if (context.deferred && context.deferred->waiting("report", key)) return;
   try {
     GithubClient client(context.github.client_options(), context.github.installation(job->installation_id));
     const auto [owner, name] = split_repo(job->repo);
@@ -88,9 +92,14 @@ void report_job(ServiceContext& context, std::int64_t job_id) {
       repo.update_check_run(job->check_run_id, run);
     }
     context.metrics.count("maxcode_job_reports_total", "comment and check-run updates", {{"result", "ok"}});
+    if (context.deferred) context.deferred->remove("report", key);
   } catch (const std::exception& e) {
+    if (defer_after_failure(context, "report", key, e)) {
+      context.metrics.count("maxcode_job_reports_total", "comment and check-run updates", {{"result", "deferred"}});
+      return;
+    }
     context.metrics.count("maxcode_job_reports_total", "comment and check-run updates", {{"result", "error"}});
-    context.log("report", "job " + std::to_string(job_id) + " (" + job->repo + "): could not update GitHub: " + e.what());
+    context.log("report", "job " + key + " (" + job->repo + "): could not update GitHub: " + e.what());
   }
 }
 

@@ -18,8 +18,9 @@ std::string job_comment(const Job& job, int queue_position);
 // The marker that finds the job's reply comment again.
 std::string job_marker(std::int64_t job_id);
 
-// Updates the comment and the check run; failures are logged and counted, never thrown
-// (the job itself is fine; GitHub will show it at the next change).
+// Updates the comment and the check run; failures are logged and counted, never thrown.
+// A rate limit or a server error defers the report (github_retry.h): it is made again,
+// with the job as it is then, when GitHub said it may be.
 void report_job(ServiceContext& context, std::int64_t job_id);
 
 }  // namespace maxcode::bot::service

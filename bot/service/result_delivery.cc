@@ -8,6 +8,8 @@
 #include "bot/delivery/deliver.h"
 #include "bot/delivery/delivery_input.h"
 #include "bot/github/git_remote.h"
+#include "bot/service/github_retry.h"
+#include "bot/service/regression_report.h"
 #include "runner/util/files.h"
 
 namespace maxcode::bot::service {
@@ -30,13 +32,6 @@ std::string speedup_text(const json& winner) {
     return buf;
   }
   return "faster";
-}
-
-bool transient(const std::exception& e) {
-  if (auto g = dynamic_cast<const GithubError*>(&e))
-    return g->status == 0 || g->status >= 500 || g->status == 429 ||
-           (g->status == 403 && g->github_message.find("rate limit") != std::string::npos);
-  return dynamic_cast<const GitError*>(&e) != nullptr;  // a push or fetch that failed
 }
 
 }  // namespace
@@ -125,8 +120,9 @@ DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
       lines.push_back("- `" + function + "`: the result could not be delivered: " + e.what());
       deliveries.push_back({{"target", function}, {"outcome", "invalid-result"}});
     } catch (const std::exception& e) {
-      if (transient(e)) {
-        context.log("deliver", "job " + std::to_string(id) + " " + function + ": " + e.what() + "; will try again");
+      // A rate limit, a 5xx, a failed push: the job stays delivering and is tried again
+      // when GitHub said it may be; the next try finds the branch and PR made so far.
+      if (defer_after_failure(context, "deliver", std::to_string(id), e)) {
         context.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", "retry"}});
         return DeliveryStep::kRetryLater;
       }
@@ -148,6 +144,18 @@ DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
   json finished = result;
   finished["deliveries"] = deliveries;
   finished["speedups"] = speedups;
+  if (job->trigger == "schedule") {
+    // A sweep: into the history, and its regressions to be reported (durably queued
+    // before the job is done, so a crash in between reports them after the restart).
+    try {
+      finished["history_rows"] = record_sweep(context, *job, deliveries);
+      if (context.deferred) context.deferred->add("regressions", std::to_string(id));
+    } catch (const std::exception& e) {
+      context.log("sweep", "job " + std::to_string(id) + " (" + job->repo + "): not recorded in the history " +
+                               context.history.string() + ": " + e.what());
+    }
+  }
+  if (context.deferred) context.deferred->remove("deliver", std::to_string(id));
   context.queue.finish(id, exit_code == 0 || !targets.empty() ? "done" : "failed", outcome, summary, pr_url, finished);
   context.metrics.observe("maxcode_job_duration_seconds", "from queued to done", {{"trigger", job->trigger}},
                           context.queue.now() - job->created_at);

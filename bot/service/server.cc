@@ -19,12 +19,15 @@
 #include "bot/service/job_queue.h"
 #include "bot/service/job_report.h"
 #include "bot/service/metrics.h"
+#include "bot/service/regression_report.h"
 #include "bot/service/result_delivery.h"
 #include "bot/service/runner_protocol.h"
 #include "bot/service/scheduler.h"
 #include "bot/service/service_log.h"
 #include "bot/service/webhook_intake.h"
 #include "bot/service/webhook_signature.h"
+#include "runner/report/trend_page.h"
+#include "runner/store/history.h"
 
 namespace maxcode::bot::service {
 
@@ -95,6 +98,7 @@ struct Service::State {
   ServiceLog log;
   Metrics metrics;
   JobQueue queue;
+  DeferredWork deferred;
   GithubAccess github;
   ServiceContext context;
   RunnerProtocol runners;
@@ -104,17 +108,20 @@ struct Service::State {
 
   std::mutex report_mutex;
   std::deque<std::int64_t> report_queue;
-  std::map<std::int64_t, Clock::time_point> delivery_retry;  // job -> not before
   std::unique_ptr<Worker> events, deliveries, reporter, housekeeper;
 
   State(ServiceConfig c, ServeSecrets s)
       : config(std::move(c)),
         secrets(std::move(s)),
         queue(config.db, QueueOptions{config.lease_s, config.max_attempts, config.backoff_s, nullptr}),
+        deferred(config.db, [this] { return queue.now(); }),
         github(config, metrics, log),
         context{config, queue, metrics, github, log,
                 config.data_dir.empty() ? fs::path(config.db.string() + ".d") : config.data_dir, nullptr, nullptr},
-        runners(context, secrets.runner_token) {}
+        runners(context, secrets.runner_token) {
+    context.deferred = &deferred;
+    context.history = config.history.empty() ? context.data_dir / "history.sqlite" : config.history;
+  }
 };
 
 Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
@@ -128,12 +135,8 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   }, s.log);
   s.deliveries = std::make_unique<Worker>("deliver", std::chrono::milliseconds(2000), [&s] {
     for (const Job& j : s.queue.jobs("", {"delivering"}, 100)) {
-      auto retry = s.delivery_retry.find(j.id);
-      if (retry != s.delivery_retry.end() && Clock::now() < retry->second) continue;
-      if (deliver_job_results(s.context, j.id) == DeliveryStep::kRetryLater)
-        s.delivery_retry[j.id] = Clock::now() + std::chrono::seconds(30);
-      else
-        s.delivery_retry.erase(j.id);
+      if (s.deferred.waiting("deliver", std::to_string(j.id))) continue;  // GitHub asked for time
+      deliver_job_results(s.context, j.id);
     }
   }, s.log);
   s.reporter = std::make_unique<Worker>("report", std::chrono::milliseconds(1000), [&s] {
@@ -141,11 +144,22 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
       std::int64_t id;
       {
         std::lock_guard lock(s.report_mutex);
-        if (s.report_queue.empty()) return;
+        if (s.report_queue.empty()) break;
         id = s.report_queue.front();
         s.report_queue.pop_front();
       }
       report_job(s.context, id);
+    }
+    // Reports GitHub deferred, whose time has come (they survive restarts in the store).
+    for (const auto& item : s.deferred.due("report")) report_job(s.context, std::stoll(item.key));
+    for (const auto& item : s.deferred.due("regressions")) {
+      try {
+        report_regressions(s.context, std::stoll(item.key));
+        s.deferred.remove("regressions", item.key);
+      } catch (const std::exception& e) {
+        if (!defer_after_failure(s.context, "regressions", item.key, e))
+          s.log("regression", "job " + item.key + ": the regressions could not be reported: " + e.what());
+      }
     }
   }, s.log);
   s.housekeeper = std::make_unique<Worker>("housekeeping", std::chrono::milliseconds(1000), [&s] {
@@ -244,6 +258,12 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     if (!admin(req, res)) return;
     res.set_content(render_dashboard(s.queue.jobs("", {}, 200), s.queue.runners(), s.queue.counts_by_state(), s.queue.now()),
                     "text/html; charset=utf-8");
+  });
+  http.Get("/trend", [&s, admin](const httplib::Request& req, httplib::Response& res) {
+    if (!admin(req, res)) return;
+    std::vector<NightResult> rows;
+    if (fs::exists(s.context.history)) rows = HistoryStore(s.context.history).all();
+    res.set_content(render_trend_page(rows, find_regressions(rows)), "text/html; charset=utf-8");
   });
   http.Get("/api/jobs", [&s, admin](const httplib::Request& req, httplib::Response& res) {
     if (!admin(req, res)) return;

@@ -110,10 +110,11 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   ServiceConfig c;
   Field root{document, "", label};
   root.object({"listen", "db", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
-               "public_url", "github", "max_body_bytes", "queue", "job", "repositories", "schedules"});
+               "public_url", "github", "max_body_bytes", "queue", "job", "repositories", "schedules", "history"});
   if (root.has("listen")) parse_listen(root.at("listen").string(), label + ": listen", c.host, c.port);
   if (root.has("db")) c.db = root.at("db").string();
   if (root.has("data_dir")) c.data_dir = root.at("data_dir").string();
+  if (root.has("history")) c.history = root.at("history").string();
   for (auto [name, target] : {std::pair<const char*, std::string*>{"webhook_secret_env", &c.webhook_secret_env},
                               {"admin_token_env", &c.admin_token_env},
                               {"runner_token_env", &c.runner_token_env}})
@@ -131,7 +132,9 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   if (root.has("public_url")) c.public_url = root.at("public_url").string();
   if (root.has("github")) {
     Field g = root.at("github");
-    g.object({"api_url", "app_id", "app_key_file", "git_url"});
+    g.object({"api_url", "app_id", "app_key_file", "git_url", "max_retry_wait_s", "max_tries"});
+    if (g.has("max_retry_wait_s")) c.max_retry_wait_s = g.at("max_retry_wait_s").number(0);
+    if (g.has("max_tries")) c.max_tries = g.at("max_tries").integer(1);
     if (g.has("api_url")) c.api_url = g.at("api_url").string();
     if (g.has("app_id")) {
       const Field id = g.at("app_id");

@@ -39,6 +39,7 @@ struct ServiceConfig {
   int port = 8080;
   std::filesystem::path db = "maxcode-service.sqlite";
   std::filesystem::path data_dir;  // uploaded results; empty = "<db>.d"
+  std::filesystem::path history;   // the sweeps' history store; empty = "<data_dir>/history.sqlite"
   std::string webhook_secret_env = "MAXCODE_WEBHOOK_SECRET";
   std::string admin_token_env = "MAXCODE_ADMIN_TOKEN";
   std::string runner_token_env = "MAXCODE_RUNNER_TOKEN";
@@ -50,6 +51,10 @@ struct ServiceConfig {
   std::string app_id;
   std::filesystem::path app_key_file;
   std::string git_url;  // clone/push URL template with {owner} and {name}; empty = from api_url
+  // GitHub saying "not now" (rate limits, 5xx): the work is deferred in the store for as
+  // long as GitHub asks, at most this long, and given up after max_tries (github_retry.h).
+  double max_retry_wait_s = 900;
+  int max_tries = 8;
 
   std::size_t max_body_bytes = 25u << 20;  // GitHub sends at most 25 MB
   double lease_s = 120, backoff_s = 30;

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "bot/service/github_access.h"
+#include "bot/service/github_retry.h"
 #include "bot/service/job_queue.h"
 #include "bot/service/metrics.h"
 #include "bot/service/service_config.h"
@@ -25,6 +26,11 @@ struct ServiceContext {
   // Updates the job's comment and check run on the reporter thread (GitHub calls stay
   // off the request threads); empty = report_job() at once.
   std::function<void(std::int64_t job_id)> report;
+  // GitHub work deferred after a rate limit or a server error (github_retry.h); null =
+  // such failures are not retried.
+  DeferredWork* deferred = nullptr;
+  // The sweeps' history store (runner/store/history.h).
+  std::filesystem::path history;
 };
 
 }  // namespace maxcode::bot::service

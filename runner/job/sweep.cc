@@ -16,8 +16,6 @@ namespace maxcode {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
 NightResult night_row(const std::string& night, const JobRecord& job, const TargetRecord& t,
                       const std::vector<std::string>& commits) {
   NightResult r;
@@ -47,6 +45,8 @@ NightResult night_row(const std::string& night, const JobRecord& job, const Targ
   r.commits_since = commits;
   return r;
 }
+
+namespace {
 
 Budget budget_of(const Allowance& part, const Budget& given) {
   Budget b = given;

@@ -70,6 +70,11 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress);
 std::vector<Regression> write_trend_page(const std::filesystem::path& history, const std::filesystem::path& page,
                                          const RegressionRule& rule = {});
 
+// One target's row of the history for `night` (the service records its scheduled jobs'
+// targets with it too). `commits`: since the night before, "<sha> <subject>".
+NightResult night_row(const std::string& night, const JobRecord& job, const TargetRecord& t,
+                      const std::vector<std::string>& commits);
+
 // Today's date in UTC, "YYYY-MM-DD".
 std::string utc_date();
 

@@ -170,6 +170,24 @@ export class GitHub {
       performed_via_github_app: null, reactions: undefined };
   }
 
+  issue(repo, i) {
+    const full = `${repo.owner}/${repo.name}`;
+    const url = `${this.base}/repos/${full}/issues/${i.number}`;
+    const out = { ...this.api.example("issue"), id: i.id, node_id: `I_${i.id}`, url, repository_url: `${this.base}/repos/${full}`,
+      labels_url: `${url}/labels{/name}`, comments_url: `${url}/comments`, events_url: `${url}/events`,
+      html_url: `${this.base}/${full}/${i.plain ? "issues" : "pull"}/${i.number}`, number: i.number, state: i.state,
+      title: i.title, body: i.body ?? null, user: i.user || this.user(repo.owner), labels: (i.labels || []).map((n) => this.label(repo, repo.labels.get(n))),
+      assignee: null, assignees: [], milestone: null, locked: false, active_lock_reason: null,
+      comments: repo.comments.filter((c) => c.issue === i.number).length, closed_at: i.closed_at || null,
+      created_at: i.created_at || iso(), updated_at: i.updated_at || iso(), author_association: "NONE", state_reason: null,
+      closed_by: undefined, repository: undefined, performed_via_github_app: undefined, reactions: undefined, timeline_url: undefined,
+      draft: undefined, body_html: undefined, body_text: undefined, type: undefined, sub_issues_summary: undefined };
+    if (i.plain) delete out.pull_request;
+    else out.pull_request = { url: `${this.base}/repos/${full}/pulls/${i.number}`, html_url: `${this.base}/${full}/pull/${i.number}`,
+      diff_url: `${this.base}/${full}/pull/${i.number}.diff`, patch_url: `${this.base}/${full}/pull/${i.number}.patch`, merged_at: i.merged_at || null };
+    return out;
+  }
+
   checkRun(repo, c) {
     const full = `${repo.owner}/${repo.name}`;
     const url = `${this.base}/repos/${full}/check-runs/${c.id}`;
@@ -311,6 +329,43 @@ export class GitHub {
         }
         return { status: 200, body: p.labels.map((n) => this.label(repo, repo.labels.get(n))) };
       }
+      case "issues/list-for-repo": {
+        this.require(token, repo, "issues|pull_requests", "read");
+        const state = url.searchParams.get("state") || "open";
+        const labels = (url.searchParams.get("labels") || "").split(",").filter(Boolean);
+        const items = repo.issues.filter((i) => (state === "all" || i.state === state) && labels.every((l) => (i.labels || []).includes(l)));
+        items.sort((a, b) => b.number - a.number);
+        return { status: 200, ...this.page(url, items.map((i) => this.issue(repo, i))) };
+      }
+      case "issues/create": {
+        this.require(token, repo, "issues");
+        if (!body.title) throw validationFailed([{ resource: "Issue", field: "title", code: "missing_field" }]);
+        const names = (body.labels || []).map((l) => (typeof l === "string" ? l : l.name));
+        for (const n of names) if (!repo.labels.has(n)) repo.labels.set(n, { id: this.id(), name: n, color: "ededed" });
+        const i = { id: this.id(), number: repo.nextNumber++, plain: true, state: "open", title: String(body.title), body: body.body ?? null,
+          labels: names, user: this.user(token.login, token.type), created_at: now, updated_at: now };
+        repo.issues.push(i);
+        const out = this.issue(repo, i);
+        return { status: 201, body: out, headers: { location: out.url } };
+      }
+      case "issues/update": {
+        this.require(token, repo, "issues");
+        const i = issue(params.issue_number);
+        if (body.title !== undefined && body.title !== null) i.title = String(body.title);
+        if (body.body !== undefined) i.body = body.body;
+        if (body.state && body.state !== i.state) {
+          i.state = body.state;
+          i.closed_at = body.state === "closed" ? now : null;
+        }
+        i.updated_at = now;
+        return { status: 200, body: this.issue(repo, i) };
+      }
+      case "checks/list-for-ref": {
+        this.require(token, repo, "checks", "read");
+        const name = url.searchParams.get("check_name");
+        const runs = repo.checkRuns.filter((c) => (c.head_sha === params.ref) && (!name || c.name === name)).map((c) => this.checkRun(repo, c));
+        return { status: 200, body: { total_count: runs.length, check_runs: runs } };
+      }
       case "issues/list-comments": {
         this.require(token, repo, "issues|pull_requests", "read");
         issue(params.issue_number);
@@ -405,6 +460,8 @@ export class GitHub {
         pulls: r.issues.filter((p) => !p.plain).map((p) => ({ number: p.number, state: p.state, title: p.title, body: p.body, head: p.head, base: p.base,
           labels: p.labels, user: p.user.login, merged: !!p.merged_at, closed_by: p.closed_by || null })),
         labels: [...r.labels.values()].map((l) => ({ name: l.name, color: l.color, description: l.description ?? null })),
+        issues: r.issues.filter((i) => i.plain).map((i) => ({ number: i.number, state: i.state, title: i.title, body: i.body ?? null,
+          labels: i.labels || [] })),
         comments: r.comments.map((c) => ({ id: c.id, issue: c.issue, body: c.body, user: c.user.login })),
         check_runs: r.checkRuns.map((c) => ({ id: c.id, name: c.name, head_sha: c.head_sha, status: c.status, conclusion: c.conclusion || null,
           title: c.output?.title ?? null, summary: c.output?.summary ?? null })),

@@ -68,8 +68,8 @@ function failureResponse(f) {
     case "403":
       return new HttpError(403, { message: "Resource not accessible by integration", documentation_url: docs, status: "403" },
         { "x-accepted-github-permissions": f.permission || "pull_requests=write" });
-    case "secondary":
-      return new HttpError(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.", documentation_url: "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits", status: "403" },
+    case "secondary":  // 403 as GitHub documents it, or 429 (status: 429)
+      return new HttpError(f.status || 403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.", documentation_url: "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits", status: String(f.status || 403) },
         f.retry_after === null ? {} : { "retry-after": String(f.retry_after ?? 1) });
     case "primary":
       return new HttpError(f.status || 403, { message: "API rate limit exceeded for installation ID 1.", documentation_url: docs, status: String(f.status || 403) },

@@ -193,8 +193,9 @@ TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
   EXPECT_EQ(pending[0].id, "d-1");
   EXPECT_EQ(pending[0].payload, "{\"a\":1}");
   q.finish_delivery("d-1", "handled", "ok");
-  // A transient failure: tried again after the backoff, then given up.
+  // A transient failure: tried again after the wait (as GitHub asked), then given up.
   EXPECT_TRUE(q.defer_delivery("d-2", "GitHub 502", 2, 10));
+  EXPECT_EQ(q.delivery_attempts("d-2"), 1);
   EXPECT_TRUE(q.pending_deliveries().empty());
   clock.t += 11;
   ASSERT_EQ(q.pending_deliveries().size(), 1u);

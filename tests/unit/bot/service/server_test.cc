@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "runner/store/history.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "support/git_server.h"
@@ -389,6 +390,236 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
   EXPECT_EQ(duplicate_prs, 0);
   EXPECT_EQ(static_cast<int>(jobs["jobs"].size()), repos);
   runner->stop(SIGKILL);
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
+
+namespace maxcode::bot::service {
+namespace {
+
+// A comment's job through a GitHub that answers with rate limits and server errors as
+// GitHub documents them (429 and 403 with retry-after, 403 with x-ratelimit-remaining 0
+// and x-ratelimit-reset, 502 after the work was done): every piece of work is deferred
+// and done later, none lost and none twice: one job, one PR, one reply, one check run
+// (success), and the deferrals counted in /metrics.
+TEST(Serve, RateLimitsDeferTheWorkAndNothingIsLostOrDuplicated) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const fs::path source = dir.path() / "source";
+  testing::copy_example_with_short_timing("cpu-histogram", source);
+  const std::string base = git_server.create_repo("acme/histo.git", source);
+  // The job's result: one real search, handed back by the canned runner command.
+  const fs::path clone = dir.path() / "clone", canned = dir.path() / "canned";
+  testing::git("clone -q " + (git_server.root() / "acme/histo.git").string() + " " + clone.string());
+  Command optimize;
+  optimize.shell = std::string(MAXCODE_BINARY) + " optimize " + clone.string() + " --function histogram --policy replay --replay-dir " +
+                   (clone / "replay").string() + " --out " + canned.string() + " -q";
+  optimize.timeout_s = 300;
+  const Outcome searched = run(optimize);
+  ASSERT_TRUE(searched.ok()) << searched.tail();
+
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", (git_server.root() / "acme/histo.git").string()},
+                             {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  // Each armed once, for the first request that matches.
+  github->fail({{"kind", "secondary"}, {"status", 429}, {"retry_after", 2}, {"method", "GET"}, {"path", "/collaborators/"}});
+  github->fail({{"kind", "secondary"}, {"retry_after", 2}, {"method", "POST"}, {"path", "/pulls$"}});
+  github->fail({{"kind", "primary"}, {"reset_in", 2}, {"method", "POST"}, {"path", "/check-runs$"}});
+  github->fail({{"kind", "after"}, {"status", 502}, {"method", "POST"}, {"path", "/issues/1/comments$"}});
+  std::string git_url = git_server.url("acme/histo.git");
+  git_url = git_url.substr(0, git_url.find("acme/histo.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url},
+                                      {"max_retry_wait_s", 5}}},
+                          {"queue", {{"lease_s", 20}, {"backoff_s", 1}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+  ASSERT_EQ(service.webhook("issue_comment", "c-1", comment_payload("alice", "/maxcode optimize histogram", 1, 601).dump()).status, 202);
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 1 --wait 2" +
+          " --max-jobs 1 --name limited-runner --work-dir " + (dir.path() / "runner").string() +
+          " --run-command " + testing::source_path("tests/support/run_job_canned.sh").string(),
+      dir.path() / "runner.log",
+      std::map<std::string, std::string>{{"RUNNER_TOKEN", kRunner}, {"MAXCODE_CANNED_RESULT", canned.string()},
+                                         {"MAXCODE_CANNED_SLEEP", "0.2"}});
+  EXPECT_EQ(runner.wait(120), 0) << runner.log();
+  const json jobs = service.wait_jobs([](const json& j) { return !j["jobs"].empty() && j["jobs"][0]["state"] == "done"; }, 120);
+  ASSERT_EQ(jobs["jobs"].size(), 1u) << jobs.dump(2);
+  const json job = jobs["jobs"][0];
+  ASSERT_EQ(job["state"], "done") << job.dump(2) << service.process()->log();
+  EXPECT_EQ(job["outcome"], "created") << job.dump(2);
+  // The reports catch up with the job once GitHub lets them.
+  json state;
+  for (int i = 0; i < 150; ++i) {
+    state = github->state()["repos"]["acme/histo"];
+    if (state["check_runs"].size() == 1 && state["check_runs"][0]["status"] == "completed") {
+      bool replied = false;
+      for (const auto& c : state["comments"]) replied |= c["body"].get<std::string>().find("done: ") != std::string::npos;
+      if (replied) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(state["pulls"].size(), 1u) << state.dump(2);
+  ASSERT_EQ(state["check_runs"].size(), 1u) << state.dump(2);
+  EXPECT_EQ(state["check_runs"][0]["head_sha"], base);
+  EXPECT_EQ(state["check_runs"][0]["conclusion"], "success");
+  int replies = 0;
+  for (const auto& c : state["comments"])
+    if (c["body"].get<std::string>().find("<!-- maxcode-job: ") != std::string::npos) {
+      ++replies;
+      EXPECT_NE(c["body"].get<std::string>().find("done: " + job["pr_url"].get<std::string>()), std::string::npos) << c["body"];
+    }
+  EXPECT_EQ(replies, 1) << state.dump(2);
+
+  const double event = service.metric("maxcode_github_deferred_total{action=\"event\",status=\"429\"}");
+  const double deliver = service.metric("maxcode_github_deferred_total{action=\"deliver\",status=\"403\"}");
+  const double report = service.metric("maxcode_github_deferred_total{action=\"report\",status=\"403\"}") +
+                        service.metric("maxcode_github_deferred_total{action=\"report\",status=\"502\"}");
+  std::cout << "deferred: event " << event << ", deliver " << deliver << ", report " << report << "\n";
+  EXPECT_EQ(event, 1);
+  EXPECT_EQ(deliver, 1);
+  EXPECT_GE(report, 2);
+  EXPECT_EQ(service.metric("maxcode_deliveries_total{outcome=\"created\"}"), 1);
+  EXPECT_EQ(service.jobs()["jobs"].size(), 1u);
+  EXPECT_EQ(service.term(), 0);
+  const std::string log = service.process()->log();
+  EXPECT_NE(log.find("deferred 2 s (secondary rate limit, retry-after 2"), std::string::npos) << log;
+  github->check_clean();
+}
+
+// Scheduled sweeps (every minute here) of tests/fixtures/two-hot through a real runner
+// and `maxcode run --job`: each run goes into the history; a night whose sum_squares
+// does eight times the work is a regression, reported as one issue; a later night that
+// quadruples it again updates that issue (a comment for the night), no second issue.
+// The trend page shows the nights.
+TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const std::string first = git_server.create_repo("acme/twohot.git", testing::source_path("tests/fixtures/two-hot"));
+  const fs::path bare = git_server.root() / "acme/twohot.git", work = dir.path() / "work";
+  testing::git("clone -q " + bare.string() + " " + work.string());
+  auto set_passes = [&](int from, int to) {
+    std::string sum = read_text(work / "src/sum.cpp");
+    const std::string old = "#define PASSES " + std::to_string(from);
+    sum.replace(sum.find(old), old.size(), "#define PASSES " + std::to_string(to));
+    write_text(work / "src/sum.cpp", sum);
+    testing::git("-c user.name=M -c user.email=m@example.com commit -q -am 'sum_squares: " + std::to_string(to) + " passes'", work);
+    testing::git("push -q origin main", work);
+  };
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "twohot"}, {"git_dir", bare.string()}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  std::string git_url = git_server.url("acme/twohot.git");
+  git_url = git_url.substr(0, git_url.find("acme/twohot.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+                          {"queue", {{"lease_s", 30}, {"backoff_s", 1}}},
+                          {"history", (dir.path() / "history.sqlite").string()},
+                          {"job", {{"max_targets", 2}, {"budget", {{"evaluations", 2}}}}},
+                          {"repositories", {{"acme/twohot", {{"regressions", "issue"}}}}},
+                          {"schedules", {{{"name", "sweep"}, {"cron", "* * * * *"}, {"repository", "acme/twohot"}}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "twohot"}, {"full_name", "acme/twohot"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 1 --wait 5" +
+          " --name sweep-runner --work-dir " + (dir.path() / "runner").string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}});
+
+  // Waits for the sweep of `commit` to be done; returns the job.
+  auto swept = [&](const std::string& commit) {
+    const json jobs = service.wait_jobs(
+        [&](const json& j) {
+          for (const auto& job : j["jobs"])
+            if (job["commit"] == commit) return job["state"] == "done" || job["state"] == "failed";
+          return false;
+        },
+        400);
+    for (const auto& job : jobs["jobs"])
+      if (job["commit"] == commit) return job;
+    return json();
+  };
+  auto issues = [&] { return github->state()["repos"]["acme/twohot"]["issues"]; };
+  auto wait_for = [&](const std::function<bool()>& ready) {
+    for (int i = 0; i < 100 && !ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  json job = swept(first);
+  ASSERT_EQ(job["state"], "done") << job.dump(2) << runner.log() << service.process()->log();
+  EXPECT_EQ(job["trigger"], "schedule");
+  EXPECT_TRUE(issues().empty());
+
+  set_passes(8, 64);  // eight times the work
+  const std::string slower = testing::git("rev-parse HEAD", work).substr(0, 40);
+  job = swept(slower);
+  ASSERT_EQ(job["state"], "done") << job.dump(2) << runner.log();
+  wait_for([&] { return issues().size() == 1; });
+  ASSERT_EQ(issues().size(), 1u) << github->state().dump(2) << service.process()->log();
+  EXPECT_EQ(issues()[0]["title"], "Performance regression: `sum_squares` (src/sum.cpp)");
+  std::cout << "regression issue:\n" << issues()[0]["body"].get<std::string>() << "\n";
+
+  set_passes(64, 256);  // four times that again
+  const std::string slower_again = testing::git("rev-parse HEAD", work).substr(0, 40);
+  job = swept(slower_again);
+  ASSERT_EQ(job["state"], "done") << job.dump(2) << runner.log();
+  auto night_comments = [&] {
+    int n = 0;
+    const json state = github->state();  // kept: a range-for over a member of a temporary would dangle
+    for (const auto& c : state["repos"]["acme/twohot"]["comments"])
+      n += c["body"].get<std::string>().find("<!-- maxcode-regression-night: ") != std::string::npos;
+    return n;
+  };
+  wait_for([&] { return night_comments() == 1; });
+  EXPECT_EQ(issues().size(), 1u) << "updated, not a second issue: " << github->state().dump(2);
+  EXPECT_EQ(night_comments(), 1) << github->state()["repos"]["acme/twohot"].dump(2);
+  EXPECT_NE(issues()[0]["body"].get<std::string>().find(slower_again.substr(0, 7)), std::string::npos) << issues()[0]["body"];
+  EXPECT_EQ(service.metric("maxcode_regressions_reported_total{repository=\"acme/twohot\",how=\"issue\"}"), 2);
+  std::cout << "three scheduled sweeps in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
+
+  // The history holds each night's targets under the repository's name; /trend draws it.
+  const auto rows = HistoryStore(dir.path() / "history.sqlite").all();
+  int sum_rows = 0;
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.repository, "acme/twohot");
+    sum_rows += r.target == "sum_squares";
+  }
+  EXPECT_EQ(sum_rows, 3);
+  const auto page = service.get("/trend?token=" + std::string(kAdmin));
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("sum_squares"), std::string::npos);
+  EXPECT_NE(page.body.find("<svg"), std::string::npos);
+  EXPECT_EQ(service.get("/trend").status, 403);
+  runner.stop(SIGTERM);
   EXPECT_EQ(service.term(), 0);
   github->check_clean();
 }

@@ -12,7 +12,8 @@ TEST(ServiceConfig, ReadsAFullConfig) {
     "listen": "0.0.0.0:8443", "db": "/var/lib/maxcode/q.sqlite", "webhook_secret_env": "HOOK_SECRET",
     "tls": {"cert_file": "c.pem", "key_file": "k.pem"},
     "github": {"api_url": "https://ghe.example/api/v3", "app_id": 4242, "app_key_file": "app.pem",
-               "git_url": "https://git.example/{owner}/{name}.git"},
+               "git_url": "https://git.example/{owner}/{name}.git", "max_retry_wait_s": 300, "max_tries": 5},
+    "history": "/var/lib/maxcode/history.sqlite",
     "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5},
     "job": {"policy": "replay", "max_targets": 2, "labels": ["cpu"]},
     "repositories": {"Acme/Histo": {"push": true, "labels": ["gpu"], "regressions": "issue"}},
@@ -23,6 +24,10 @@ TEST(ServiceConfig, ReadsAFullConfig) {
   EXPECT_EQ(c.port, 8443);
   EXPECT_EQ(c.app_id, "4242");
   EXPECT_EQ(c.max_attempts, 4);
+  EXPECT_EQ(c.max_retry_wait_s, 300);
+  EXPECT_EQ(c.max_tries, 5);
+  EXPECT_EQ(c.history, "/var/lib/maxcode/history.sqlite");
+  EXPECT_EQ(parse_service_config(json::object(), "x").max_retry_wait_s, 900);
   EXPECT_TRUE(c.repository("acme/histo").push);  // names are case-insensitive
   EXPECT_EQ(c.repository("acme/histo").labels, std::vector<std::string>{"gpu"});
   EXPECT_FALSE(c.repository("acme/other").push);
@@ -45,6 +50,8 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
   expect_error(R"({"listen": "localhost"})", "listen: expected HOST:PORT");
   expect_error(R"({"queue": {"lease_s": "60"}})", "service.json: queue.lease_s: expected a number, got a string");
   expect_error(R"({"queue": {"max_attempts": 0}})", "queue.max_attempts: must be between 1");
+  expect_error(R"({"github": {"max_tries": 0}})", "github.max_tries: must be between 1");
+  expect_error(R"({"github": {"max_retry_wait_s": -5}})", "github.max_retry_wait_s:");
   expect_error(R"({"webhook_secret_env": "my secret value"})", "webhook_secret_env: expected the name of an environment variable");
   expect_error(R"({"tls": {"cert_file": "c.pem"}})", "tls: needs both cert_file and key_file");
   expect_error(R"({"repositories": {"histo": {}}})", "repositories.histo: expected a repository as OWNER/NAME");

@@ -1,0 +1,181 @@
+#include "bot/service/github_retry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "bot/github/git_remote.h"
+#include "bot/github/github_client.h"
+#include "bot/service/service_context.h"
+
+namespace maxcode::bot::service {
+
+namespace {
+
+std::optional<double> number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string header(const GithubError& e, const std::string& name) {
+  auto it = e.headers.find(name);
+  return it == e.headers.end() ? std::string() : it->second;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f s", s);
+  return text;
+}
+
+}  // namespace
+
+RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const RetryLimits& limits) {
+  RetryAdvice a;
+  const double backoff = limits.backoff_s * std::pow(2.0, std::max(tries, 1) - 1);
+  if (dynamic_cast<const GitError*>(&e)) {  // a fetch or push that failed: the network, a 5xx
+    a = {true, backoff, "git", "git failed"};
+  } else if (auto g = dynamic_cast<const GithubError*>(&e)) {
+    a.status = std::to_string(g->status);
+    const bool limited = g->status == 403 || g->status == 429;
+    const auto retry_after = number(header(*g, "retry-after"));
+    const auto reset = number(header(*g, "x-ratelimit-reset"));
+    if (limited && retry_after) {
+      a = {true, std::max(*retry_after, 0.0), a.status, "secondary rate limit, retry-after " + header(*g, "retry-after")};
+    } else if (limited && header(*g, "x-ratelimit-remaining") == "0" && reset) {
+      // +1: the reset time is whole seconds, and GitHub counts the second it names.
+      a = {true, std::max(*reset - now_s + 1, 1.0), a.status,
+           "primary rate limit exhausted until x-ratelimit-reset " + header(*g, "x-ratelimit-reset")};
+    } else if (g->status == 429 || (g->status == 403 && (g->github_message.find("rate limit") != std::string::npos ||
+                                                          std::string(g->what()).find("rate limit") != std::string::npos))) {
+      a = {true, std::max(limits.secondary_wait_s, backoff), a.status, "rate limit without retry-after"};
+    } else if (g->status == 0 || g->status >= 500) {
+      a = {true, backoff, a.status, g->status == 0 ? "no answer" : "server error " + a.status};
+    } else {
+      a.retry = false;
+      a.why = "GitHub answered " + a.status;
+    }
+  } else {
+    a.why = "not a GitHub failure";
+  }
+  if (a.retry && a.wait_s > limits.max_wait_s) {
+    a.why += " (asked " + seconds_text(a.wait_s) + ", capped)";
+    a.wait_s = limits.max_wait_s;
+  }
+  return a;
+}
+
+// --- the store ---------------------------------------------------------------------------
+
+DeferredWork::DeferredWork(const std::filesystem::path& db_file, std::function<double()> now)
+    : now_(std::move(now)), db_(db_file) {
+  db_.exec(R"sql(
+CREATE TABLE IF NOT EXISTS github_deferred(
+  action TEXT NOT NULL, key TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0,
+  not_before REAL NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', created_at REAL NOT NULL,
+  PRIMARY KEY(action, key));
+)sql");
+}
+
+void DeferredWork::add(const std::string& action, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  db_.run("INSERT OR IGNORE INTO github_deferred(action, key, created_at) VALUES(?1, ?2, ?3)", {action, key, now_()});
+}
+
+int DeferredWork::failed(const std::string& action, const std::string& key, double wait_s, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  const double now = now_();
+  db_.run("INSERT INTO github_deferred(action, key, tries, not_before, error, created_at) VALUES(?1, ?2, 1, ?3, ?4, ?5) "
+          "ON CONFLICT(action, key) DO UPDATE SET tries = tries + 1, not_before = ?3, error = ?4",
+          {action, key, now + wait_s, error, now});
+  int tries = 0;
+  db_.run("SELECT tries FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
+          [&](const SqlRow& r) { tries = static_cast<int>(r.integer(0)); });
+  return tries;
+}
+
+void DeferredWork::remove(const std::string& action, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  db_.run("DELETE FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key});
+}
+
+std::optional<DeferredWork::Item> DeferredWork::find(const std::string& action, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  std::optional<Item> item;
+  db_.run("SELECT tries, not_before, error FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
+          [&](const SqlRow& r) { item = Item{action, key, static_cast<int>(r.integer(0)), r.real(1), r.text(2)}; });
+  return item;
+}
+
+bool DeferredWork::waiting(const std::string& action, const std::string& key) {
+  const auto item = find(action, key);
+  return item && item->not_before > now_();
+}
+
+int DeferredWork::tries(const std::string& action, const std::string& key) {
+  const auto item = find(action, key);
+  return item ? item->tries : 0;
+}
+
+std::vector<DeferredWork::Item> DeferredWork::due(const std::string& action, int limit) {
+  std::lock_guard lock(mutex_);
+  std::vector<Item> items;
+  db_.run("SELECT key, tries, not_before, error FROM github_deferred WHERE action = ?1 AND not_before <= ?2 "
+          "ORDER BY not_before, created_at LIMIT ?3",
+          {action, now_(), std::int64_t{limit}}, [&](const SqlRow& r) {
+            items.push_back({action, r.text(0), static_cast<int>(r.integer(1)), r.real(2), r.text(3)});
+          });
+  return items;
+}
+
+// --- the service's use of it ---------------------------------------------------------------
+
+RetryLimits retry_limits(const ServiceContext& context) {
+  RetryLimits limits;
+  limits.max_wait_s = context.config.max_retry_wait_s;
+  limits.max_tries = context.config.max_tries;
+  limits.backoff_s = context.config.backoff_s;
+  return limits;
+}
+
+void note_deferral(ServiceContext& context, const std::string& action, const std::string& key,
+                   const RetryAdvice& advice, int tries, const std::string& error) {
+  context.metrics.count("maxcode_github_deferred_total", "GitHub work deferred (rate limits, server errors), by action and status",
+                        {{"action", action}, {"status", advice.status}});
+  context.log("github", action + " " + key + ": deferred " + seconds_text(advice.wait_s) + " (" + advice.why + "; try " +
+                            std::to_string(tries) + " of " + std::to_string(retry_limits(context).max_tries) + "): " + error);
+}
+
+void note_gave_up(ServiceContext& context, const std::string& action, const std::string& key, int tries,
+                  const std::string& error) {
+  context.metrics.count("maxcode_github_gave_up_total", "GitHub work given up after github.max_tries", {{"action", action}});
+  context.log("github", action + " " + key + ": GIVEN UP after " + std::to_string(tries) + " tries; last error: " + error);
+}
+
+bool defer_after_failure(ServiceContext& context, const std::string& action, const std::string& key,
+                         const std::exception& e) {
+  const RetryLimits limits = retry_limits(context);
+  const RetryAdvice advice = advise_retry(e, (context.deferred ? context.deferred->tries(action, key) : 0) + 1,
+                                          context.queue.now(), limits);
+  if (!advice.retry || !context.deferred) {
+    if (context.deferred) context.deferred->remove(action, key);
+    return false;
+  }
+  const int tries = context.deferred->failed(action, key, advice.wait_s, e.what());
+  if (tries >= limits.max_tries) {
+    context.deferred->remove(action, key);
+    note_gave_up(context, action, key, tries, e.what());
+    return false;
+  }
+  note_deferral(context, action, key, advice, tries, e.what());
+  return true;
+}
+
+}  // namespace maxcode::bot::service
