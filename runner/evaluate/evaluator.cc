@@ -19,7 +19,7 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
       source_(source),
       target_(target),
       unit_(unit),
-      extent_(unit.functions.at(0).extent),
+      extent_(unit.functions.empty() ? Extent{} : unit.functions.front().extent),
       knobs_(std::move(knobs)),
       options_(std::move(options)),
       progress_(progress),

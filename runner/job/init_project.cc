@@ -5,6 +5,7 @@
 #include "runner/core/config.h"
 #include "runner/evaluate/evaluator.h"
 #include "runner/util/files.h"
+#include "runner/workspace/unit.h"
 #include "runner/workspace/workspace.h"
 
 namespace maxcode {
@@ -70,7 +71,7 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
   try {
     const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
     // No target yet: the original is built, tested and run as a reference only.
-    Evaluator evaluator(config, source, Target{}, Extent{}, {}, {work_dir, {}, false}, progress);
+    Evaluator evaluator(config, source, Target{}, Unit{}, {}, {work_dir, {}, false}, progress);
     try {
       evaluator.prepare_baseline();
     } catch (const SetupError& error) {
