@@ -87,8 +87,7 @@ std::string regression_title(const Regression& r) {
 
 std::string regression_text(const Regression& r) {
   std::string text = "The nightly sweep found `" + r.target + "` (" + r.file + ") slower: its own time in the profile is " +
-                     fixed(r.growth, 2) + "x what it was on " + r.previous_night + " (" + fixed(r.z, 1) +
-                     " standard errors of the sampling)";
+                     fixed(r.growth, 2) + "x what it was on " + r.previous_night + " (" + regression_evidence(r) + ")";
   if (r.original_growth > 0) text += "; the benchmarks of the original took " + fixed(r.original_growth, 2) + "x as long";
   text += ".\n\n- before: " + r.previous_night + " at " + short_sha(r.previous_commit) + "\n- after: " + r.night + " at " +
           short_sha(r.commit) + "\n";

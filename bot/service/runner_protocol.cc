@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bot/service/regression_report.h"
 #include "bot/service/webhook_signature.h"
+#include "runner/store/history.h"
 #include "runner/util/files.h"
 
 namespace maxcode::bot::service {
@@ -64,6 +66,17 @@ json RunnerProtocol::job_document(const ServiceConfig& config, const Job& job) {
   return d;
 }
 
+json RunnerProtocol::document_for(const Job& job) const {
+  json d = job_document(context_.config, job);
+  // A scheduled sweep measures its targets on the previous night's commit too, side by
+  // side (runner/job/regression_check.h): nights apart, the machine's load differs.
+  if (job.trigger == "schedule" && fs::exists(context_.history)) {
+    const std::string before = HistoryStore(context_.history).previous_commit(job.repo, sweep_night(job));
+    if (!before.empty() && before != job.commit) d["compare_with"] = before;
+  }
+  return d;
+}
+
 void RunnerProtocol::add_routes(httplib::Server& server) {
   server.Post("/api/runner/claim", [this](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
@@ -107,7 +120,7 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
                                   {"lease", claim->lease},
                                   {"attempt", job.attempts},
                                   {"lease_s", context_.queue.options().lease_s},
-                                  {"document", job_document(context_.config, job)},
+                                  {"document", document_for(job)},
                                   {"source", source}}}});
       }
       std::unique_lock lock(mutex_);

@@ -40,6 +40,8 @@ class RunnerProtocol {
 
   // The job input document a runner gets for `job`.
   static nlohmann::json job_document(const ServiceConfig& config, const Job& job);
+  // job_document, plus what only the service knows (a sweep's previous commit).
+  nlohmann::json document_for(const Job& job) const;
 
  private:
   bool authorized(const std::string& authorization) const;

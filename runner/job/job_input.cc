@@ -125,7 +125,7 @@ const char* delivery_mode_name(DeliveryMode mode) {
 JobInput parse_job_input(const json& document, const std::string& label) {
   Fields f(document, "", label,
            {"$schema", "repository", "ref", "config", "targets", "max_targets", "min_share", "budget", "policy", "replay_dir",
-            "git_token_env", "delivery"});
+            "git_token_env", "delivery", "compare_with"});
   JobInput in;
   in.repository = f.string("repository");
   if (in.repository.empty()) f.fail_at("repository", "missing required field (a URL or a local path)");
@@ -145,6 +145,7 @@ JobInput parse_job_input(const json& document, const std::string& label) {
   in.replay_dir = f.string("replay_dir");
   in.git_token_env = f.string("git_token_env", in.git_token_env);
   if (const json* d = f.find("delivery")) in.delivery = parse_delivery(f, *d);
+  in.compare_with = f.string("compare_with");
   return in;
 }
 
@@ -178,6 +179,7 @@ json to_json(const JobInput& in) {
   if (!in.targets.empty()) j["targets"] = in.targets;
   if (!in.policy.empty()) j["policy"] = in.policy;
   if (!in.replay_dir.empty()) j["replay_dir"] = in.replay_dir;
+  if (!in.compare_with.empty()) j["compare_with"] = in.compare_with;
   return j;
 }
 

@@ -55,6 +55,8 @@ struct JobInput {
   std::string policy;                 // overrides search.policy
   std::string replay_dir;             // overrides search.replay_dir (inside the repository)
   std::string git_token_env = "MAXCODE_GIT_TOKEN";  // HTTPS token variable (GITHUB_TOKEN if unset)
+  std::string compare_with;           // a nightly sweep's previous commit: each target's own time is
+                                      // measured on both, side by side (regression_check.h)
   DeliveryInput delivery;
 
   bool operator==(const JobInput&) const = default;

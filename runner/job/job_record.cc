@@ -35,6 +35,7 @@ TargetRecord target_from(const json& j) {
   if (j.contains("speedup") && j["speedup"].is_object()) t.speedup = interval_from(j["speedup"]);
   t.original_s = j.value("original_s", 0.0);
   t.original_rounds = j.value("original_rounds", std::vector<double>{});
+  if (j.contains("check") && j["check"].is_object()) t.check = regression_check_from_json(j["check"]);
   if (j.contains("pr") && j["pr"].is_object()) {
     const json& p = j["pr"];
     t.pr = PrRecord{p.value("outcome", ""), p.value("number", 0), p.value("url", ""), p.value("branch", ""),
@@ -59,6 +60,7 @@ json to_json(const TargetRecord& t) {
             {"speedup", t.speedup ? interval_json(*t.speedup) : json(nullptr)}, {"original_s", t.original_s},
             {"original_rounds", t.original_rounds}, {"no_pr", t.no_pr}, {"allowance", to_json(t.allowance)},
             {"spent", to_json(t.spent)}, {"result_dir", "targets/" + t.slug}};
+  j["check"] = t.check ? to_json(*t.check) : json(nullptr);
   if (t.pr)
     j["pr"] = {{"outcome", t.pr->outcome}, {"number", t.pr->number}, {"url", t.pr->url},
                {"branch", t.pr->branch}, {"title", t.pr->title}, {"message", t.pr->message}};

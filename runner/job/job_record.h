@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/night.h"
 #include "runner/job/budget_split.h"
 #include "runner/job/job_input.h"
 #include "runner/util/stats.h"
@@ -39,6 +40,7 @@ struct TargetRecord {
   std::optional<RatioInterval> speedup;  // the confirmed one, with a winner
   double original_s = 0;                 // median time of the original (the A/A session)
   std::vector<double> original_rounds;   // that session's rounds, seconds
+  std::optional<RegressionCheck> check;  // against input.compare_with (regression_check.h)
   std::optional<PrRecord> pr;
   std::string no_pr;    // why there is no PR ("no winner", "delivery: none", an error)
   Allowance allowance;  // its part of the job's budget

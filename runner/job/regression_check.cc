@@ -24,7 +24,7 @@ double own_time(const Profile& profile, const std::string& function, const std::
 
 }  // namespace
 
-void decide_regression(RegressionCheck& check, double min_growth) {
+void decide_regression(RegressionCheck& check) {
   check.rounds = static_cast<int>(std::min(check.before_ns.size(), check.after_ns.size()));
   if (check.rounds == 0) return;
   // paired_ratio_interval(b, c) is the median of b_i / c_i: with b = after and c =
@@ -37,11 +37,12 @@ void decide_regression(RegressionCheck& check, double min_growth) {
   for (int i = 0; i < check.rounds; ++i)
     every_round_slower = every_round_slower && check.after_ns[static_cast<std::size_t>(i)] >
                                                     check.before_ns[static_cast<std::size_t>(i)];
-  check.confirmed = every_round_slower && check.growth >= 1 + min_growth;
+  check.confirmed = every_round_slower;
 }
 
-RegressionCheck check_regression(const RegressionCheckRequest& request, Progress& progress) {
-  RegressionCheck check;
+std::vector<RegressionCheck> check_regressions(const RegressionCheckRequest& request, Progress& progress) {
+  const std::size_t n = request.functions.size();
+  std::vector<RegressionCheck> checks(n);
   const fs::path work = request.work_dir;
   struct Cleanup {
     fs::path dir;
@@ -49,6 +50,7 @@ RegressionCheck check_regression(const RegressionCheckRequest& request, Progress
       if (!dir.empty()) remove_workspace(dir);
     }
   } cleanup{work};
+  std::string failure;
   try {
     fs::create_directories(work);
     CloneRequest clone;
@@ -75,12 +77,14 @@ RegressionCheck check_regression(const RegressionCheckRequest& request, Progress
     options.build = false;
     auto measure = [&](const BuiltCopy& copy, const Config& config) {
       options.repo = copy.root;
-      return own_time(profile_benchmarks(options, config, progress), request.function, request.file);
+      const Profile profile = profile_benchmarks(options, config, progress);
+      std::vector<double> times;
+      for (const CheckedFunction& f : request.functions) times.push_back(own_time(profile, f.function, f.file));
+      return times;
     };
     for (int i = 0; i < request.rounds; ++i) {
-      progress.status("regression check: " + request.function + ": round " + std::to_string(i + 1) + " of " +
-                      std::to_string(request.rounds));
-      double b = 0, a = 0;
+      progress.status("regression check: round " + std::to_string(i + 1) + " of " + std::to_string(request.rounds));
+      std::vector<double> b, a;
       if (i % 2 == 0) {
         b = measure(before, before_config);
         a = measure(after, after_config);
@@ -88,24 +92,34 @@ RegressionCheck check_regression(const RegressionCheckRequest& request, Progress
         a = measure(after, after_config);
         b = measure(before, before_config);
       }
-      if (a <= 0 || b <= 0) {
-        check.note = request.function + " was not sampled in round " + std::to_string(i + 1) +
-                     " (it ran too briefly, or under another name)";
-        check.before_ns.clear();
-        check.after_ns.clear();
-        break;
+      for (std::size_t k = 0; k < n; ++k) {
+        RegressionCheck& c = checks[k];
+        if (!c.note.empty()) continue;
+        if (a[k] <= 0 || b[k] <= 0) {
+          c.note = request.functions[k].function + " was not sampled in round " + std::to_string(i + 1) +
+                   " (it ran too briefly, or under another name)";
+          c.before_ns.clear();
+          c.after_ns.clear();
+          continue;
+        }
+        c.before_ns.push_back(b[k]);
+        c.after_ns.push_back(a[k]);
       }
-      check.before_ns.push_back(b);
-      check.after_ns.push_back(a);
     }
   } catch (const std::exception& e) {
-    check = RegressionCheck{};
-    check.note = e.what();
+    failure = e.what();
   }
-  decide_regression(check, request.min_growth);
-  if (check.rounds == 0)
-    progress.note("regression check of " + request.function + " not made: " + check.note);
-  return check;
+  for (std::size_t k = 0; k < n; ++k) {
+    RegressionCheck& c = checks[k];
+    if (!failure.empty()) {
+      c = RegressionCheck{};
+      c.note = failure;
+    }
+    decide_regression(c);
+    if (c.rounds == 0)
+      progress.note("regression check of " + request.functions[k].function + " not made: " + c.note);
+  }
+  return checks;
 }
 
 }  // namespace maxcode

@@ -6,6 +6,7 @@
 #include "runner/evaluate/environment.h"
 #include "runner/job/job_report.h"
 #include "runner/job/target_search.h"
+#include "runner/job/regression_check.h"
 #include "runner/profile/profile_run.h"
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
@@ -50,7 +51,7 @@ class JobRunner {
     try {
       start();
       for (void (JobRunner::*stage)() : {&JobRunner::clone, &JobRunner::load_project, &JobRunner::choose_targets,
-                                         &JobRunner::search_targets}) {
+                                         &JobRunner::search_targets, &JobRunner::compare_commits}) {
         if (stop_requested()) break;
         (this->*stage)();
       }
@@ -245,6 +246,27 @@ class JobRunner {
     for (const TargetRecord& t : job_.targets)
       if (finished(t)) spent += t.spent;
     return spent;
+  }
+
+  // A sweep's night: every target's own time on the previous night's commit and on
+  // this one, side by side, so that the history can tell a regression from a busier
+  // machine (regression_check.h). One build per commit; one profile run measures all.
+  void compare_commits() {
+    const std::string& before = job_.input.compare_with;
+    if (before.empty() || before == job_.commit || job_.targets.empty()) return;
+    if (std::all_of(job_.targets.begin(), job_.targets.end(), [](const TargetRecord& t) { return t.check.has_value(); }))
+      return;  // resumed after the check
+    RegressionCheckRequest request;
+    request.repository = source_dir();
+    request.before_commit = before;
+    request.config = job_.input.config.empty() ? ".maxcode.json" : job_.input.config;
+    for (const TargetRecord& t : job_.targets) request.functions.push_back({t.function, t.file});
+    request.work_dir = run_.out / "regression-check";
+    progress_.note("regression check: " + std::to_string(job_.targets.size()) + " target(s) against " +
+                   before.substr(0, 12) + ", side by side");
+    const std::vector<RegressionCheck> checks = check_regressions(request, progress_);
+    for (std::size_t i = 0; i < checks.size(); ++i) job_.targets[i].check = checks[i];
+    save();
   }
 
   void search_targets() {

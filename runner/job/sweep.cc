@@ -3,7 +3,6 @@
 #include <ctime>
 #include <regex>
 
-#include "runner/job/regression_check.h"
 #include "runner/report/trend_page.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
@@ -29,6 +28,7 @@ NightResult night_row(const std::string& night, const JobRecord& job, const Targ
   r.samples = t.samples;
   r.original_s = t.original_s;
   r.original_rounds = t.original_rounds;
+  r.check = t.check;
   if (t.speedup) {
     r.speedup = t.speedup->median;
     r.speedup_low = t.speedup->low;
@@ -58,35 +58,6 @@ Budget budget_of(const Allowance& part, const Budget& given) {
   return b;
 }
 
-// Each function of this job that the night-to-night rule flags tonight is measured
-// again on both commits, side by side (regression_check.h); the check goes into its row
-// and decides from then on.
-void check_suspects(HistoryStore& history, const std::string& night, const JobRecord& record, const JobInput& input,
-                    const fs::path& out, const std::vector<std::string>& commits, const RegressionRule& rule,
-                    Progress& progress) {
-  for (const Regression& suspect : find_regressions(history.all(), rule)) {
-    if (suspect.night != night || suspect.repository != record.repository || suspect.check) continue;
-    const auto t = std::find_if(record.targets.begin(), record.targets.end(), [&](const TargetRecord& t) {
-      return t.function == suspect.target && t.file == suspect.file;
-    });
-    if (t == record.targets.end() || suspect.previous_commit.empty()) continue;
-    progress.note("regression check: " + suspect.target + " looks slower than on " + suspect.previous_night +
-                  "; measuring both commits side by side");
-    RegressionCheckRequest request;
-    request.repository = out / "source";
-    request.before_commit = suspect.previous_commit;
-    request.config = input.config.empty() ? ".maxcode.json" : input.config;
-    request.function = suspect.target;
-    request.file = suspect.file;
-    request.rounds = rule.check_rounds;
-    request.min_growth = rule.min_growth;
-    request.work_dir = out / "regression-check" / t->slug;
-    NightResult row = night_row(night, record, *t, commits);
-    row.check = check_regression(request, progress);
-    history.record(row);
-  }
-}
-
 }  // namespace
 
 std::string utc_date() {
@@ -110,7 +81,7 @@ SweepInput load_sweep_input(const fs::path& file) {
   const std::string label = file.string();
   if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
   const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
-                                           "budget",  "min_growth", "min_z", "check_rounds", "jobs"};
+                                           "budget",  "min_growth", "min_z", "same_night_check", "jobs"};
   for (const auto& [key, value] : document.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw JobInputError(label + ": " + key + ": unknown field (" + suggest_field(key, known) + ")");
@@ -146,12 +117,11 @@ SweepInput load_sweep_input(const fs::path& file) {
       throw JobInputError(label + ": min_z: expected a number > 0, got " + document["min_z"].dump());
     in.rule.min_z = document["min_z"];
   }
-  if (document.contains("check_rounds")) {
-    if (!document["check_rounds"].is_number_integer() || document["check_rounds"].get<int>() < 0 ||
-        document["check_rounds"].get<int>() > 100)
-      throw JobInputError(label + ": check_rounds: expected a whole number from 0 to 100, got " +
-                          document["check_rounds"].dump());
-    in.rule.check_rounds = document["check_rounds"];
+  if (document.contains("same_night_check")) {
+    if (!document["same_night_check"].is_boolean())
+      throw JobInputError(label + ": same_night_check: expected true or false, got " +
+                          document["same_night_check"].dump());
+    in.same_night_check = document["same_night_check"];
   }
   if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())
     throw JobInputError(label + ": jobs: expected a non-empty array of job inputs");
@@ -181,6 +151,9 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
     if (split) input.budget = budget_of(next_target_allowance(total, spent, n - i), input.budget);
     progress.note("sweep " + result.night + ": job " + std::to_string(i + 1) + "/" + std::to_string(n) + ": " +
                   url_without_credentials(input.repository));
+    // The previous night's commit, for the same-night check of every target.
+    if (in.same_night_check && input.compare_with.empty())
+      input.compare_with = history.previous_commit(url_without_credentials(input.repository), result.night);
     std::unique_ptr<Delivery> delivery = run.make_delivery ? run.make_delivery(input) : nullptr;
     JobRun job;
     job.input = input;
@@ -200,7 +173,6 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
                                                       : commits_between(out / "source", previous, record.commit);
     for (const TargetRecord& t : record.targets)
       if (t.status != "pending") history.record(night_row(result.night, record, t, commits));
-    if (in.rule.check_rounds > 0) check_suspects(history, result.night, record, input, out, commits, in.rule, progress);
     result.jobs.push_back({record.repository, out, record});
   }
 

@@ -10,6 +10,7 @@
 //    "budget": {...},               the whole sweep's budget, split across the jobs
 //    "min_growth": 0.10,            regression rule (history.h)
 //    "min_z": 3,                    likewise
+//    "same_night_check": true,      targets timed on both commits side by side (regression_check.h)
 //    "jobs": [<job input>, ...]}    job-input.schema.json documents each
 #pragma once
 
@@ -32,6 +33,7 @@ struct SweepInput {
   std::string night;
   Budget budget;
   RegressionRule rule;
+  bool same_night_check = true;  // each job measures its targets on last night's commit too
   std::vector<JobInput> jobs;
 };
 

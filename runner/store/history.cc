@@ -166,7 +166,7 @@ std::vector<Regression> find_regressions(const std::vector<NightResult>& given, 
     // The same-night check, where the sweep made one, overrules the comparison of two
     // nights: it timed both commits under the same load.
     if (now.check && now.check->rounds > 0) {
-      significant = now.check->confirmed;
+      significant = now.check->confirmed && now.check->growth >= 1 + rule.min_growth;
       r.growth = now.check->growth;
       r.check = now.check;
     }

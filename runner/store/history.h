@@ -43,12 +43,12 @@ class HistoryStore {
 //
 // That comparison is only a screen: the two nights ran hours apart, and a machine that
 // is busier on one of them slows everything measured on it (on a shared 2-core runner,
-// by 1.3x or more). A night the screen flags is therefore checked the same night
-// (runner/job/regression_check.h): where a row carries that check, the check decides.
+// by 1.3x or more). A sweep therefore measures each target on both commits the same
+// night (runner/job/regression_check.h): where a row carries that check, the check
+// decides (every paired round slower, and a median growth of at least min_growth).
 struct RegressionRule {
   double min_growth = 0.10;
   double min_z = 3;
-  int check_rounds = 5;  // paired rounds of the same-night check; 0: no check, the screen decides
 };
 
 // Consecutive nights of each (repository, target), compared (rows as all() gives them).

@@ -113,6 +113,9 @@ TEST(History, TheSameNightCheckDecidesOverTheComparisonOfTwoNights) {
   ASSERT_TRUE(found[0].check);
   EXPECT_NE(regression_evidence(found[0]).find("side by side the same night: 1.80x"), std::string::npos)
       << regression_evidence(found[0]);
+  // Slower in every round, but by less than min_growth: too small to matter.
+  b.check = side_by_side({100, 101, 99}, {104, 105, 103}, true, 1.04);
+  EXPECT_EQ(find_regressions({a, b}).size(), 0u);
   // A check that could not be made (no rounds) leaves the screen's verdict.
   b.check = RegressionCheck{};
   b.check->note = "the build failed";
