@@ -70,10 +70,20 @@ json RunnerProtocol::document_for(const Job& job) const {
   json d = job_document(context_.config, job);
   // A scheduled sweep measures its targets on the previous night's commit too, side by
   // side (runner/job/regression_check.h): nights apart, the machine's load differs.
-  if (job.trigger == "schedule" && fs::exists(context_.history)) {
-    const std::string before = HistoryStore(context_.history).previous_commit(job.repo, sweep_night(job));
-    if (!before.empty() && before != job.commit) d["compare_with"] = before;
-  }
+  // The previous scheduled job's commit comes from the queue (its history rows may still
+  // be on their way: they are written when its results are delivered).
+  if (job.trigger != "schedule") return d;
+  std::string before;
+  double latest = -1;
+  for (const Job& other : context_.queue.jobs(job.repo))
+    if (other.trigger == "schedule" && other.id != job.id && other.created_at < job.created_at &&
+        other.created_at > latest) {
+      latest = other.created_at;
+      before = other.commit;
+    }
+  if (before.empty() && fs::exists(context_.history))
+    before = HistoryStore(context_.history).previous_commit(job.repo, sweep_night(job));
+  if (!before.empty() && before != job.commit) d["compare_with"] = before;
   return d;
 }
 
