@@ -173,14 +173,15 @@ std::vector<LaunchSite> find_launch_sites(std::string_view text) {
     }
   }
   if (launches.empty()) return {};
-  const std::vector<Extent> definitions = all_definitions(text);
+  const std::vector<Definition> definitions = list_definitions(text);
   std::vector<LaunchSite> out;
   for (const auto& [token, kernel] : launches) {
     const std::size_t at = t.offset(token);
     LaunchSite site;
     site.kernel = kernel;
     site.line = line_at(text, at);
-    for (const Extent& d : definitions) {
+    for (const Definition& definition : definitions) {
+      const Extent& d = definition.extent;
       if (d.body_begin <= at && at < d.end) {
         site.launcher = d.qualified;
         site.signature = d.signature;

@@ -859,13 +859,6 @@ std::vector<Extent> find_definitions(std::string_view text, std::string_view nam
   return out;
 }
 
-std::vector<Extent> all_definitions(std::string_view text) {
-  Scanner scanner(text);
-  std::vector<Extent> out;
-  for (const Found& f : scanner.scan()) out.push_back(to_extent(text, scanner, f));
-  return out;
-}
-
 std::vector<CodeToken> code_tokens(std::string_view text) {
   std::vector<CodeToken> out;
   for (const Token& t : lex(text)) out.push_back({t.begin, t.end, t.kind == Kind::kWord});

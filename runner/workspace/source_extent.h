@@ -39,9 +39,6 @@ class SourceError : public std::runtime_error {
 // without a body, calls and mentions in comments or strings never match.
 std::vector<Extent> find_definitions(std::string_view text, std::string_view name);
 
-// Every definition (with a body) in the text, in order.
-std::vector<Extent> all_definitions(std::string_view text);
-
 // A token of code as the scanner sees it: comments and preprocessor lines make no
 // tokens, a literal is one token, `::` `->` `...` are one token, other punctuation one
 // character each (`<<<` is three `<`).

@@ -384,7 +384,8 @@ TEST(SourceExtent, AllDefinitionsCarryTheirQualifiedNames) {
   const std::string src =
       "namespace img {\nstruct Filter {\n  void run() { go(); }\n};\nvoid Filter::stop() {}\n}  // namespace img\n"
       "static int helper(int x) { return x; }\n";
-  const std::vector<Extent> all = all_definitions(src);
+  std::vector<Extent> all;
+  for (const Definition& d : list_definitions(src)) all.push_back(d.extent);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].qualified, "img::Filter::run");
   EXPECT_EQ(all[1].qualified, "img::Filter::stop");
