@@ -276,7 +276,13 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   for (const auto& device : gpu_devices()) {
     argv.insert(argv.end(), {"--dev-bind", device, device});
   }
-  argv.insert(argv.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
+  // bwrap run by root keeps every capability and leaves /proc/sys writable: both would
+  // let a candidate remount the host's file system or change kernel settings.
+  argv.insert(argv.end(), {"--proc", "/proc", "--cap-drop", "ALL"});
+  for (const char* path : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+    argv.insert(argv.end(), {"--ro-bind-try", path, path});
+  }
+  argv.insert(argv.end(), {"--tmpfs", "/tmp"});
   // The private /tmp hides a working directory below it; show it read-only. Binds come
   // after the tmpfs (later mounts cover earlier ones), writable paths last of all.
   if (is_under(cwd, "/tmp")) argv.insert(argv.end(), {"--ro-bind", cwd, cwd});
@@ -505,10 +511,19 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     mirror_child(pid);
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The host's /proc shows the host's pids (and CUDA reads /proc/self); read-only, so
-  // that root cannot write kernel settings through /proc/sys.
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr) != 0)
+  // The host's /proc shows the host's pids (and CUDA reads /proc/self). The mount stays
+  // writable: the CUDA driver writes to its own /proc entries, and on a read-only /proc
+  // every allocation fails ("OS call failed", seen on the H100 runner). What writes the
+  // kernel's settings is made read-only instead, as container runtimes do.
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
     child_fail(report_fd, first_stage + 4);
+  for (const char* path : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+    if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+      if (errno == ENOENT) continue;
+      child_fail(report_fd, first_stage + 4);
+    }
+    if (!set_read_only(path, true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 4);
+  }
   // Without capabilities the command can neither remount nor unmount what hides the
   // host; no_new_privs keeps a setuid program from granting them back.
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, first_stage + 5);

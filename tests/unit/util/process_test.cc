@@ -562,6 +562,28 @@ TEST_F(SandboxModes, NoNetworkOwnPidsAndExitStatusKept) {
   }
 }
 
+// The sandbox's /proc: a process may write its own entries (the CUDA driver does, and
+// every allocation fails on a read-only /proc), never the kernel's settings, and it holds
+// no capability that could undo the sandbox. Not in the unshare fallback, which mounts
+// /proc as it finds it and keeps root's capabilities.
+TEST_F(SandboxModes, ProcIsWritableForTheProcessButNotForKernelSettings) {
+  for (Isolation mode : modes_) {
+    if (mode == Isolation::kUnshare) continue;
+    SCOPED_TRACE(isolation_name(mode));
+    Command c;
+    c.shell =
+        "printf maxcode-test > /proc/self/comm && echo own-ok; "
+        "cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname 2>/dev/null && echo sys-written; "
+        "echo 0 > /proc/sysrq-trigger 2>/dev/null && echo sysrq-written; "
+        "grep CapEff /proc/self/status | tr -d ' \\t'; mount -o remount,rw / 2>/dev/null && echo remounted; true";
+    c.timeout_s = 10;
+    c.isolate = true;
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_EQ(o.out, "own-ok\nCapEff:0000000000000000\n") << o.err;
+  }
+}
+
 TEST_F(SandboxModes, KeyFilesAreHidden) {
   // Outside /tmp, where the private /tmp would hide it anyway.
   const fs::path key = "/var/tmp/maxcode-process-test-" + std::to_string(getpid()) + ".pem";
