@@ -38,6 +38,9 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   cmd.isolate = config_.workspace.isolate;
   cmd.writable_paths = {workspace.string()};
   if (!options_.ccache_dir.empty()) cmd.writable_paths.push_back(options_.ccache_dir.string());
+  // The injection libraries live in the work directory, which the private /tmp hides;
+  // shown read-only, so that a candidate cannot replace the profiler that times it.
+  if (!cupti_library_.empty()) cmd.readable_paths = {fs::path(cupti_library_).parent_path().string()};
 
   StepResult result{run(cmd), ""};
   evaluation.child_s += result.outcome.wall_s;

@@ -82,6 +82,21 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
       });
       if (!seen) distinct.push_back(&l);
     }
+    // Launchers outside the scope (copies in replay/ or tests/, callers in tools) cannot
+    // be targets; when one launcher in scope remains, it is the target.
+    std::size_t outside = 0;
+    if (distinct.size() > 1) {
+      std::vector<const KernelLauncher*> inside;
+      for (const KernelLauncher* l : distinct) {
+        const auto found = locate_definitions(repo, scope, l->function, l->signature);
+        const bool here = std::any_of(found.begin(), found.end(), [&](const Located& d) { return d.target.file == l->file; });
+        if (here) inside.push_back(l);
+      }
+      if (!inside.empty()) {
+        outside = distinct.size() - inside.size();
+        distinct = inside;
+      }
+    }
     if (distinct.size() > 1) {
       std::string list;
       for (const KernelLauncher* l : distinct)
@@ -102,6 +117,7 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
     choice.function = l.function;
     signature = l.signature;
     why = "launcher of " + e.function + ", which takes " + of_list(e);
+    if (outside > 0) why += " (" + std::to_string(outside) + " more launcher(s) outside the scope left aside)";
   } else {
     choice.function = e.function;
     why = of_list(e);

@@ -270,8 +270,8 @@ std::vector<std::string> gpu_devices() {
 }
 
 std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& command,
-                                    const std::string& cwd,
-                                    const std::vector<std::string>& writable) {
+                                    const std::string& cwd, const std::vector<std::string>& writable,
+                                    const std::vector<std::string>& readable) {
   std::vector<std::string> argv = {tools.bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
   for (const auto& device : gpu_devices()) {
     argv.insert(argv.end(), {"--dev-bind", device, device});
@@ -286,6 +286,9 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   // The private /tmp hides a working directory below it; show it read-only. Binds come
   // after the tmpfs (later mounts cover earlier ones), writable paths last of all.
   if (is_under(cwd, "/tmp")) argv.insert(argv.end(), {"--ro-bind", cwd, cwd});
+  for (const auto& path : readable) {
+    if (is_under(path, "/tmp")) argv.insert(argv.end(), {"--ro-bind", path, path});
+  }
   for (const auto& path : writable) argv.insert(argv.end(), {"--bind", path, path});
   for (const auto& file : hidden_files()) argv.insert(argv.end(), {"--ro-bind", "/dev/null", file});
   argv.insert(argv.end(), {"--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir",
@@ -296,8 +299,8 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
 // Most trees a namespace sandbox binds (the child keeps their descriptors on its stack).
 constexpr std::size_t kMaxBinds = 32;
 
-std::string plan_namespaces(const std::vector<std::string>& writable, const std::string& cwd,
-                            NamespacePlan& ns) {
+std::string plan_namespaces(const std::vector<std::string>& writable, const std::vector<std::string>& readable,
+                            const std::string& cwd, NamespacePlan& ns) {
   ns.enabled = true;
   ns.user_ns = geteuid() != 0;
   ns.uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
@@ -316,8 +319,11 @@ std::string plan_namespaces(const std::vector<std::string>& writable, const std:
   bool cwd_writable = false;
   for (const auto& path : writable) cwd_writable |= cwd == path || is_under(cwd, path);
   if (is_under(cwd, "/tmp") && !cwd_writable) add(cwd, false);
+  for (const auto& path : readable) {
+    if (is_under(path, "/tmp")) add(path, false);
+  }
   for (const auto& path : writable) add(path, true);
-  if (ns.binds.size() > kMaxBinds) return "more than " + std::to_string(kMaxBinds) + " writable paths";
+  if (ns.binds.size() > kMaxBinds) return "more than " + std::to_string(kMaxBinds) + " paths to show in the sandbox";
   ns.hidden = hidden_files();
   std::error_code ec;
   ns.private_shm = fs::is_directory("/dev/shm", ec);
@@ -355,21 +361,26 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
     case Isolation::kNamespaces: {
       fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
       if (ec) return errno_text("working directory " + command.cwd, ec.value());
-      std::vector<std::string> writable;
+      std::vector<std::string> writable, readable;
       for (const auto& path : command.writable_paths) {
         fs::path real = fs::canonical(path, ec);
         if (ec) return "writable path does not exist: " + path;
         writable.push_back(real.string());
       }
+      for (const auto& path : command.readable_paths) {
+        fs::path real = fs::canonical(path, ec);
+        if (ec) return "readable path does not exist: " + path;
+        readable.push_back(real.string());
+      }
       if (isolation == Isolation::kNamespaces) {
         plan.argv_storage = {"/bin/sh", "-c", shell};
-        std::string error = plan_namespaces(writable, cwd.string(), plan.ns);
+        std::string error = plan_namespaces(writable, readable, cwd.string(), plan.ns);
         if (!error.empty()) return error;
         break;
       }
       Command wrapped = command;
       wrapped.shell = shell;
-      plan.argv_storage = bwrap_argv(isolation_choice().tools, wrapped, cwd.string(), writable);
+      plan.argv_storage = bwrap_argv(isolation_choice().tools, wrapped, cwd.string(), writable, readable);
       break;
     }
   }

@@ -63,6 +63,10 @@ struct Command {
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
   // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
   std::vector<std::string> writable_paths;
+  // With isolation: paths under /tmp that the child may read but not write (maxcode's
+  // injection libraries). The private /tmp hides them otherwise; elsewhere everything
+  // is readable already.
+  std::vector<std::string> readable_paths;
 };
 
 struct Outcome {

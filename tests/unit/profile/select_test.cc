@@ -139,5 +139,37 @@ void run_table(float* p, int i) { table[i]<<<1, 1>>>(p); }
       << message(2);
 }
 
+
+// Copies of the launcher outside the scope (a replay/ folder of candidates beside src/,
+// as examples/cuda-ops has) leave one launcher in scope: it is the target.
+TEST(ResolveTarget, LaunchersOutsideTheScopeAreLeftAside) {
+  TempDir repo;
+  const std::string source = "__global__ void k(float* p) { p[0] = 1; }\nvoid launch(float* p) { k<<<1, 1>>>(p); }\n";
+  write_text(repo / "src/k.cu", source);
+  write_text(repo / "replay/01-faster.cu", source);
+  write_text(repo / "replay/02-other.cu", source);
+  Collected none;
+  ScopeConfig scope;
+  scope.include = {"src/**"};
+  Profile profile = rank_profile(none, CodeOrigin({repo.path()}, scope));
+  ProfileEntry e;
+  e.kind = "gpu";
+  e.name = "k(float*)";
+  e.function = "k";
+  e.file = "src/k.cu";
+  e.in_scope = true;
+  e.share = 0.9;
+  profile.kernels.push_back(e);
+  SourceIndex sources(repo.path());
+  find_launchers(profile.kernels, sources);
+  ASSERT_EQ(profile.kernels[0].launchers.size(), 3u);
+  const TargetChoice choice = resolve_target(repo.path(), scope, profile.kernels[0]);
+  EXPECT_EQ(choice.function, "launch");
+  EXPECT_EQ(choice.file, "src/k.cu");
+  EXPECT_NE(choice.note.find("2 more launcher(s) outside the scope left aside"), std::string::npos) << choice.note;
+  // With everything in scope, the three are a real choice the user must make.
+  EXPECT_THROW(resolve_target(repo.path(), ScopeConfig{}, profile.kernels[0]), SourceError);
+}
+
 }  // namespace
 }  // namespace maxcode

@@ -544,6 +544,26 @@ TEST_F(SandboxModes, AWorkingDirectoryUnderTmpIsVisibleAndReadOnly) {
   }
 }
 
+// maxcode's injection libraries live in its work directory under /tmp, which the
+// private /tmp hides: a readable path shows them, and the command cannot change them.
+TEST_F(SandboxModes, AReadablePathUnderTmpIsShownReadOnly) {
+  TempDir libs, workspace;
+  testing::write_file(libs / "libinject.so", "library\n");
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c;
+    c.shell = "cat " + (libs / "libinject.so").string() + "; echo tampered > " + (libs / "libinject.so").string() +
+              " 2>/dev/null && echo written; touch " + (workspace / "ok").string() + " && echo workspace";
+    c.timeout_s = 10;
+    c.isolate = true;
+    c.writable_paths = {workspace.path().string()};
+    c.readable_paths = {libs.path().string()};
+    Outcome o = run_isolated(c, mode);
+    EXPECT_EQ(o.out, "library\nworkspace\n") << o.err;
+    EXPECT_EQ(testing::read_file(libs / "libinject.so"), "library\n");
+  }
+}
+
 TEST_F(SandboxModes, NoNetworkOwnPidsAndExitStatusKept) {
   for (Isolation mode : modes_) {
     SCOPED_TRACE(isolation_name(mode));
