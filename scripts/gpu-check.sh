@@ -101,15 +101,17 @@ if want ops; then
   if [ -s "$work/ops/patch.diff" ]; then
     # The winner as a project of its own: its profile, and the benchmark's own CUDA-event
     # time of both versions (ops_bench prints it on stderr).
-    mkdir -p "$work/ops-after" && cp -r "$ops/." "$work/ops-after/" && rm -rf "$work/ops-after/build"
+    # Outside maxcode-out, which maxcode never reads as sources.
+    after=$(mktemp -d)/cuda-ops-after
+    mkdir -p "$after" && cp -r "$ops/." "$after/" && rm -rf "$after/build"
     strip=$(python3 -c "import sys,re; m=re.search(r'^\+\+\+ b/(.*)$', open(sys.argv[1]).read(), re.M); print(m.group(1).split('/').index('src'))" "$work/ops/patch.diff")
-    patch -s -p"$((strip + 1))" -d "$work/ops-after" < "$work/ops/patch.diff" || status=1
-    build/maxcode profile "$work/ops-after" --out "$work/ops-profile-after" -q > "$out/ops-profile-after.log" 2>&1
+    patch -s -p"$((strip + 1))" -d "$after" < "$work/ops/patch.diff" || status=1
+    build/maxcode profile "$after" --out "$work/ops-profile-after" -q > "$out/ops-profile-after.log" 2>&1
     echo "-- profile of the winner"; head -14 "$out/ops-profile-after.log"
-    for side in "$ops" "$work/ops-after"; do
+    for side in "$ops" "$after"; do
       (cd "$side" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j >/dev/null)
     done
-    python3 - "$ops/build/ops_bench" "$work/ops-after/build/ops_bench" "$work/ops/result.json" <<'PY' | tee "$out/ops-events.txt"
+    python3 - "$ops/build/ops_bench" "$after/build/ops_bench" "$work/ops/result.json" <<'PY' | tee "$out/ops-events.txt"
 import json, re, statistics, subprocess, sys
 def event_ms(binary):
     times = []

@@ -77,9 +77,8 @@ python3 - "$out/chained/profile.json" "$out/ncu.csv" "$tolerance" <<'PY'
 import csv, json, sys
 profile_file, ncu_file, tolerance = sys.argv[1], sys.argv[2], float(sys.argv[3])
 ours = {}
-for e in json.load(open(profile_file))["entries"]:
-    if e["kind"] == "gpu":
-        ours[e["symbol"] or e["name"]] = (e["name"], e["calls"], e["self"])
+for e in json.load(open(profile_file))["kernels"]:  # maxcode-profile/2: GPU kernels in their own list
+    ours[e["symbol"] or e["name"]] = (e["name"], e["calls"], e["self"])
 theirs = {}
 rows = [line for line in open(ncu_file) if line.startswith('"')]  # skip ==PROF== lines
 for row in csv.DictReader(rows):
