@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything GPU-side in one run (issue 5's evidence), on the GPU machine:
-#   1. the GPU tests (tests/gpu/, ctest label `gpu`): the cheat suite and the faults;
+#   1. the GPU tests (tests/gpu/, ctest label `gpu`): the cheat suites and the faults;
+#      and process_test, the sandbox as it holds on a machine without bubblewrap;
 #   2. `maxcode optimize` on examples/cuda-kernels with `tune` and with `replay`:
 #      winners, confirmed speedups with intervals, % of roofline, the A/A run;
 #   3. each winner's kernel speedup against the ratio of Nsight Compute kernel
