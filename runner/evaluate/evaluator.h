@@ -65,6 +65,9 @@ struct Checked {
   Evaluation evaluation;
   std::filesystem::path workspace;
   bool passed = false;  // ready for timing
+  // The out-of-process witness's ncu run of this candidate, once made (at timing); the
+  // confirmation judges its own session against it without running ncu again.
+  std::optional<KernelWork> witness_ncu;
 };
 
 class Evaluator {
@@ -90,7 +93,8 @@ class Evaluator {
   // How many candidates can be timed at once: one per GPU for GPU timing, else one.
   int timing_workers() const;
   // A/B timing against the baseline; sets the verdict. One at a time per worker; for
-  // GPU timing, a would-be winner also goes through compute-sanitizer here.
+  // GPU timing, a would-be winner also goes through compute-sanitizer and the
+  // out-of-process witness here (a rejection makes the verdict kRejected).
   void time(Checked& candidate, int worker = 0);
   // A fresh A/B session for a winner; the speedup to report. For GPU timing with
   // gpu.witness, a significant one then goes before the out-of-process witness
@@ -156,7 +160,7 @@ class Evaluator {
   std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
   void prepare_gpu();
   // The out-of-process witness of a confirmed winner (gpu_checks.cc).
-  WitnessRecord witness(const Checked& candidate, const Session& session, double claimed_speedup);
+  WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
   // Every "kernels" benchmark once under ncu_duration_argv, summed; nullopt with
   // `problem` set when a run fails or its log cannot be read.
   std::optional<KernelWork> ncu_witness_work(const std::filesystem::path& workspace,
@@ -218,6 +222,8 @@ class Evaluator {
   // The witness's ncu run of the original, made at the first winner; or why it failed.
   std::optional<KernelWork> witness_original_;
   std::string witness_original_problem_;
+  bool witness_original_tried_ = false;
+  std::mutex witness_mutex_;  // the original's run is made once, whichever worker needs it first
   double peak_bytes_per_s_ = 0, peak_flops_per_s_ = 0;
   std::vector<std::string> sanitizer_tools_;      // the tools the original passes
   std::atomic<long> gpu_run_counter_{0};

@@ -236,7 +236,7 @@ std::optional<KernelWork> Evaluator::ncu_witness_work(const fs::path& ws,
   return total;
 }
 
-WitnessRecord Evaluator::witness(const Checked& c, const Session& session, double claimed_speedup) {
+WitnessRecord Evaluator::witness(Checked& c, const Session& session, double claimed_speedup) {
   const double tolerance = config_.gpu.witness_tolerance;
   WitnessRecord record;
   record.tolerance = tolerance;
@@ -270,19 +270,23 @@ WitnessRecord Evaluator::witness(const Checked& c, const Session& session, doubl
   }
 
   // ncu's side: the original once per evaluator, the candidate now.
-  if (!witness_original_ && witness_original_problem_.empty()) {
-    progress_.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
-    witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
-    if (!witness_original_ && witness_original_problem_.empty()) witness_original_problem_ = "ncu failed";
+  {
+    std::lock_guard<std::mutex> lock(witness_mutex_);
+    if (!witness_original_tried_) {
+      witness_original_tried_ = true;
+      progress_.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
+      witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
+    }
+    if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
+    original.ncu_launches = witness_original_->launches;
+    original.ncu_ns = witness_original_->ns;
   }
-  if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
-  original.ncu_launches = witness_original_->launches;
-  original.ncu_ns = witness_original_->ns;
   record.original = original;
   if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(why);
 
   std::string problem;
-  std::optional<KernelWork> work = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
+  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
+  const std::optional<KernelWork>& work = c.witness_ncu;
   if (!work) {
     // The original ran under ncu: a candidate that cannot is not witnessed, and so
     // cannot win.

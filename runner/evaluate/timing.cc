@@ -278,6 +278,17 @@ void Evaluator::time(Checked& c, int worker) {
     e.reason = figure;
     // Would win: prove it memory- and race-clean first (DESIGN.md "Correctness" 3).
     if (gpu_ && !sanitize(e, c.workspace, c.materialized.files, session.device)) c.passed = false;
+    // And its work seen from outside its process: a trick that fooled the timer must
+    // not become the best so far and crowd out a real improvement.
+    if (c.passed && gpu_ && config_.gpu.witness) {
+      progress_.status(e.candidate_id + ": out-of-process witness (Nsight Compute)");
+      e.witness = witness(c, session, t.speedup.median);
+      if (e.witness->status == "rejected") {
+        e.verdict = Verdict::kRejected;
+        e.reason = e.witness->note;
+        c.passed = false;
+      }
+    }
   } else {
     e.verdict = Verdict::kNotFaster;
     e.reason = figure + ": lower bound below " +
@@ -298,7 +309,8 @@ Timing Evaluator::confirm(Checked& c) {
     return t;
   }
   // The claim rests on CUPTI inside the candidate's process: before it is reported,
-  // a witness outside that process's reach must agree.
+  // a witness outside that process's reach must agree with this session's records
+  // (ncu's run of the candidate from its timing is reused).
   if (t.significant && gpu_ && config_.gpu.witness) {
     progress_.status(c.evaluation.candidate_id + ": out-of-process witness (Nsight Compute)");
     c.evaluation.witness = witness(c, session, t.speedup.median);
