@@ -111,10 +111,12 @@ std::vector<std::string> ncu_argv(const std::string& ncu_path, const std::vector
 
 std::vector<std::string> ncu_duration_argv(const std::string& ncu_path, const std::string& log_file,
                                            const std::string& shell_command) {
-  return {ncu_path, "--clock-control",  "none",           "--target-processes", "all",
-          "--kernel-name-base", "function", "--metrics", "gpu__time_duration.sum", "--csv",
-          "--print-units", "base",      "--log-file",     log_file,             "sh",
-          "-c",            shell_command};
+  // Caches are left as the previous kernel left them (ncu flushes them by default), as
+  // in the timed runs whose records the witness checks.
+  return {ncu_path,          "--clock-control", "none",      "--cache-control",        "none",
+          "--target-processes", "all",           "--kernel-name-base", "function",     "--metrics",
+          "gpu__time_duration.sum", "--csv",     "--print-units", "base",             "--log-file",
+          log_file,          "sh",              "-c",        shell_command};
 }
 
 std::vector<std::string> split_csv_record(std::string_view line) {

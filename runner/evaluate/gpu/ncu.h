@@ -27,9 +27,10 @@ std::vector<std::string> ncu_argv(const std::string& ncu_path, const std::vector
                                   const std::string& shell_command);
 
 // argv for the out-of-process witness (witness.h): <ncu> --clock-control none
-//   --target-processes all --metrics gpu__time_duration.sum --csv --print-units base
-//   --log-file F sh -c <shell_command>. Every kernel of every process, no launch limits,
-// one metric: a single pass, so no kernel is replayed.
+//   --cache-control none --target-processes all --kernel-name-base function --metrics
+//   gpu__time_duration.sum --csv --print-units base --log-file F sh -c <shell_command>.
+// Every kernel of every process, no launch limits, one metric: a single pass, so no
+// kernel is replayed.
 std::vector<std::string> ncu_duration_argv(const std::string& ncu_path, const std::string& log_file,
                                            const std::string& shell_command);
 

@@ -205,7 +205,8 @@ TEST(Ncu, CommandLine) {
 
 TEST(Ncu, DurationArgvProfilesEveryKernelOfEveryProcessWithOneMetric) {
   EXPECT_EQ(ncu_duration_argv("/usr/local/cuda/bin/ncu", "/w/log.csv", "./bench --n 10"),
-            (std::vector<std::string>{"/usr/local/cuda/bin/ncu", "--clock-control", "none", "--target-processes",
+            (std::vector<std::string>{"/usr/local/cuda/bin/ncu", "--clock-control", "none", "--cache-control",
+                                      "none", "--target-processes",
                                       "all", "--kernel-name-base", "function", "--metrics", "gpu__time_duration.sum",
                                       "--csv", "--print-units", "base", "--log-file", "/w/log.csv", "sh", "-c",
                                       "./bench --n 10"}));

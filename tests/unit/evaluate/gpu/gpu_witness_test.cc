@@ -14,7 +14,8 @@ using testing::read_file;
 using testing::source_path;
 
 TEST(Witness, SumsEveryLaunchOfEveryProcessInARealNcuLog) {
-  // ncu 2025.3.1 on an H100, ncu_duration_argv's flags: a program that launches
+  // ncu 2025.3.1 on an H100, ncu_duration_argv's flags but --cache-control (the log's
+  // shape does not depend on it): a program that launches
   // scale x4 and add<1> x1, then forks and execs itself as a child that launches
   // add<2> x3 (tests/fixtures/gpu/ncu_witness_fork.csv, processes 518 and 535).
   const std::vector<NcuKernel> kernels = parse_ncu_csv(read_file(source_path("tests/fixtures/gpu/ncu_witness_fork.csv")));
