@@ -251,15 +251,15 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
   };
   if (find_cuda_tool("ncu").empty()) return not_witnessed("Nsight Compute (ncu) not found");
 
-  // CUPTI's side: each version's last run in the confirmation session; the share of the
-  // original's kernel time that the timer counts.
+  // CUPTI's side: each version's last run in the A/B session being judged; the share of
+  // the original's kernel time that the timer counts.
   WitnessSide original, candidate;
   double counted_ns = 0;
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     if (config_.benchmarks[b].metric != "kernels") continue;
     if (b >= session.baseline_runs.size() || !session.baseline_runs[b] || b >= session.candidate_runs.size() ||
         !session.candidate_runs[b])
-      return not_witnessed("the confirmation session kept no CUPTI record of benchmark '" +
+      return not_witnessed("the A/B session kept no CUPTI record of benchmark '" +
                            config_.benchmarks[b].name + "'");
     const KernelWork o = cupti_work(*session.baseline_runs[b]), k = cupti_work(*session.candidate_runs[b]);
     original.cupti_launches += o.launches;
@@ -269,7 +269,7 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
     counted_ns += 1e9 * selections_[b].seconds(*session.baseline_runs[b]);
   }
 
-  // ncu's side: the original once per evaluator, the candidate now.
+  // ncu's side: the original once per evaluator, the candidate once (at timing).
   {
     std::lock_guard<std::mutex> lock(witness_mutex_);
     if (!witness_original_tried_) {
