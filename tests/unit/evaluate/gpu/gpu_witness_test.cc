@@ -14,8 +14,9 @@ using testing::read_file;
 using testing::source_path;
 
 TEST(Witness, SumsEveryLaunchOfEveryProcessInARealNcuLog) {
-  // ncu 2025.3.1 on an H100, ncu_duration_argv's flags but --cache-control (the log's
-  // shape does not depend on it): a program that launches
+  // ncu 2025.3.1 on an H100, ncu_duration_argv's flags but --cache-control none (which,
+  // on the program of the next test, gave 421.7 us of kernel time against 436.5 us with
+  // ncu's default cache flush): a program that launches
   // scale x4 and add<1> x1, then forks and execs itself as a child that launches
   // add<2> x3 (tests/fixtures/gpu/ncu_witness_fork.csv, processes 518 and 535).
   const std::vector<NcuKernel> kernels = parse_ncu_csv(read_file(source_path("tests/fixtures/gpu/ncu_witness_fork.csv")));
@@ -34,6 +35,29 @@ TEST(Witness, SumsEveryLaunchOfEveryProcessInARealNcuLog) {
   EXPECT_NE(none.find("No kernels were profiled"), std::string::npos);
   EXPECT_EQ(ncu_work(parse_ncu_csv(none)).launches, 0u);
   EXPECT_EQ(ncu_work(parse_ncu_csv(none)).ns, 0);
+}
+
+TEST(Witness, RealLogOfTheHiddenChildTrickIsRejected) {
+  // ncu 2025.3.1 on an H100 with exactly ncu_duration_argv's flags: the parent launches
+  // a decoy x5, removes CUDA_INJECTION64_PATH and LD_PRELOAD from its environment, and
+  // forks and execs a child that does the work (x5). ncu followed the child all the same
+  // (tests/fixtures/gpu/ncu_witness_hidden_child.csv; tests/gpu/witness_test.cc runs it
+  // live). CUPTI, left out of the child, can only have seen the decoys: their durations
+  // as ncu measured them stand in for its records here.
+  const std::vector<NcuKernel> kernels =
+      parse_ncu_csv(read_file(source_path("tests/fixtures/gpu/ncu_witness_hidden_child.csv")));
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[1].name, "work(float *, int)");
+  const KernelWork ncu = ncu_work(kernels);
+  EXPECT_EQ(ncu.launches, 10u);
+  EXPECT_DOUBLE_EQ(ncu.ns, 421504);
+  const WitnessSide original{5, 5 * 72100.0, 5, 5 * 70000.0};  // the work alone, in the parent
+  const WitnessSide trick{ncu.launches, ncu.ns, 5, kernels[0].total_duration_ns};
+  const WitnessRecord r = judge_witness(original, trick, 5.9, 1.0, 0.25);
+  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.note,
+            "out-of-process witness (Nsight Compute): 10 kernel launches, 0.422 ms of kernel time per run; the "
+            "in-process records show 5 launches, 0.061 ms: the timer did not see the work");
 }
 
 TEST(Witness, CuptiSideCountsEveryKernelWarmUpIncluded) {
