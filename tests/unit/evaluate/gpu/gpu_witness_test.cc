@@ -42,8 +42,9 @@ TEST(Witness, RealLogOfTheHiddenChildTrickIsRejected) {
   // a decoy x5, removes CUDA_INJECTION64_PATH and LD_PRELOAD from its environment, and
   // forks and execs a child that does the work (x5). ncu followed the child all the same
   // (tests/fixtures/gpu/ncu_witness_hidden_child.csv; tests/gpu/witness_test.cc runs it
-  // live). CUPTI, left out of the child, can only have seen the decoys: their durations
-  // as ncu measured them stand in for its records here.
+  // live). maxcode's CUPTI injection on the same program and GPU recorded the parent's
+  // decoys only: 5 launches, 54,944 ns (and, run honestly, 10 launches, 412,805 ns,
+  // against ncu's 10 and 421,800 ns).
   const std::vector<NcuKernel> kernels =
       parse_ncu_csv(read_file(source_path("tests/fixtures/gpu/ncu_witness_hidden_child.csv")));
   ASSERT_EQ(kernels.size(), 2u);
@@ -51,13 +52,14 @@ TEST(Witness, RealLogOfTheHiddenChildTrickIsRejected) {
   const KernelWork ncu = ncu_work(kernels);
   EXPECT_EQ(ncu.launches, 10u);
   EXPECT_DOUBLE_EQ(ncu.ns, 421504);
-  const WitnessSide original{5, 5 * 72100.0, 5, 5 * 70000.0};  // the work alone, in the parent
-  const WitnessSide trick{ncu.launches, ncu.ns, 5, kernels[0].total_duration_ns};
-  const WitnessRecord r = judge_witness(original, trick, 5.9, 1.0, 0.25);
+  const WitnessSide honest{10, 421800, 10, 412805};
+  EXPECT_EQ(check_original_witness(honest, 0.25), "");
+  const WitnessSide trick{ncu.launches, ncu.ns, 5, 54944};
+  const WitnessRecord r = judge_witness(honest, trick, 412805.0 / 54944, 1.0, 0.25);
   EXPECT_EQ(r.status, "rejected");
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): 10 kernel launches, 0.422 ms of kernel time per run; the "
-            "in-process records show 5 launches, 0.061 ms: the timer did not see the work");
+            "in-process records show 5 launches, 0.0549 ms: the timer did not see the work");
 }
 
 TEST(Witness, CuptiSideCountsEveryKernelWarmUpIncluded) {
