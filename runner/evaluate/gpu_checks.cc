@@ -226,6 +226,12 @@ std::optional<KernelWork> Evaluator::ncu_witness_work(const fs::path& ws,
     if (!problem.empty()) return std::nullopt;
     try {
       const KernelWork w = ncu_work(parse_ncu_csv(text));
+      // No kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU): ncu
+      // could not look, which is not the same as there being nothing to see.
+      if (const std::size_t at = text.find("==ERROR=="); w.launches == 0 && at != std::string::npos) {
+        problem = "benchmark '" + bench.name + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
+        return std::nullopt;
+      }
       total.launches += w.launches;
       total.ns += w.ns;
     } catch (const std::exception& error) {
