@@ -31,7 +31,7 @@ struct WitnessRecord {
   std::string note;
   double tolerance = 0.25;  // relative, from gpu.witness_tolerance
   WitnessSide original, candidate;
-  double claimed_speedup = 0;   // the confirmed A/B median (kernel time the timer counts)
+  double claimed_speedup = 0;   // the A/B median (kernel time the timer counts); 0: not compared
   double counted_share = 0;     // of the original's kernel time (CUPTI), the part the timer counts
   double expected_speedup = 0;  // the claim over all kernel time: 1 / (1 - share + share / claimed)
   double witness_speedup = 0;   // ncu: original's kernel time / the candidate's; 0 = unknown

@@ -303,7 +303,11 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
   }
   candidate.ncu_launches = work->launches;
   candidate.ncu_ns = work->ns;
-  return judge_witness(original, candidate, claimed_speedup,
+  // A claim that also covers benchmarks timed by wall clock cannot be set against
+  // kernel time: only the records are compared then.
+  const bool all_kernels = std::all_of(config_.benchmarks.begin(), config_.benchmarks.end(),
+                                       [](const BenchmarkConfig& bench) { return bench.metric == "kernels"; });
+  return judge_witness(original, candidate, all_kernels ? claimed_speedup : 0,
                        original.cupti_ns > 0 ? counted_ns / original.cupti_ns : 0, tolerance);
 }
 

@@ -38,8 +38,8 @@ KernelWork cupti_work(const RunKernels& run);
 // rather than every one rejected).
 std::string check_original_witness(const WitnessSide& original, double tolerance);
 
-// Judges a would-be winner. `claimed_speedup`: the confirmed A/B median of the kernel
-// time the timer counts; `counted_share`: the part of the original's kernel time
+// Judges a would-be winner. `claimed_speedup`: the A/B median of the kernel time the
+// timer counts (0: not to be compared, where the claim also covers wall-time benchmarks); `counted_share`: the part of the original's kernel time
 // (CUPTI, all kernels) that the timer counts, so that the claim can be stated over all
 // kernel time as ncu measures it. The record's status is "agrees" or "rejected" (with
 // the reason in `note`); every figure is filled in either way.

@@ -152,6 +152,16 @@ TEST(Witness, TheToleranceIsInclusive) {
   EXPECT_EQ(judge_witness(kOriginal, winner, 2.52, 1.0, 0.25).status, "rejected");
 }
 
+TEST(Witness, NoClaimToCompareLeavesTheRecordsToJudge) {
+  // Wall-time benchmarks beside the kernel ones: the claim is not kernel time alone.
+  const WitnessRecord r = judge_witness(kOriginal, WitnessSide{40, 23.0e6, 40, 21.5e6}, 0, 1.0, 0.25);
+  EXPECT_EQ(r.status, "agrees") << r.note;
+  EXPECT_EQ(describe(r),
+            "witness: ncu 1.00x (speedups not compared: the claim also covers benchmarks timed by wall clock) "
+            "(agree within 25%)");
+  EXPECT_EQ(judge_witness(kOriginal, WitnessSide{40, 23.0e6, 20, 1.5e6}, 0, 1.0, 0.25).status, "rejected");
+}
+
 TEST(Witness, NoKernelUnderNcuWhereTheOriginalHadSomeIsRejected) {
   const WitnessRecord r = judge_witness(kOriginal, WitnessSide{0, 0, 20, 1.6e6}, 14.1, 1.0, 0.25);
   EXPECT_EQ(r.status, "rejected");
