@@ -495,6 +495,12 @@ GpuConfig parse_gpu(const Node& node) {
   gpu.ncu = r.boolean("ncu", gpu.ncu);
   gpu.ncu_kernels = r.integer("ncu_kernels", gpu.ncu_kernels, 1);
   gpu.ncu_timeout_s = r.number("ncu_timeout_s", gpu.ncu_timeout_s, kPositive);
+  gpu.witness = r.boolean("witness", gpu.witness);
+  if (auto tolerance = r.get("witness_tolerance")) {
+    gpu.witness_tolerance = tolerance->number(kPositive);
+    // Beyond 100% (a factor of 2) the witness would pass the very tricks it is there for.
+    if (gpu.witness_tolerance > 1) tolerance->fail("must be <= 1, got " + tolerance->value.dump());
+  }
   return gpu;
 }
 
@@ -551,7 +557,7 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
                       "max_timing_s", "target_relative_width"}},
       {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow"}},
       {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
-               "ncu_timeout_s"}},
+               "ncu_timeout_s", "witness", "witness_tolerance"}},
   };
   return fields;
 }
@@ -671,7 +677,9 @@ json to_json(const Config& config) {
         {"ptxas_report", config.gpu.ptxas_report},
         {"ncu", config.gpu.ncu},
         {"ncu_kernels", config.gpu.ncu_kernels},
-        {"ncu_timeout_s", config.gpu.ncu_timeout_s}}},
+        {"ncu_timeout_s", config.gpu.ncu_timeout_s},
+        {"witness", config.gpu.witness},
+        {"witness_tolerance", config.gpu.witness_tolerance}}},
   };
   if (!config.llm.is_null()) document["llm"] = config.llm;
   return document;

@@ -148,7 +148,11 @@ struct GpuConfig {
   bool ptxas_report = true;       // collect -Xptxas -v through NVCC_APPEND_FLAGS
   bool ncu = true;                // Nsight Compute metrics for the baseline and the winner
   int ncu_kernels = 3;            // top kernels profiled
-  double ncu_timeout_s = 600;
+  double ncu_timeout_s = 600;       // also the limit of one witness run
+  // The out-of-process witness (docs/evaluation.md): every winner and the original
+  // timed by ncu too, its kernel launches and time held against CUPTI's records.
+  bool witness = true;
+  double witness_tolerance = 0.25;  // relative: ncu and CUPTI differ by 10-20% on ~20 us kernels
 
   bool operator==(const GpuConfig&) const = default;
 };

@@ -88,6 +88,7 @@ nlohmann::json to_json(const Evaluation& e) {
   }
   if (!e.gpu.empty()) j["gpu"] = e.gpu;
   if (!e.call_check.empty()) j["call_check"] = e.call_check;
+  if (e.witness) j["witness"] = to_json(*e.witness);
   if (!e.precision.empty()) {
     j["precision"] = nlohmann::json::array();
     for (const OutputError& p : e.precision) j["precision"].push_back(to_json(p));
@@ -150,6 +151,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.critic = j.value("critic", "");
   if (j.contains("gpu") && j["gpu"].is_object()) e.gpu = j["gpu"];
   e.call_check = j.value("call_check", "");
+  if (j.contains("witness") && j["witness"].is_object()) e.witness = witness_record_from_json(j["witness"]);
   if (j.contains("precision") && j["precision"].is_array())
     for (const auto& p : j["precision"]) e.precision.push_back(output_error_from_json(p));
   return e;

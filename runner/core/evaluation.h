@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/core/output_error.h"
+#include "runner/core/witness_record.h"
 #include "runner/util/stats.h"
 
 namespace maxcode {
@@ -82,6 +83,8 @@ struct Evaluation {
   std::string call_check;
   // Per output, how far this candidate's values lie from the original's.
   std::vector<OutputError> precision;
+  // The out-of-process witness (GPU winners only): what ncu saw against CUPTI.
+  std::optional<WitnessRecord> witness;
 
   double reward() const {  // the max-reward objective: speedup if faster, else 0
     return verdict == Verdict::kFaster && timing ? timing->speedup.median : 0.0;

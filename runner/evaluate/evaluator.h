@@ -26,6 +26,7 @@
 #include "runner/evaluate/gpu/devices.h"
 #include "runner/evaluate/gpu/kernel_time.h"
 #include "runner/evaluate/gpu/ncu.h"
+#include "runner/evaluate/gpu/witness.h"
 #include "runner/workspace/knobs.h"
 #include "runner/workspace/unit.h"
 #include "runner/util/process.h"
@@ -64,6 +65,9 @@ struct Checked {
   Evaluation evaluation;
   std::filesystem::path workspace;
   bool passed = false;  // ready for timing
+  // The out-of-process witness's ncu run of this candidate, once made (at timing); the
+  // confirmation judges its own session against it without running ncu again.
+  std::optional<KernelWork> witness_ncu;
 };
 
 class Evaluator {
@@ -89,9 +93,14 @@ class Evaluator {
   // How many candidates can be timed at once: one per GPU for GPU timing, else one.
   int timing_workers() const;
   // A/B timing against the baseline; sets the verdict. One at a time per worker; for
-  // GPU timing, a would-be winner also goes through compute-sanitizer here.
+  // GPU timing, a would-be winner also goes through compute-sanitizer and the
+  // out-of-process witness here (a rejection makes the verdict kRejected).
   void time(Checked& candidate, int worker = 0);
-  // A fresh A/B session for a winner; the speedup to report.
+  // A fresh A/B session for a winner; the speedup to report. For GPU timing with
+  // gpu.witness, a significant one then goes before the out-of-process witness
+  // (gpu/witness.h): its record lands in the candidate's evaluation, and a disagreement
+  // makes the verdict kRejected, the Timing not significant and its stop_reason
+  // "rejected: <reason>".
   Timing confirm(Checked& candidate);
   // Nsight Compute metrics of the top kernels (GPU timing with gpu.ncu only); empty
   // when ncu is missing or fails (a warning says why). `checked` null: the original.
@@ -123,6 +132,9 @@ class Evaluator {
     double child_s = 0;
     std::optional<ClockSample> clock;  // of the last run_suite
     nlohmann::json kernels;            // of the last run_suite: what ran, what counted
+    // Per benchmark ("kernels" metric only): CUPTI's record of the last run_suite, and,
+    // after an A/B session, of each side's last run (the witness compares them with ncu).
+    std::vector<std::optional<RunKernels>> runs, baseline_runs, candidate_runs;
   };
   StepResult run_step(Evaluation& evaluation, const std::string& name, const std::string& command,
                       const std::filesystem::path& workspace, double timeout_s,
@@ -147,6 +159,13 @@ class Evaluator {
   // roofline; empty when it may be timed, else the reason it is rejected.
   std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
   void prepare_gpu();
+  // The out-of-process witness of a confirmed winner (gpu_checks.cc).
+  WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
+  // Every "kernels" benchmark once under ncu_duration_argv, summed; nullopt with
+  // `problem` set when a run fails or its log cannot be read.
+  std::optional<KernelWork> ncu_witness_work(const std::filesystem::path& workspace,
+                                             const std::map<std::string, std::string>& overrides,
+                                             const GpuDevice* device, std::string& problem);
   // The fixed cost of starting a program in a timed run (sandbox shell, exec, loader),
   // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
   // it does not compress large ratios (timing.cc).
@@ -200,6 +219,11 @@ class Evaluator {
   std::vector<KernelSelection> selections_;        // per benchmark
   std::vector<double> floors_;                     // per benchmark: roofline floor in s; 0 = none
   std::vector<NcuKernel> baseline_ncu_;
+  // The witness's ncu run of the original, made at the first winner; or why it failed.
+  std::optional<KernelWork> witness_original_;
+  std::string witness_original_problem_;
+  bool witness_original_tried_ = false;
+  std::mutex witness_mutex_;  // the original's run is made once, whichever worker needs it first
   double peak_bytes_per_s_ = 0, peak_flops_per_s_ = 0;
   std::vector<std::string> sanitizer_tools_;      // the tools the original passes
   std::atomic<long> gpu_run_counter_{0};

@@ -186,4 +186,129 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
   }
 }
 
+std::optional<KernelWork> Evaluator::ncu_witness_work(const fs::path& ws,
+                                                      const std::map<std::string, std::string>& overrides,
+                                                      const GpuDevice* device, std::string& problem) {
+  const std::string ncu = find_cuda_tool("ncu");
+  KernelWork total;
+  for (const BenchmarkConfig& bench : config_.benchmarks) {
+    if (bench.metric != "kernels") continue;
+    std::uint64_t tag = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      tag = rng_();
+    }
+    // An unguessable name: the benchmark runs in this workspace while ncu writes it.
+    const fs::path log = ws / ".maxcode-gpu" / ("witness-" + std::to_string(++gpu_run_counter_) + "-" +
+                                                std::to_string(tag) + ".csv");
+    fs::create_directories(log.parent_path());
+    auto env = device_env(device);
+    env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
+    Evaluation scratch;
+    auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), bench.command)), ws,
+                      config_.gpu.ncu_timeout_s, overrides, env);
+    std::string text;
+    std::error_code ec;
+    try {
+      if (r.tampered.empty() && r.outcome.ok()) text = read_text(log);
+    } catch (const std::exception& error) {
+      problem = "benchmark '" + bench.name + "': no ncu log (" + error.what() + ")";
+    }
+    fs::remove(log, ec);
+    if (!r.tampered.empty()) {
+      problem = "source files changed under ncu: " + r.tampered;
+      return std::nullopt;
+    }
+    if (!r.outcome.ok()) {
+      problem = "benchmark '" + bench.name + "' " + r.outcome.describe() + " under ncu: " + r.outcome.tail(400);
+      return std::nullopt;
+    }
+    if (!problem.empty()) return std::nullopt;
+    try {
+      const KernelWork w = ncu_work(parse_ncu_csv(text));
+      // No kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU): ncu
+      // could not look, which is not the same as there being nothing to see.
+      if (const std::size_t at = text.find("==ERROR=="); w.launches == 0 && at != std::string::npos) {
+        problem = "benchmark '" + bench.name + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
+        return std::nullopt;
+      }
+      total.launches += w.launches;
+      total.ns += w.ns;
+    } catch (const std::exception& error) {
+      problem = "benchmark '" + bench.name + "': " + error.what();
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
+WitnessRecord Evaluator::witness(Checked& c, const Session& session, double claimed_speedup) {
+  const double tolerance = config_.gpu.witness_tolerance;
+  WitnessRecord record;
+  record.tolerance = tolerance;
+  record.claimed_speedup = claimed_speedup;
+  auto not_witnessed = [&](const std::string& why) {
+    record.status = "not witnessed";
+    record.note = why;
+    const std::string warning = "winners are not witnessed out of process (gpu.witness): " + why;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end()) warnings_.push_back(warning);
+    return record;
+  };
+  if (find_cuda_tool("ncu").empty()) return not_witnessed("Nsight Compute (ncu) not found");
+
+  // CUPTI's side: each version's last run in the A/B session being judged; the share of
+  // the original's kernel time that the timer counts.
+  WitnessSide original, candidate;
+  double counted_ns = 0;
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    if (config_.benchmarks[b].metric != "kernels") continue;
+    if (b >= session.baseline_runs.size() || !session.baseline_runs[b] || b >= session.candidate_runs.size() ||
+        !session.candidate_runs[b])
+      return not_witnessed("the A/B session kept no CUPTI record of benchmark '" +
+                           config_.benchmarks[b].name + "'");
+    const KernelWork o = cupti_work(*session.baseline_runs[b]), k = cupti_work(*session.candidate_runs[b]);
+    original.cupti_launches += o.launches;
+    original.cupti_ns += o.ns;
+    candidate.cupti_launches += k.launches;
+    candidate.cupti_ns += k.ns;
+    counted_ns += 1e9 * selections_[b].seconds(*session.baseline_runs[b]);
+  }
+
+  // ncu's side: the original once per evaluator, the candidate once (at timing).
+  {
+    std::lock_guard<std::mutex> lock(witness_mutex_);
+    if (!witness_original_tried_) {
+      witness_original_tried_ = true;
+      progress_.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
+      witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
+    }
+    if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
+    original.ncu_launches = witness_original_->launches;
+    original.ncu_ns = witness_original_->ns;
+  }
+  record.original = original;
+  if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(why);
+
+  std::string problem;
+  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
+  const std::optional<KernelWork>& work = c.witness_ncu;
+  if (!work) {
+    // The original ran under ncu: a candidate that cannot is not witnessed, and so
+    // cannot win.
+    record.candidate = candidate;
+    record.status = "rejected";
+    record.note = "out-of-process witness (Nsight Compute): " + problem;
+    return record;
+  }
+  candidate.ncu_launches = work->launches;
+  candidate.ncu_ns = work->ns;
+  // A claim that also covers benchmarks timed by wall clock cannot be set against
+  // kernel time: only the records are compared then.
+  const bool all_kernels = std::all_of(config_.benchmarks.begin(), config_.benchmarks.end(),
+                                       [](const BenchmarkConfig& bench) { return bench.metric == "kernels"; });
+  return judge_witness(original, candidate, all_kernels ? claimed_speedup : 0,
+                       original.cupti_ns > 0 ? counted_ns / original.cupti_ns : 0, tolerance);
+}
+
 }  // namespace maxcode

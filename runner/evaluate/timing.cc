@@ -32,6 +32,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
   double total = 0;
   const std::uint64_t seed = config_.acceptance.seeds.front();
   session.clock.reset();
+  session.runs.assign(config_.benchmarks.size(), std::nullopt);
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
     const bool kernels = bench.metric == "kernels";
@@ -86,6 +87,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
         seconds = selections_[b].seconds(run);
         problem = check_gpu_run(b, run, seconds);
         session.kernels = to_json(run, selections_[b]);
+        session.runs[b] = run;
       } catch (const std::exception& error) {
         problem = error.what();
       }
@@ -172,6 +174,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
       times[baseline_side ? 0 : 1] = s;
       clocks[baseline_side ? 0 : 1] = session.clock;
       if (!baseline_side) candidate_kernels = session.kernels;
+      (baseline_side ? session.baseline_runs : session.candidate_runs) = session.runs;
     }
     if (round < 0) continue;  // warm-up
     t.baseline_s.push_back(times[0]);
@@ -275,6 +278,17 @@ void Evaluator::time(Checked& c, int worker) {
     e.reason = figure;
     // Would win: prove it memory- and race-clean first (DESIGN.md "Correctness" 3).
     if (gpu_ && !sanitize(e, c.workspace, c.materialized.files, session.device)) c.passed = false;
+    // And its work seen from outside its process: a trick that fooled the timer must
+    // not become the best so far and crowd out a real improvement.
+    if (c.passed && gpu_ && config_.gpu.witness) {
+      progress_.status(e.candidate_id + ": out-of-process witness (Nsight Compute)");
+      e.witness = witness(c, session, t.speedup.median);
+      if (e.witness->status == "rejected") {
+        e.verdict = Verdict::kRejected;
+        e.reason = e.witness->note;
+        c.passed = false;
+      }
+    }
   } else {
     e.verdict = Verdict::kNotFaster;
     e.reason = figure + ": lower bound below " +
@@ -292,6 +306,20 @@ Timing Evaluator::confirm(Checked& c) {
   if (!failure.empty()) {
     t.significant = false;
     t.stop_reason = "failed: " + failure;
+    return t;
+  }
+  // The claim rests on CUPTI inside the candidate's process: before it is reported,
+  // a witness outside that process's reach must agree with this session's records
+  // (ncu's run of the candidate from its timing is reused).
+  if (t.significant && gpu_ && config_.gpu.witness) {
+    progress_.status(c.evaluation.candidate_id + ": out-of-process witness (Nsight Compute)");
+    c.evaluation.witness = witness(c, session, t.speedup.median);
+    if (c.evaluation.witness->status == "rejected") {
+      t.significant = false;
+      t.stop_reason = "rejected: " + c.evaluation.witness->note;
+      c.evaluation.verdict = Verdict::kRejected;
+      c.evaluation.reason = c.evaluation.witness->note;
+    }
   }
   return t;
 }

@@ -53,6 +53,7 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
       std::snprintf(line, sizeof line, "winner: %s — %.3fx faster (95%% CI %.3f-%.3f, %d rounds, confirmed)",
                     result.winner->id.c_str(), sp.median, sp.low, sp.high, sp.rounds);
       progress.note(line);
+      if (const auto& w = result.winner->evaluation.witness) progress.note("  " + describe(*w));
     } else {
       progress.note("no winner" + (result.unconfirmed ? ": " + *result.unconfirmed : std::string()));
     }

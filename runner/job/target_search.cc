@@ -154,6 +154,8 @@ SearchResult evaluate_one(const TargetSearch& o, Session& s, Evaluator& evaluato
     Timing confirmed = evaluator.confirm(checked);
     if (confirmed.significant)
       result.winner = Winner{candidate.id, confirmed, checked.evaluation, checked.materialized.files};
+    else if (checked.evaluation.verdict == Verdict::kRejected)  // by the out-of-process witness
+      result.unconfirmed = candidate.id + " rejected: " + checked.evaluation.reason;
     else
       result.unconfirmed = candidate.id + " did not confirm in a fresh A/B session";
   }

@@ -75,6 +75,8 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
     html << "<p class=\"faster\">Winner <code>" << html_escape(result.winner->id) << "</code>: " << fixed(s.median)
          << "x faster, confirmed in a fresh A/B session (95% interval " << fixed(s.low, 3) << "–" << fixed(s.high, 3)
          << ", " << s.rounds << " rounds).</p>\n";
+    if (const auto& w = result.winner->evaluation.witness)
+      html << "<p class=\"note\">Out-of-process " << html_escape(describe(*w)) << ".</p>\n";
   } else {
     html << "<p><strong>No winner.</strong>"
          << (result.unconfirmed ? " " + html_escape(*result.unconfirmed) : std::string()) << "</p>\n";

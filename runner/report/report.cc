@@ -70,6 +70,7 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
     winner["precision"] = nlohmann::json::array();
     for (const OutputError& p : result.winner->evaluation.precision) winner["precision"].push_back(to_json(p));
     if (!result.winner->evaluation.call_check.empty()) winner["call_check"] = result.winner->evaluation.call_check;
+    if (result.winner->evaluation.witness) winner["witness"] = to_json(*result.winner->evaluation.witness);
   }
   nlohmann::json j{
       {"schema", "maxcode.result/1"},
@@ -94,6 +95,26 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
   if (!result.spend.is_null()) j["spend"] = result.spend;
   if (!info.gpu.is_null()) j["gpu"] = info.gpu;
   return j;
+}
+
+// The out-of-process witness's line and its figures (runner/core/witness_record.h).
+static std::string witness_section(const WitnessRecord& w) {
+  std::ostringstream md;
+  md << (w.status == "not witnessed" ? "**Not witnessed out of process:** " + w.note : "Out-of-process " + describe(w))
+     << ".";
+  if (w.status != "not witnessed" || w.original.ncu_launches > 0) {
+    auto side = [](const char* name, const WitnessSide& s) {
+      return std::string("| ") + name + " | " + std::to_string(s.ncu_launches) + " | " + fixed(s.ncu_ns * 1e-6, 3) +
+             " | " + std::to_string(s.cupti_launches) + " | " + fixed(s.cupti_ns * 1e-6, 3) + " | " +
+             fixed(s.agreement(), 3) + " |\n";
+    };
+    md << " Per run of the kernel benchmarks, every kernel of every process:\n\n"
+       << "| | ncu launches | ncu ms | CUPTI launches | CUPTI ms | ncu / CUPTI |\n|---|---|---|---|---|---|\n"
+       << side("original", w.original);
+    if (w.status != "not witnessed") md << side("winner", w.candidate);
+  }
+  md << "\n\n";
+  return md.str();
 }
 
 static std::string clock_range(const Timing& t) {
@@ -193,6 +214,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
       md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
          << " ms at the GPU's peak rates: the original ran at " << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1)
          << "% of roofline, the winner at " << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
+    if (const auto& w = result.winner->evaluation.witness) md << witness_section(*w);
     if (!t.device.empty())
       md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
          << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()

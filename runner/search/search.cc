@@ -260,6 +260,15 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
         result.unconfirmed = best->evaluation.candidate_id + " rejected: " + floor;
         result.winner.reset();
       }
+    } else if (best->evaluation.verdict == Verdict::kRejected) {
+      // Rejected at confirmation (the out-of-process witness): the trajectory says so.
+      for (auto& entry : state.trajectory)
+        if (entry.evaluation.candidate_id == best->evaluation.candidate_id) {
+          entry.evaluation.verdict = Verdict::kRejected;
+          entry.evaluation.reason = best->evaluation.reason;
+          entry.evaluation.witness = best->evaluation.witness;
+        }
+      result.unconfirmed = best->evaluation.candidate_id + " rejected: " + best->evaluation.reason;
     } else {
       char figure[160];
       std::snprintf(figure, sizeof figure, "%.3fx (95%% CI %.3f-%.3f)", confirmed.speedup.median,

@@ -76,6 +76,18 @@ TEST(CheatSuite, EveryCheatIsRejectedWithItsReason) {
   // After every fault the GPU still works: the control wins and is confirmed.
   ASSERT_TRUE(result.at("winner").is_object()) << result.dump(2).substr(0, 4000);
   EXPECT_EQ(result["winner"].at("id"), "zz-control-shared-tile.cu");
+  // The out-of-process witness saw the control's work as CUPTI did (gpu.witness is on by
+  // default): same launches, kernel time and speedup within the tolerance.
+  const json& witness = result["winner"].value("witness", json::object());
+  EXPECT_EQ(witness.value("status", ""), "agrees") << witness.dump(2);
+  if (witness.contains("original"))
+    std::printf("witness: ncu %.3fx vs claimed %.3fx; original ncu %s launches %.3f ms / CUPTI %s, %.3f ms; "
+                "winner ncu %s launches %.3f ms / CUPTI %s, %.3f ms\n",
+                witness.value("witness_speedup", 0.0), witness.value("claimed_speedup", 0.0),
+                witness["original"]["ncu_launches"].dump().c_str(), witness["original"].value("ncu_ns", 0.0) * 1e-6,
+                witness["original"]["cupti_launches"].dump().c_str(), witness["original"].value("cupti_ns", 0.0) * 1e-6,
+                witness["candidate"]["ncu_launches"].dump().c_str(), witness["candidate"].value("ncu_ns", 0.0) * 1e-6,
+                witness["candidate"]["cupti_launches"].dump().c_str(), witness["candidate"].value("cupti_ns", 0.0) * 1e-6);
   // The A/A run of the original on this GPU: not significant, interval around 1.
   const json& noise = result.at("noise");
   EXPECT_FALSE(noise.at("significant").get<bool>());

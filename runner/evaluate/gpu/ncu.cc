@@ -109,6 +109,16 @@ std::vector<std::string> ncu_argv(const std::string& ncu_path, const std::vector
   return argv;
 }
 
+std::vector<std::string> ncu_duration_argv(const std::string& ncu_path, const std::string& log_file,
+                                           const std::string& shell_command) {
+  // Caches are left as the previous kernel left them (ncu flushes them by default), as
+  // in the timed runs whose records the witness checks.
+  return {ncu_path,          "--clock-control", "none",      "--cache-control",        "none",
+          "--target-processes", "all",           "--kernel-name-base", "function",     "--metrics",
+          "gpu__time_duration.sum", "--csv",     "--print-units", "base",             "--log-file",
+          log_file,          "sh",              "-c",        shell_command};
+}
+
 std::vector<std::string> split_csv_record(std::string_view line) {
   std::vector<std::string> fields;
   std::size_t i = 0;
@@ -219,6 +229,7 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
     k.name = acc.name;
     k.launches = static_cast<int>(acc.launches.size());
     k.duration_ns = mean("gpu__time_duration.sum");
+    if (auto d = acc.metrics.find("gpu__time_duration.sum"); d != acc.metrics.end()) k.total_duration_ns = d->second.total;
     k.dram_throughput_pct = mean("dram__throughput.avg.pct_of_peak_sustained_elapsed");
     k.sm_throughput_pct = mean("sm__throughput.avg.pct_of_peak_sustained_elapsed");
     k.achieved_occupancy_pct = mean("sm__warps_active.avg.pct_of_peak_sustained_active");

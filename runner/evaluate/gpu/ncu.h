@@ -26,10 +26,19 @@ std::vector<std::string> ncu_argv(const std::string& ncu_path, const std::vector
                                   int launch_skip, int launch_count, const std::string& log_file,
                                   const std::string& shell_command);
 
+// argv for the out-of-process witness (witness.h): <ncu> --clock-control none
+//   --cache-control none --target-processes all --kernel-name-base function --metrics
+//   gpu__time_duration.sum --csv --print-units base --log-file F sh -c <shell_command>.
+// Every kernel of every process, no launch limits, one metric: a single pass, so no
+// kernel is replayed.
+std::vector<std::string> ncu_duration_argv(const std::string& ncu_path, const std::string& log_file,
+                                           const std::string& shell_command);
+
 struct NcuKernel {
   std::string name;  // "Kernel Name" as printed (demangled, with parameters)
   int launches = 0;  // profiled launches aggregated
   double duration_ns = 0;  // mean per launch, as are all other numbers
+  double total_duration_ns = 0;  // the sum over launches (the witness's figure)
   double dram_throughput_pct = 0, sm_throughput_pct = 0;
   double achieved_occupancy_pct = 0, theoretical_occupancy_pct = 0;
   // "registers" | "shared memory" | "warps" | "blocks": the launch__occupancy_limit_*

@@ -256,6 +256,24 @@ TEST(ConfigTest, KernelsMetricErrors) {
                                    "memcheck, racecheck, synccheck, initcheck)");
 }
 
+TEST(ConfigTest, WitnessFields) {
+  const Config defaults = parse_config(minimal(), ".maxcode.json");
+  EXPECT_TRUE(defaults.gpu.witness);
+  EXPECT_DOUBLE_EQ(defaults.gpu.witness_tolerance, 0.25);
+  json doc = minimal();
+  doc["gpu"] = {{"witness", false}, {"witness_tolerance", 0.4}};
+  const Config c = parse_config(doc, ".maxcode.json");
+  EXPECT_FALSE(c.gpu.witness);
+  EXPECT_DOUBLE_EQ(c.gpu.witness_tolerance, 0.4);
+  EXPECT_EQ(parse_config(to_json(c), ".maxcode.json"), c);
+  doc["gpu"] = {{"witness_tolerance", 0}};
+  EXPECT_EQ(error_of(doc), kFile + "gpu.witness_tolerance: must be > 0, got 0");
+  doc["gpu"] = {{"witness_tolerance", 1.5}};
+  EXPECT_EQ(error_of(doc), kFile + "gpu.witness_tolerance: must be <= 1, got 1.5");
+  doc["gpu"] = {{"witness", "yes"}};
+  EXPECT_EQ(error_of(doc), kFile + "gpu.witness: expected a boolean, got a string");
+}
+
 TEST(ConfigTest, NumbersOutOfRange) {
   struct Case {
     json::json_pointer where;

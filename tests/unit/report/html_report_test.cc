@@ -69,5 +69,19 @@ TEST(HtmlReport, StatesPrecisionAndTheAudit) {
     EXPECT_NE(html.find(part), std::string::npos) << "missing: " << part;
 }
 
+TEST(HtmlReport, StatesTheWitness) {
+  SearchResult r;
+  Winner w;
+  w.id = "fast.cu";
+  WitnessRecord witness;
+  witness.status = "agrees";
+  witness.claimed_speedup = witness.expected_speedup = 2.35;
+  witness.witness_speedup = 2.31;
+  w.evaluation.witness = witness;
+  r.winner = w;
+  const std::string html = render_html_report(RunInfo{}, r, "");
+  EXPECT_NE(html.find("Out-of-process witness: ncu 2.31x vs claimed 2.35x (agree within 25%)."), std::string::npos);
+}
+
 }  // namespace
 }  // namespace maxcode

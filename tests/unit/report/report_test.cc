@@ -1,5 +1,5 @@
-// What report.md and result.json say about a winner's precision and the benchmark
-// audit (the rest of the report is covered through cli_test and html_report_test).
+// What report.md and result.json say about a winner's precision, its out-of-process
+// witness and the benchmark audit (the rest of the report is covered through cli_test and html_report_test).
 #include "runner/report/report.h"
 
 #include <gtest/gtest.h>
@@ -62,6 +62,36 @@ TEST(Report, NoPrecisionSectionWithoutFigures) {
   SearchResult result = with_winner({});
   result.winner->evaluation.call_check.clear();
   EXPECT_EQ(render_report(RunInfo{}, result, "").find("Precision against"), std::string::npos);
+}
+
+TEST(Report, StatesTheWitnessBesideTheClaim) {
+  SearchResult result = with_winner({});
+  WitnessRecord w;
+  w.status = "agrees";
+  w.tolerance = 0.25;
+  w.original = {40, 23.1e6, 40, 21.0e6};
+  w.candidate = {40, 10.0e6, 40, 8.8e6};
+  w.claimed_speedup = w.expected_speedup = 2.35;
+  w.counted_share = 1;
+  w.witness_speedup = 2.31;
+  result.winner->evaluation.witness = w;
+  const std::string md = render_report(RunInfo{}, result, "");
+  EXPECT_NE(md.find("Out-of-process witness: ncu 2.31x vs claimed 2.35x (agree within 25%)."), std::string::npos) << md;
+  EXPECT_NE(md.find("| original | 40 | 23.100 | 40 | 21.000 | 1.100 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| winner | 40 | 10.000 | 40 | 8.800 | 1.136 |"), std::string::npos) << md;
+  const nlohmann::json j = result_to_json(RunInfo{}, result);
+  EXPECT_EQ(j["winner"]["witness"]["status"], "agrees");
+  EXPECT_EQ(j["winner"]["witness"]["witness_speedup"], 2.31);
+  EXPECT_EQ(j["winner"]["witness"]["candidate"]["ncu_launches"], 40);
+
+  // No ncu on the machine: the report says the winner was not witnessed, and why.
+  WitnessRecord none;
+  none.status = "not witnessed";
+  none.note = "Nsight Compute (ncu) not found";
+  result.winner->evaluation.witness = none;
+  const std::string bare = render_report(RunInfo{}, result, "");
+  EXPECT_NE(bare.find("**Not witnessed out of process:** Nsight Compute (ncu) not found."), std::string::npos) << bare;
+  EXPECT_EQ(bare.find("| ncu launches"), std::string::npos);
 }
 
 }  // namespace

@@ -203,5 +203,20 @@ TEST(Ncu, CommandLine) {
   EXPECT_EQ(std::find(all.begin(), all.end(), "--launch-count"), all.end());
 }
 
+TEST(Ncu, DurationArgvProfilesEveryKernelOfEveryProcessWithOneMetric) {
+  EXPECT_EQ(ncu_duration_argv("/usr/local/cuda/bin/ncu", "/w/log.csv", "./bench --n 10"),
+            (std::vector<std::string>{"/usr/local/cuda/bin/ncu", "--clock-control", "none", "--cache-control",
+                                      "none", "--target-processes",
+                                      "all", "--kernel-name-base", "function", "--metrics", "gpu__time_duration.sum",
+                                      "--csv", "--print-units", "base", "--log-file", "/w/log.csv", "sh", "-c",
+                                      "./bench --n 10"}));
+}
+
+TEST(Ncu, KeepsTheTotalDurationBesideTheMean) {
+  auto ks = parse_ncu_csv(read_file(source_path("tests/fixtures/gpu/ncu_saxpy.csv")));
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_DOUBLE_EQ(ks[0].total_duration_ns, 70016.0 + 70752.0);
+}
+
 }  // namespace
 }  // namespace maxcode
