@@ -6,6 +6,7 @@
 
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/evaluate/gpu/launch_audit.h"
 #include "runner/evaluate/gpu/launch_consistency.h"
 #include "runner/evaluate/gpu/sanitizer.h"
 #include "runner/util/files.h"
@@ -39,7 +40,9 @@ std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, doubl
   if (run.dropped > 0)
     return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";
   if (original_runs_[b]) {
-    std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
+    std::string why = check_launch_audit(*original_runs_[b], run);
+    if (!why.empty()) return why;
+    why = check_against_baseline(*original_runs_[b], run, selections_[b]);
     if (!why.empty()) return why;
     why = check_launch_consistency(*original_runs_[b], run, selections_[b]);
     if (!why.empty()) return "per-call consistency: " + why;

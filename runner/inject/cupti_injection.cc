@@ -8,20 +8,30 @@
 // every few seconds while the program runs, so a program killed on a timeout still
 // leaves what it did until then.
 //
+// Beside the records, CUPTI callbacks count the driver calls the records must account
+// for (ApiCalls in gpu_activity.h): every kernel launch call that returns successfully,
+// graph launches, CUDA IPC calls and contexts created. Code in the program can switch
+// activity recording off (cuptiActivityDisable) around a kernel, but the launch call
+// is still counted, and the evaluator compares the two. The file carries the pid and
+// the parent's pid, so that every process of a run is accounted for.
+//
 // Never break the program: every CUPTI call is checked, a failure is reported once on
 // stderr and in the file, and profiling degrades (or stops) while the program goes on.
 // A forked child does not own the parent's CUDA state; it stays silent.
 #include <cuda.h>
-#include <cupti.h>
+#include <cupti.h>  // with generated_cuda_meta.h: the parameters of each driver call
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -44,6 +54,15 @@ struct Injection {
   bool registered = false;  // CUPTI took our buffer callbacks: flush them at exit
   bool forked_child = false;
   std::chrono::steady_clock::time_point last_snapshot{};
+  // Driver calls, counted on the program's threads: atomics, so a launch never waits
+  // for the mutex that a buffer being parsed holds. The IPC map is rare: under `mutex`.
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::atomic<std::uint64_t> launches{0};
+  std::atomic<std::uint64_t> graph_launches{0};
+  std::atomic<std::uint64_t> contexts_created{0};
+  std::map<std::string, std::uint64_t> ipc;
+  using IsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
+  IsCapturing is_capturing = nullptr;
 };
 
 // Never destroyed: CUPTI may deliver buffers from its own thread while the process
@@ -86,9 +105,165 @@ const char* copy_kind(std::uint8_t kind) {
   }
 }
 
+// Whether our subscription still stands: code in the program that finalizes CUPTI
+// (cuptiFinalize) ends it, and with it the counts; the file then says so.
+bool callbacks_intact(Injection& s) {
+  if (!s.subscriber) return false;
+  std::uint32_t enabled = 0;
+  return cuptiGetCallbackState(&enabled, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                               CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) == CUPTI_SUCCESS &&
+         enabled != 0;
+}
+
+constexpr CUpti_CallbackId kLaunchCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
+};
+constexpr CUpti_CallbackId kOtherCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcGetMemHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcGetEventHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenEventHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v3,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate,
+};
+
+// A launch into a stream that is being captured runs nothing now: its kernels come
+// later, from cuGraphLaunch, as graph records. Such a launch is not counted.
+bool capturing(const Injection& s, CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return s.is_capturing && s.is_capturing(stream, &status) == CUDA_SUCCESS &&
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+// Kernels started by one successful launch call (0 when captured into a graph).
+std::uint64_t kernels_launched(const Injection& s, CUpti_CallbackId id, const void* params) {
+  // The per-thread default stream is what a null stream means for the _ptsz calls.
+  auto per_thread = [](CUstream stream) { return stream ? stream : CU_STREAM_PER_THREAD; };
+  CUstream stream = nullptr;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      stream = static_cast<const cuLaunchKernel_params*>(params)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      stream = per_thread(static_cast<const cuLaunchKernel_ptsz_params*>(params)->hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+      const CUlaunchConfig* config = static_cast<const cuLaunchKernelEx_params*>(params)->config;
+      stream = config ? config->hStream : nullptr;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* config = static_cast<const cuLaunchKernelEx_ptsz_params*>(params)->config;
+      stream = per_thread(config ? config->hStream : nullptr);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+      stream = static_cast<const cuLaunchCooperativeKernel_params*>(params)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      stream = per_thread(static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(params)->hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
+      stream = static_cast<const cuLaunchGridAsync_params*>(params)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernelMultiDevice_params*>(params);
+      std::uint64_t n = 0;
+      for (unsigned i = 0; p->launchParamsList && i < p->numDevices; ++i)
+        n += capturing(s, p->launchParamsList[i].hStream) ? 0 : 1;
+      return n;
+    }
+    default:  // cuLaunch, cuLaunchGrid: the legacy default stream
+      break;
+  }
+  return capturing(s, stream) ? 0 : 1;
+}
+
+const char* ipc_name(CUpti_CallbackId id) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcGetMemHandle: return "cuIpcGetMemHandle";
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle:
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2: return "cuIpcOpenMemHandle";
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcGetEventHandle: return "cuIpcGetEventHandle";
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenEventHandle: return "cuIpcOpenEventHandle";
+    default: return nullptr;
+  }
+}
+
+void CUPTIAPI on_driver_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                             const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  // Counted as the call returns, and only if it succeeded: a failed launch runs nothing.
+  if (call->callbackSite != CUPTI_API_EXIT || !call->functionReturnValue ||
+      *static_cast<const CUresult*>(call->functionReturnValue) != CUDA_SUCCESS)
+    return;
+  Injection& s = state();
+  if (s.forked_child) return;
+  for (CUpti_CallbackId launch : kLaunchCalls) {
+    if (id == launch) {
+      s.launches += kernels_launched(s, id, call->functionParams);
+      return;
+    }
+  }
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+    ++s.graph_launches;
+  } else if (const char* name = ipc_name(id)) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ++s.ipc[name];
+  } else {
+    ++s.contexts_created;
+  }
+}
+
+// Subscribes to the driver calls above. Another CUPTI client already subscribed (a
+// tool, or the program itself before CUDA started) makes this fail: the file then
+// says the calls were not counted, and the evaluator treats that as a finding.
+void count_driver_calls(Injection& s) {
+  if (void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+    // The driver's own entry point, never one the program defines under that name.
+    s.is_capturing = reinterpret_cast<Injection::IsCapturing>(dlsym(cuda, "cuStreamIsCapturing"));
+  }
+  CUpti_SubscriberHandle subscriber = nullptr;
+  const CUptiResult subscribed = cuptiSubscribe(&subscriber, on_driver_call, nullptr);
+  if (subscribed != CUPTI_SUCCESS) {
+    // Not a message of the file: the activity records are still right, and the
+    // evaluator judges a run whose calls were not counted against the original's.
+    std::fprintf(stderr, "maxcode cupti: cuptiSubscribe: %s (kernel launches are not counted)\n",
+                 result_text(subscribed).c_str());
+    return;
+  }
+  for (CUpti_CallbackId id : kLaunchCalls)
+    if (!check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "cuptiEnableCallback")) return;
+  for (CUpti_CallbackId id : kOtherCalls)
+    if (!check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "cuptiEnableCallback")) return;
+  s.subscriber = subscriber;
+}
+
 // Writes the summary atomically (temp file, then rename): a reader never sees half.
 void write_summary(Injection& s, bool complete) {
-  const maxcode::GpuSummary summary = s.activity.summary(s.pid, s.exe, complete);
+  maxcode::GpuSummary summary = s.activity.summary(s.pid, s.exe, complete);
+  summary.ppid = getppid();
+  summary.api.counted = callbacks_intact(s);
+  summary.api.launches = s.launches.load();
+  summary.api.graph_launches = s.graph_launches.load();
+  summary.api.contexts_created = s.contexts_created.load();
+  summary.api.ipc = s.ipc;
   const std::string temp = s.path + ".tmp";
   {
     std::ofstream out(temp, std::ios::trunc);
@@ -124,6 +299,7 @@ void add_record(maxcode::GpuActivity& activity, const CUpti_Activity* record) {
       launch.stream = k->streamId;
       launch.start_ns = k->start;
       launch.end_ns = k->end;
+      launch.from_graph = k->graphId != 0 || k->isDeviceLaunched;
       activity.add_kernel(launch);
       break;
     }
@@ -212,6 +388,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                "cuptiActivityRegisterCallbacks"))
       return;
     s.registered = true;
+    count_driver_calls(s);
     if (!check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                "cuptiActivityEnable(CONCURRENT_KERNEL)"))
       return;

@@ -23,6 +23,16 @@ std::uint64_t GpuSummary::transfer_ns() const {
   return total;
 }
 
+std::uint64_t ApiCalls::ipc_calls() const {
+  std::uint64_t total = 0;
+  for (const auto& [name, n] : ipc) total += n;
+  return total;
+}
+
+std::uint64_t ApiCalls::unrecorded_launches() const {
+  return launches > launch_records ? launches - launch_records : 0;
+}
+
 void GpuActivity::add_interval(std::uint64_t start, std::uint64_t end) {
   if (end < start) end = start;
   first_ns_ = std::min(first_ns_, start);
@@ -52,6 +62,7 @@ void GpuActivity::add_kernel(const KernelLaunch& launch) {
   auto at = std::lower_bound(k.streams.begin(), k.streams.end(), launch.stream);
   if (at == k.streams.end() || *at != launch.stream) k.streams.insert(at, launch.stream);
   add_interval(launch.start_ns, launch.end_ns);
+  if (!launch.from_graph) ++launch_records_;
 }
 
 void GpuActivity::add_transfer(const std::string& kind, std::uint64_t bytes, std::uint64_t start_ns,
@@ -77,6 +88,7 @@ GpuSummary GpuActivity::summary(long pid, const std::string& exe, bool complete)
   s.complete = complete;
   s.dropped = dropped_;
   s.messages = messages_;
+  s.api.launch_records = launch_records_;
   if (!intervals_.empty()) {
     s.first_ns = first_ns_;
     s.last_ns = last_ns_;
@@ -115,7 +127,14 @@ nlohmann::json to_json(const GpuSummary& s) {
   nlohmann::json transfers = nlohmann::json::array();
   for (const auto& t : s.transfers)
     transfers.push_back({{"kind", t.kind}, {"count", t.count}, {"bytes", t.bytes}, {"total_ns", t.total_ns}});
-  return {{"format", kFormat},       {"pid", s.pid},           {"exe", s.exe},
+  const nlohmann::json api = {{"counted", s.api.counted},
+                              {"launches", s.api.launches},
+                              {"launch_records", s.api.launch_records},
+                              {"graph_launches", s.api.graph_launches},
+                              {"contexts_created", s.api.contexts_created},
+                              {"ipc", s.api.ipc}};
+  return {{"format", kFormat},       {"pid", s.pid},           {"ppid", s.ppid},    {"exe", s.exe},
+          {"api", api},
           {"complete", s.complete},  {"first_ns", s.first_ns}, {"last_ns", s.last_ns},
           {"busy_ns", s.busy_ns},    {"busy_exact", s.busy_exact}, {"dropped", s.dropped},
           {"kernels", kernels},      {"transfers", transfers}, {"messages", s.messages}};
@@ -171,6 +190,7 @@ GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) 
   if (r.text(d, "format", "") != kFormat) r.fail("format", "expected \"" + std::string(kFormat) + "\"");
   GpuSummary s;
   s.pid = r.number<long>(d, "pid", "");
+  if (d.contains("ppid")) s.ppid = r.number<long>(d, "ppid", "");
   s.exe = r.text(d, "exe", "");
   const nlohmann::json& complete = r.at(d, "complete", "");
   if (!complete.is_boolean()) r.fail("complete", "expected true or false");
@@ -218,6 +238,22 @@ GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) 
     t.bytes = r.number<std::uint64_t>(transfers[i], "bytes", path);
     t.total_ns = r.number<std::uint64_t>(transfers[i], "total_ns", path);
     s.transfers.push_back(std::move(t));
+  }
+  if (d.contains("api")) {  // older files lack the counts: all zero, not counted
+    const nlohmann::json& api = d["api"];
+    const nlohmann::json& counted = r.at(api, "counted", "api");
+    if (!counted.is_boolean()) r.fail("api.counted", "expected true or false");
+    s.api.counted = counted.get<bool>();
+    s.api.launches = r.number<std::uint64_t>(api, "launches", "api");
+    s.api.launch_records = r.number<std::uint64_t>(api, "launch_records", "api");
+    s.api.graph_launches = r.number<std::uint64_t>(api, "graph_launches", "api");
+    s.api.contexts_created = r.number<std::uint64_t>(api, "contexts_created", "api");
+    const nlohmann::json& ipc = r.at(api, "ipc", "api");
+    if (!ipc.is_object()) r.fail("api.ipc", "expected an object of call counts");
+    for (const auto& [name, n] : ipc.items()) {
+      if (!n.is_number_unsigned()) r.fail("api.ipc." + name, "expected a count");
+      s.api.ipc[name] = n.get<std::uint64_t>();
+    }
   }
   if (d.contains("messages")) {
     for (const auto& m : r.array(d, "messages", ""))

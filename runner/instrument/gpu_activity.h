@@ -32,6 +32,9 @@ struct KernelLaunch {
   std::uint32_t stream = 0;
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
+  // Launched by a graph (or from the device) rather than by a launch call of the host:
+  // such records have no launch call to be matched with.
+  bool from_graph = false;
 };
 
 struct KernelStats {
@@ -60,9 +63,28 @@ struct TransferStats {
   std::uint64_t total_ns = 0;
 };
 
+// The driver calls of one process, counted by CUPTI callbacks as they return
+// successfully: what the activity records must account for. A candidate that switches
+// activity recording off around its real kernel, or starts a context or a process
+// behind the timer's back, still makes these calls. Files without the counts (older
+// versions) read as all zero, `counted` false.
+struct ApiCalls {
+  bool counted = false;               // the callbacks were subscribed and still are
+  std::uint64_t launches = 0;         // kernel launch calls (not captured into a graph)
+  std::uint64_t launch_records = 0;   // kernel records not launched by a graph
+  std::uint64_t graph_launches = 0;   // cuGraphLaunch: kernels without a launch call each
+  std::uint64_t contexts_created = 0; // cuCtxCreate*, cuGreenCtxCreate (not the primary context)
+  std::map<std::string, std::uint64_t> ipc;  // "cuIpcOpenMemHandle" -> calls
+
+  std::uint64_t ipc_calls() const;
+  // Launches without a kernel record (0 when there are more records than launches).
+  std::uint64_t unrecorded_launches() const;
+};
+
 // What one process's file says.
 struct GpuSummary {
   long pid = 0;
+  long ppid = 0;  // 0: not recorded (older files)
   std::string exe;
   bool complete = false;        // false: a snapshot taken while the program ran
   std::uint64_t first_ns = 0;   // start of the first activity (GPU clock)
@@ -73,6 +95,7 @@ struct GpuSummary {
   std::vector<KernelStats> kernels;
   std::vector<TransferStats> transfers;
   std::vector<std::string> messages;  // CUPTI errors met on the way
+  ApiCalls api;
 
   std::uint64_t kernel_ns() const;
   std::uint64_t transfer_ns() const;
@@ -101,6 +124,7 @@ class GpuActivity {
   std::uint64_t first_ns_ = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t last_ns_ = 0;
   std::uint64_t dropped_ = 0;
+  std::uint64_t launch_records_ = 0;  // kernels not from graphs: ApiCalls::launch_records
   std::vector<std::string> messages_;
 };
 

@@ -41,6 +41,7 @@ RunKernels read_run_kernels(const fs::path& dir) {
     }
     const GpuSummary summary = parse_gpu_summary(document, file.string());
     ++run.processes;
+    run.calls.push_back({summary.pid, summary.ppid, summary.exe, summary.complete, summary.dropped, summary.api});
     run.complete = run.complete && summary.complete;
     run.dropped += summary.dropped;
     run.messages.insert(run.messages.end(), summary.messages.begin(), summary.messages.end());

@@ -38,6 +38,16 @@ struct KernelTotals {
   std::set<std::uint32_t> streams;
 };
 
+// One process of a run, from its file: who it was and the driver calls it made.
+struct ProcessCalls {
+  long pid = 0;   // as the process saw itself (inside the sandbox's pid namespace)
+  long ppid = 0;
+  std::string exe;
+  bool complete = true;
+  std::uint64_t dropped = 0;
+  ApiCalls api;
+};
+
 // What one run of a benchmark did on the GPU, all its processes together.
 struct RunKernels {
   std::map<std::string, KernelTotals> kernels;        // by mangled name
@@ -46,6 +56,7 @@ struct RunKernels {
   std::vector<std::string> messages;                   // CUPTI errors
   int processes = 0;                                   // files read
   bool complete = true;                                // every process reached its exit
+  std::vector<ProcessCalls> calls;                     // one per file, in file order
 };
 
 // Reads every gpu-*.json in `dir`. Throws std::runtime_error on an unreadable file.

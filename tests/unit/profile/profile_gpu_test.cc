@@ -111,6 +111,50 @@ TEST(GpuActivity, AFileWithMissingOrMistypedFieldsIsAnError) {
   EXPECT_THROW(parse_gpu_summary(other, "x.json"), std::runtime_error);
 }
 
+TEST(GpuActivity, DriverCallCountsRoundTripAndOlderFilesReadAsUncounted) {
+  GpuActivity a;
+  a.add_kernel(launch("_Z4realPf", 64, 1000, 2000));
+  KernelLaunch graph_kernel = launch("_Z4realPf", 64, 3000, 4000);
+  graph_kernel.from_graph = true;  // no launch call of its own
+  a.add_kernel(graph_kernel);
+  GpuSummary s = a.summary(42, "/bin/app", true);
+  EXPECT_EQ(s.api.launch_records, 1u);
+  s.ppid = 7;
+  s.api.counted = true;
+  s.api.launches = 3;
+  s.api.graph_launches = 1;
+  s.api.contexts_created = 1;
+  s.api.ipc["cuIpcGetMemHandle"] = 2;
+  EXPECT_EQ(s.api.unrecorded_launches(), 2u);
+  EXPECT_EQ(s.api.ipc_calls(), 2u);
+  const GpuSummary back = parse_gpu_summary(to_json(s), "gpu.json");
+  EXPECT_EQ(back.ppid, 7);
+  EXPECT_TRUE(back.api.counted);
+  EXPECT_EQ(back.api.launches, 3u);
+  EXPECT_EQ(back.api.launch_records, 1u);
+  EXPECT_EQ(back.api.graph_launches, 1u);
+  EXPECT_EQ(back.api.contexts_created, 1u);
+  EXPECT_EQ(back.api.ipc, (std::map<std::string, std::uint64_t>{{"cuIpcGetMemHandle", 2}}));
+
+  // A file of an older injection: no counts, not counted, and no error.
+  nlohmann::json old = to_json(s);
+  old.erase("api");
+  old.erase("ppid");
+  const GpuSummary older = parse_gpu_summary(old, "gpu-old.json");
+  EXPECT_FALSE(older.api.counted);
+  EXPECT_EQ(older.api.launches, 0u);
+  EXPECT_EQ(older.ppid, 0);
+
+  nlohmann::json bad = to_json(s);
+  bad["api"]["ipc"]["cuIpcOpenMemHandle"] = "once";
+  try {
+    parse_gpu_summary(bad, "gpu-3.json");
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "gpu-3.json: api.ipc.cuIpcOpenMemHandle: expected a count");
+  }
+}
+
 TEST(GpuRanking, RecordedMultiStreamRunMapsKernelsToTheirDefinitions) {
   CodeOrigin origin({source_path("tests/fixtures/profile/cuda-repo")}, ScopeConfig{{"src/**"}, {}});
   SourceIndex sources(source_path("tests/fixtures/profile/cuda-repo"));
