@@ -23,9 +23,10 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
                                           double timeout_s,
                                           const std::map<std::string, std::string>& overrides,
                                           std::vector<std::pair<std::string, std::string>> extra_env,
-                                          bool time_inside) {
+                                          bool time_inside, std::function<void(long pid)> started) {
   Command cmd;
   cmd.time_inside = time_inside;
+  cmd.started = std::move(started);
   cmd.shell = command;
   cmd.cwd = workspace.string();
   // Candidate code sees an allow-listed environment, never maxcode's (model keys, tokens).

@@ -140,7 +140,7 @@ class Evaluator {
                       const std::filesystem::path& workspace, double timeout_s,
                       const std::map<std::string, std::string>& overrides,
                       std::vector<std::pair<std::string, std::string>> extra_env = {},
-                      bool time_inside = false);
+                      bool time_inside = false, std::function<void(long pid)> started = {});
   bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
                       const std::map<std::string, std::string>& overrides);
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,

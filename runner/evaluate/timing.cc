@@ -7,6 +7,7 @@
 
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/google_benchmark.h"
+#include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu/sanitizer.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/workspace/patch.h"
@@ -53,11 +54,19 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
     }
     std::optional<ClockSample> clock;
     StepResult r;
+    GpuProcessCount gpu_processes;
     {
       ClockMonitor monitor(kernels && session.device ? session.device->nvml : std::nullopt);
+      // Every process of the run holding a context on the GPU, to be matched with the
+      // processes that reported their kernels.
+      std::unique_ptr<GpuProcessMonitor> processes;
+      if (kernels && session.device) processes = monitor_gpu_processes(session.device->nvml);
       r = run_step(scratch, "timing " + bench.name, bench.command, ws, bench.timeout_s, overrides,
-                   env, /*time_inside=*/true);
+                   env, /*time_inside=*/true, [&processes](long pid) {
+                     if (processes) processes->started(pid);
+                   });
       clock = monitor.stop();
+      if (processes) gpu_processes = processes->stop();
     }
     if (!r.tampered.empty()) {
       failure = "source files changed during timing: " + r.tampered;
@@ -86,8 +95,10 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
         RunKernels run = read_run_kernels(gpu.dir);
         seconds = selections_[b].seconds(run);
         problem = check_gpu_run(b, run, seconds);
+        if (problem.empty()) problem = check_gpu_processes(gpu_processes, run.processes);
         session.kernels = to_json(run, selections_[b]);
         session.runs[b] = run;
+        if (session.device) session.kernels["gpu_processes"] = to_json(gpu_processes);
       } catch (const std::exception& error) {
         problem = error.what();
       }

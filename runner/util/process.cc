@@ -916,6 +916,7 @@ Outcome run_with(const Command& command, Isolation isolation) {
     outcome.spawn_error = error;
     return finish();
   }
+  if (command.started) command.started(child.pid);
 
   bool killed = supervise(child, command, start, outcome);
   close_fd(child.in);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,9 @@ struct Command {
   // injection libraries). The private /tmp hides them otherwise; elsewhere everything
   // is readable already.
   std::vector<std::string> readable_paths;
+  // Called with the child's pid once it is started, before it is waited for: a monitor
+  // that attributes processes to this command (its descendants) learns its root.
+  std::function<void(long pid)> started;
 };
 
 struct Outcome {

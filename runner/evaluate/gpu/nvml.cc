@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -14,7 +15,16 @@ namespace {
 using Handle = void*;
 using Result = int;
 constexpr Result kSuccess = 0;
+constexpr Result kInsufficientSize = 7;
 constexpr int kClockSm = 1;
+
+// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v3 fills it.
+struct ProcessInfo {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
 
 }  // namespace
 
@@ -29,6 +39,8 @@ struct Nvml::Api {
   Result (*clock)(Handle, int, unsigned*) = nullptr;
   Result (*max_clock)(Handle, int, unsigned*) = nullptr;
   Result (*reasons)(Handle, unsigned long long*) = nullptr;
+  Result (*processes)(Handle, unsigned*, ProcessInfo*) = nullptr;  // optional: older drivers lack v3
+  const char* (*error_string)(Result) = nullptr;
 };
 
 Nvml& Nvml::instance() {
@@ -55,6 +67,10 @@ Nvml::Nvml() {
   // Renamed in recent drivers; either name reads the same bits.
   if (ok && !load(api->reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     ok = load(api->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (ok) {
+    load(api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+    load(api->error_string, "nvmlErrorString");
+  }
   if (!ok) {
     error_ = "libnvidia-ml.so.1 lacks an expected entry point";
     delete api;
@@ -109,6 +125,36 @@ std::optional<ClockReading> Nvml::read_clocks(const NvmlDevice& device) const {
   api_->max_clock(device.handle, kClockSm, &r.max_sm_mhz);
   if (api_->reasons(device.handle, &reasons) == kSuccess) r.throttle_reasons = reasons & kThrottleMask;
   return r;
+}
+
+Nvml::ComputeProcesses Nvml::compute_processes(const NvmlDevice& device) const {
+  ComputeProcesses out;
+  if (!available_ || !device.handle) {
+    out.error = available_ ? "no NVML handle for the device" : error_;
+    return out;
+  }
+  if (!api_->processes) {
+    out.error = "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses_v3 (driver older than R470)";
+    return out;
+  }
+  // Processes come and go between calls: grow the buffer while NVML says it is short.
+  std::vector<ProcessInfo> infos(16);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned count = static_cast<unsigned>(infos.size());
+    const Result r = api_->processes(device.handle, &count, infos.data());
+    if (r == kSuccess) {
+      for (unsigned i = 0; i < count && i < infos.size(); ++i) out.pids.push_back(infos[i].pid);
+      return out;
+    }
+    if (r != kInsufficientSize) {
+      const char* text = api_->error_string ? api_->error_string(r) : nullptr;
+      out.error = std::string("nvmlDeviceGetComputeRunningProcesses: ") + (text ? text : "error " + std::to_string(r));
+      return out;
+    }
+    infos.resize(std::max<std::size_t>(count, infos.size()) * 2);
+  }
+  out.error = "nvmlDeviceGetComputeRunningProcesses: the process list kept growing";
+  return out;
 }
 
 std::string throttle_reason_names(std::uint64_t reasons) {

@@ -1,11 +1,13 @@
 // NVML, loaded at run time (libnvidia-ml.so.1 comes with the driver, never with the
-// build): device identity, the SM clock and the reasons it is held down. Without a
-// driver every call reports "unavailable" and timing goes on without clock records.
+// build): device identity, the SM clock and the reasons it is held down, and the
+// processes holding a compute context on a device. Without a driver every call reports
+// "unavailable" and timing goes on without clock records.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace maxcode {
 
@@ -35,6 +37,13 @@ class Nvml {
   std::optional<NvmlDevice> device_by_index(unsigned index) const;
   std::optional<NvmlDevice> device_by_uuid(const std::string& uuid) const;
   std::optional<ClockReading> read_clocks(const NvmlDevice& device) const;
+  // Process ids (as the driver sees them: the host's pid namespace) holding a compute
+  // context on `device`; an error text instead when NVML cannot say.
+  struct ComputeProcesses {
+    std::vector<unsigned> pids;
+    std::string error;  // empty on success
+  };
+  ComputeProcesses compute_processes(const NvmlDevice& device) const;
 
  private:
   Nvml();

@@ -68,6 +68,22 @@ TEST(ProcessTest, ReportsExitCode) {
   EXPECT_EQ(failure.isolation, Isolation::kNone);
 }
 
+TEST(ProcessTest, StartedHookGetsTheRootOfTheCommandsProcesses) {
+  // A monitor attributes processes to a command by descent from this pid: the shell's
+  // child must descend from it (its parent, or the parent's parent).
+  long root = 0;
+  Command command = shell("sh -c 'cat /proc/$$/stat'");
+  command.started = [&root](long pid) { root = pid; };
+  Outcome outcome = run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.describe();
+  ASSERT_GT(root, 0);
+  std::istringstream fields(outcome.out.substr(outcome.out.rfind(')') + 1));
+  std::string state;
+  long ppid = 0;
+  fields >> state >> ppid;
+  EXPECT_EQ(ppid, root) << outcome.out;
+}
+
 TEST(ProcessTest, CapturesStdoutAndStderrSeparately) {
   Outcome outcome = run(shell("echo to-out; echo to-err >&2; printf 'no newline'"));
   ASSERT_TRUE(outcome.ok()) << outcome.describe();
