@@ -23,7 +23,8 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
                                           double timeout_s,
                                           const std::map<std::string, std::string>& overrides,
                                           std::vector<std::pair<std::string, std::string>> extra_env,
-                                          bool time_inside, std::function<void(long pid)> started) {
+                                          bool time_inside, std::function<void(long pid)> started,
+                                          std::vector<std::string> readable_paths) {
   Command cmd;
   cmd.time_inside = time_inside;
   cmd.started = std::move(started);
@@ -42,6 +43,8 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   // The injection libraries live in the work directory, which the private /tmp hides;
   // shown read-only, so that a candidate cannot replace the profiler that times it.
   if (!cupti_library_.empty()) cmd.readable_paths = {fs::path(cupti_library_).parent_path().string()};
+  // And the directory of the profiler's socket, which the run reports through.
+  cmd.readable_paths.insert(cmd.readable_paths.end(), readable_paths.begin(), readable_paths.end());
 
   StepResult result{run(cmd), ""};
   evaluation.child_s += result.outcome.wall_s;
@@ -124,7 +127,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         gpu = gpu_run(ws, &devices_.front());
         env.insert(env.end(), gpu.env.begin(), gpu.env.end());
       }
-      auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env);
+      auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, false, {}, gpu.readable_paths);
       if (!r.tampered.empty()) {
         e.verdict = Verdict::kRejected;
         e.reason = "source files changed during " + label + ": " + r.tampered;
@@ -152,7 +155,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         // Where the work went, before any time is spent timing it.
         std::string problem;
         try {
-          RunKernels run = read_run_kernels(gpu.dir);
+          RunKernels run = gpu_records(gpu);
           problem = check_gpu_run(b, run, selections_[b].seconds(run));
           if (s == 0) e.gpu["kernels"] = to_json(run, selections_[b]);
         } catch (const std::exception& error) {
@@ -220,7 +223,7 @@ void Evaluator::prepare_baseline() {
         env.insert(env.end(), extra.begin(), extra.end());
       }
       auto r = run_step(e, "reference " + bench.name, bench.command, baseline_workspace_,
-                        bench.timeout_s, {}, env);
+                        bench.timeout_s, {}, env, false, {}, gpu.readable_paths);
       if (!r.outcome.ok() || !r.tampered.empty())
         throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" +
                          std::to_string(seeds[s]) + "): " +
@@ -238,7 +241,7 @@ void Evaluator::prepare_baseline() {
       if (kernels && s == 0) {
         RunKernels run;
         try {
-          run = read_run_kernels(gpu.dir);
+          run = gpu_records(gpu);
         } catch (const std::exception& error) {
           throw SetupError(std::string("benchmark '") + bench.name + "': " + error.what());
         }

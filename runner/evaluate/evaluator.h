@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <mutex>
 #include <random>
@@ -26,6 +27,7 @@
 #include "runner/evaluate/gpu/devices.h"
 #include "runner/evaluate/gpu/kernel_time.h"
 #include "runner/evaluate/gpu/ncu.h"
+#include "runner/evaluate/gpu/record_socket.h"
 #include "runner/evaluate/gpu/witness.h"
 #include "runner/workspace/knobs.h"
 #include "runner/workspace/unit.h"
@@ -120,10 +122,13 @@ class Evaluator {
     Outcome outcome;
     std::string tampered;  // files changed behind the harness's back, if any
   };
-  // One timed run of a benchmark on a GPU: where its activity files go.
+  // One run of a benchmark on a GPU: the socket its processes report through (files in
+  // `dir` only where no socket could be made), and the environment that says so.
   struct GpuRun {
     std::filesystem::path dir;
     std::vector<std::pair<std::string, std::string>> env;
+    std::unique_ptr<RecordSocket> socket;
+    std::vector<std::string> readable_paths;  // the socket's directory, read-only in the sandbox
   };
   // The state of one A/B session (several run at once, one per GPU).
   struct Session {
@@ -140,7 +145,8 @@ class Evaluator {
                       const std::filesystem::path& workspace, double timeout_s,
                       const std::map<std::string, std::string>& overrides,
                       std::vector<std::pair<std::string, std::string>> extra_env = {},
-                      bool time_inside = false, std::function<void(long pid)> started = {});
+                      bool time_inside = false, std::function<void(long pid)> started = {},
+                      std::vector<std::string> readable_paths = {});
   bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
                       const std::map<std::string, std::string>& overrides);
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,
@@ -155,6 +161,9 @@ class Evaluator {
                     Verdict& failure_verdict);
   // GPU side: the environment of a benchmark run, and what it left behind.
   GpuRun gpu_run(const std::filesystem::path& workspace, const GpuDevice* device);
+  // What the run's processes reported; throws std::runtime_error when the channel was
+  // tampered with or a file is unreadable.
+  RunKernels gpu_records(GpuRun& run);
   // Checks a run of benchmark `b` against the original's GPU activity and the
   // roofline; empty when it may be timed, else the reason it is rejected.
   std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;

@@ -28,10 +28,32 @@ Evaluator::GpuRun Evaluator::gpu_run(const fs::path& ws, const GpuDevice* device
   fs::create_directories(r.dir);
   // Check runs and timed runs get the same environment: a candidate cannot tell
   // whether it is being timed.
-  r.env = {{"CUDA_INJECTION64_PATH", cupti_library_}, {"MAXCODE_PROFILE_DIR", r.dir.string()}};
+  r.env = {{"CUDA_INJECTION64_PATH", cupti_library_}};
+  // The records come back through a socket in a directory the benchmark cannot write:
+  // files in its workspace it could rewrite after the fact.
+  try {
+    r.socket = std::make_unique<RecordSocket>();
+    r.env.push_back({"MAXCODE_PROFILE_SOCKET", r.socket->path()});
+    r.readable_paths = {r.socket->dir()};
+  } catch (const std::exception& error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string warning = std::string("GPU records come from files the benchmark could rewrite: ") + error.what();
+    if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end()) warnings_.push_back(warning);
+    r.env.push_back({"MAXCODE_PROFILE_DIR", r.dir.string()});
+  }
   auto pin = device_env(device);
   r.env.insert(r.env.end(), pin.begin(), pin.end());
   return r;
+}
+
+RunKernels Evaluator::gpu_records(GpuRun& gpu) {
+  if (!gpu.socket) return read_run_kernels(gpu.dir);
+  const RecordStreams streams = gpu.socket->finish();
+  gpu.socket.reset();
+  if (!streams.problems.empty()) throw std::runtime_error(streams.problems.front());
+  RunKernels run;
+  for (const GpuSummary& summary : streams.summaries) add_summary(run, summary);
+  return run;
 }
 
 std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const {
@@ -40,9 +62,10 @@ std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, doubl
   if (run.dropped > 0)
     return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";
   if (original_runs_[b]) {
-    std::string why = check_launch_audit(*original_runs_[b], run);
+    std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
     if (!why.empty()) return why;
-    why = check_against_baseline(*original_runs_[b], run, selections_[b]);
+    // After: a candidate with no counted kernel at all keeps that plainer reason.
+    why = check_launch_audit(*original_runs_[b], run);
     if (!why.empty()) return why;
     why = check_launch_consistency(*original_runs_[b], run, selections_[b]);
     if (!why.empty()) return "per-call consistency: " + why;

@@ -64,7 +64,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
       r = run_step(scratch, "timing " + bench.name, bench.command, ws, bench.timeout_s, overrides,
                    env, /*time_inside=*/true, [&processes](long pid) {
                      if (processes) processes->started(pid);
-                   });
+                   }, gpu.readable_paths);
       clock = monitor.stop();
       if (processes) gpu_processes = processes->stop();
     }
@@ -92,7 +92,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
       double seconds = 0;
       std::string problem;
       try {
-        RunKernels run = read_run_kernels(gpu.dir);
+        RunKernels run = gpu_records(gpu);
         seconds = selections_[b].seconds(run);
         problem = check_gpu_run(b, run, seconds);
         if (problem.empty()) problem = check_gpu_processes(gpu_processes, run.processes);

@@ -15,6 +15,12 @@
 // is still counted, and the evaluator compares the two. The file carries the pid and
 // the parent's pid, so that every process of a run is accounted for.
 //
+// Where maxcode times a benchmark, MAXCODE_PROFILE_SOCKET names a Unix socket instead
+// of the directory: each process connects once, at initialization, and sends each
+// summary as one line of JSON (the snapshots, then the last one, marked complete), after
+// which it shuts its side of the connection. The socket's directory is read-only to the
+// benchmark; what was sent cannot be rewritten afterwards, as a file could be.
+//
 // Never break the program: every CUPTI call is checked, a failure is reported once on
 // stderr and in the file, and profiling degrades (or stops) while the program goes on.
 // A forked child does not own the parent's CUDA state; it stays silent.
@@ -22,11 +28,14 @@
 #include <cupti.h>  // with generated_cuda_meta.h: the parameters of each driver call
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -50,7 +59,9 @@ struct Injection {
   std::string path;
   std::string exe;
   long pid = 0;
-  bool enabled = false;     // MAXCODE_PROFILE_DIR set: write a file at exit
+  bool enabled = false;     // MAXCODE_PROFILE_DIR or _SOCKET set: report at exit
+  int socket = -1;          // connected to MAXCODE_PROFILE_SOCKET: summaries go there
+  bool sealed = false;      // the final summary was sent: nothing more goes out
   bool registered = false;  // CUPTI took our buffer callbacks: flush them at exit
   bool forked_child = false;
   std::chrono::steady_clock::time_point last_snapshot{};
@@ -255,7 +266,47 @@ void count_driver_calls(Injection& s) {
   s.subscriber = subscriber;
 }
 
-// Writes the summary atomically (temp file, then rename): a reader never sees half.
+// Sends one summary as a line. The final one seals the connection: our side is shut,
+// so nothing can be added to what this process reported.
+void send_summary(Injection& s, const std::string& line, bool complete) {
+  if (s.sealed) return;
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(s.socket, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::fprintf(stderr, "maxcode cupti: cannot send to MAXCODE_PROFILE_SOCKET: %s\n", std::strerror(errno));
+      s.sealed = true;
+      return;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  if (complete) {
+    ::shutdown(s.socket, SHUT_WR);
+    s.sealed = true;
+  }
+}
+
+// Connects to maxcode's socket; -1 (and a line on stderr) when it cannot.
+int connect_socket(const char* path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (std::strlen(path) >= sizeof address.sun_path) {
+    std::fprintf(stderr, "maxcode cupti: MAXCODE_PROFILE_SOCKET is too long: %s\n", path);
+    return -1;
+  }
+  std::strcpy(address.sun_path, path);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    std::fprintf(stderr, "maxcode cupti: cannot connect to %s: %s\n", path, std::strerror(errno));
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Writes the summary atomically (temp file, then rename): a reader never sees half. In
+// socket mode it is sent instead.
 void write_summary(Injection& s, bool complete) {
   maxcode::GpuSummary summary = s.activity.summary(s.pid, s.exe, complete);
   summary.ppid = getppid();
@@ -264,6 +315,10 @@ void write_summary(Injection& s, bool complete) {
   summary.api.graph_launches = s.graph_launches.load();
   summary.api.contexts_created = s.contexts_created.load();
   summary.api.ipc = s.ipc;
+  if (s.socket >= 0) {
+    send_summary(s, maxcode::to_json(summary).dump() + "\n", complete);
+    return;
+  }
   const std::string temp = s.path + ".tmp";
   {
     std::ofstream out(temp, std::ios::trunc);
@@ -356,7 +411,16 @@ void at_exit() {
   write_summary(s, true);
 }
 
-void after_fork_child() { state().forked_child = true; }
+// The child of a fork keeps no CUDA state of ours, and no way into our connection.
+void after_fork_child() {
+  Injection& s = state();
+  s.forked_child = true;
+  if (s.socket >= 0) {
+    ::close(s.socket);
+    s.socket = -1;
+    s.sealed = true;
+  }
+}
 
 std::string exe_path() {
   std::error_code ec;
@@ -371,12 +435,21 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::call_once(once, [] {
     Injection& s = state();
     const char* dir = std::getenv("MAXCODE_PROFILE_DIR");
-    if (!dir || !*dir) return;  // loaded outside `maxcode profile`: do nothing
-    s.dir = dir;
+    const char* socket = std::getenv("MAXCODE_PROFILE_SOCKET");
+    const bool to_socket = socket && *socket;
+    if (!to_socket && (!dir || !*dir)) return;  // loaded outside maxcode: do nothing
+    if (to_socket) {
+      // Nowhere to report: stay out of the way. maxcode sees a process that did GPU
+      // work without reporting it.
+      s.socket = connect_socket(socket);
+      if (s.socket < 0) return;
+    } else {
+      s.dir = dir;
+    }
     s.pid = getpid();
     s.exe = exe_path();
     const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    s.path = s.dir + "/gpu-" + std::to_string(s.pid) + "-" + std::to_string(stamp) + ".json";
+    if (!to_socket) s.path = s.dir + "/gpu-" + std::to_string(s.pid) + "-" + std::to_string(stamp) + ".json";
     s.last_snapshot = std::chrono::steady_clock::now();
     s.enabled = true;
     pthread_atfork(nullptr, nullptr, after_fork_child);

@@ -22,6 +22,35 @@ std::string megabytes(double bytes) {
 
 }  // namespace
 
+void add_summary(RunKernels& run, const GpuSummary& summary) {
+  ++run.processes;
+  run.calls.push_back({summary.pid, summary.ppid, summary.exe, summary.complete, summary.dropped, summary.api});
+  run.complete = run.complete && summary.complete;
+  run.dropped += summary.dropped;
+  run.messages.insert(run.messages.end(), summary.messages.begin(), summary.messages.end());
+  for (const KernelStats& k : summary.kernels) {
+    KernelTotals& t = run.kernels[k.name];
+    const bool earlier = t.launches == 0 || k.first_start_ns < t.first_start_ns;
+    if (t.launches == 0) {
+      t.name = k.name;
+      t.demangled = demangle(k.name);
+    }
+    if (earlier) t.first_start_ns = k.first_start_ns, t.first_launch_ns = k.first_launch_ns;
+    t.min_ns = t.launches == 0 ? k.min_ns : std::min(t.min_ns, k.min_ns);
+    t.max_ns = std::max(t.max_ns, k.max_ns);
+    t.launches += k.launches;
+    t.total_ns += k.total_ns;
+    t.streams.insert(k.streams.begin(), k.streams.end());
+  }
+  for (const TransferStats& x : summary.transfers) {
+    TransferStats& t = run.transfers[x.kind];
+    t.kind = x.kind;
+    t.count += x.count;
+    t.bytes += x.bytes;
+    t.total_ns += x.total_ns;
+  }
+}
+
 RunKernels read_run_kernels(const fs::path& dir) {
   RunKernels run;
   std::error_code ec;
@@ -39,33 +68,7 @@ RunKernels read_run_kernels(const fs::path& dir) {
     } catch (const nlohmann::json::exception& e) {
       throw std::runtime_error(file.string() + ": not a GPU activity file: " + e.what());
     }
-    const GpuSummary summary = parse_gpu_summary(document, file.string());
-    ++run.processes;
-    run.calls.push_back({summary.pid, summary.ppid, summary.exe, summary.complete, summary.dropped, summary.api});
-    run.complete = run.complete && summary.complete;
-    run.dropped += summary.dropped;
-    run.messages.insert(run.messages.end(), summary.messages.begin(), summary.messages.end());
-    for (const KernelStats& k : summary.kernels) {
-      KernelTotals& t = run.kernels[k.name];
-      const bool earlier = t.launches == 0 || k.first_start_ns < t.first_start_ns;
-      if (t.launches == 0) {
-        t.name = k.name;
-        t.demangled = demangle(k.name);
-      }
-      if (earlier) t.first_start_ns = k.first_start_ns, t.first_launch_ns = k.first_launch_ns;
-      t.min_ns = t.launches == 0 ? k.min_ns : std::min(t.min_ns, k.min_ns);
-      t.max_ns = std::max(t.max_ns, k.max_ns);
-      t.launches += k.launches;
-      t.total_ns += k.total_ns;
-      t.streams.insert(k.streams.begin(), k.streams.end());
-    }
-    for (const TransferStats& x : summary.transfers) {
-      TransferStats& t = run.transfers[x.kind];
-      t.kind = x.kind;
-      t.count += x.count;
-      t.bytes += x.bytes;
-      t.total_ns += x.total_ns;
-    }
+    add_summary(run, parse_gpu_summary(document, file.string()));
   }
   return run;
 }

@@ -59,6 +59,8 @@ struct RunKernels {
   std::vector<ProcessCalls> calls;                     // one per file, in file order
 };
 
+// Adds one process's summary to the run.
+void add_summary(RunKernels& run, const GpuSummary& summary);
 // Reads every gpu-*.json in `dir`. Throws std::runtime_error on an unreadable file.
 RunKernels read_run_kernels(const std::filesystem::path& dir);
 

@@ -15,6 +15,8 @@ struct Totals {
   std::map<std::string, std::uint64_t> ipc;
   bool all_counted = true;
   const ProcessCalls* uncounted = nullptr;
+  int incomplete = 0;
+  const ProcessCalls* first_incomplete = nullptr;
 };
 
 // Snapshots of a process that never reached its exit lag behind its launches (kernels
@@ -29,7 +31,11 @@ Totals totals(const RunKernels& run) {
     }
     t.contexts += p.api.contexts_created;
     for (const auto& [name, n] : p.api.ipc) t.ipc[name] += n;
-    if (!p.complete) continue;
+    if (!p.complete) {
+      if (!t.first_incomplete) t.first_incomplete = &p;
+      ++t.incomplete;
+      continue;
+    }
     t.launches += p.api.launches;
     t.recorded += std::min(p.api.launch_records, p.api.launches);
     const std::uint64_t missing = p.api.unrecorded_launches();
@@ -49,6 +55,10 @@ std::string check_launch_audit(const RunKernels& original, const RunKernels& can
     return "kernel launches were not counted in process " + std::to_string(c.uncounted->pid) + " (" +
            (c.uncounted->exe.empty() ? "unknown program" : c.uncounted->exe) +
            "): CUPTI's callbacks were taken or finalized by the program (the original's launches were counted)";
+  if (c.incomplete > o.incomplete)
+    return "process " + std::to_string(c.first_incomplete->pid) + " (" +
+           (c.first_incomplete->exe.empty() ? "unknown program" : c.first_incomplete->exe) +
+           ") ended without its final GPU summary (its report to maxcode was cut off): its kernels are not all known";
   if (c.unrecorded > o.unrecorded)
     return "kernel activity records missing: " + std::to_string(c.launches) + " launches made, " +
            std::to_string(c.recorded) + " recorded (activity recording was switched off or records were lost)";

@@ -20,6 +20,8 @@ namespace maxcode {
 // Empty when the candidate's calls are accounted for, else why it is rejected:
 // - a process whose calls were not counted (CUPTI's callbacks taken by the program,
 //   or finalized), where the original's were;
+// - a process that ended without its final summary (its report cut off: a closed
+//   channel, an abnormal end), where every process of the original's run reported one;
 // - kernel launches without a record, beyond the records CUPTI reports dropped and
 //   beyond what the original's run left unrecorded;
 // - CUDA IPC calls the original did not make;

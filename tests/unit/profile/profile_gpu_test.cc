@@ -10,6 +10,7 @@
 #include "runner/util/process.h"
 #include "runner/profile/bound.h"
 #include "runner/profile/collect.h"
+#include "runner/evaluate/gpu/record_socket.h"
 #include "runner/instrument/gpu_activity.h"
 #include "runner/instrument/inject_paths.h"
 #include "runner/profile/rank_gpu.h"
@@ -400,6 +401,32 @@ TEST(CuptiInjection, WithoutAGpuItDegradesWritesOnceAndNeverBreaksTheProgram) {
   EXPECT_TRUE(collected.gpu[0].kernels.empty());
   // Where a GPU is missing, CUPTI says so; where one is present, nothing is wrong.
   if (!collected.gpu[0].messages.empty()) EXPECT_NE(o.err.find("maxcode cupti: "), std::string::npos);
+}
+
+TEST(CuptiInjection, WithASocketItReportsThereOnceAndWritesNoFile) {
+  const auto library = find_inject_libraries().cupti;
+  if (library.empty()) GTEST_SKIP() << "built without CUPTI";
+  TempDir dir;
+  Command build;
+  build.shell = "cc -o " + (dir / "host").string() + " " +
+                source_path("tests/fixtures/profile/programs/inject_host.c").string() + " -ldl";
+  ASSERT_TRUE(run(build).ok());
+  RecordSocket socket;
+  Command c;
+  c.shell = (dir / "host").string() + " " + library.string();
+  c.env = {{"MAXCODE_PROFILE_SOCKET", socket.path()}};
+  c.cwd = dir.path().string();
+  Outcome o = run(c);
+  EXPECT_TRUE(o.ok()) << o.describe() << "\n" << o.tail();
+  const RecordStreams streams = socket.finish();
+  EXPECT_TRUE(streams.problems.empty()) << streams.problems.front();
+  // The parent's final summary; the forked child closed its copy of the connection.
+  ASSERT_EQ(streams.summaries.size(), 1u);
+  EXPECT_TRUE(streams.summaries[0].complete);
+  EXPECT_GT(streams.summaries[0].ppid, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "gpu"));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().extension(), "") << entry.path();  // no gpu-*.json beside
 }
 
 }  // namespace
