@@ -9,7 +9,8 @@
 // leaves what it did until then.
 //
 // Beside the records, CUPTI callbacks count the driver calls the records must account
-// for (ApiCalls in gpu_activity.h): every kernel launch call that returns successfully,
+// for (ApiCalls in gpu_activity.h): every kernel launch call that returns successfully
+// (driver and runtime, each level counted on its own, the larger count kept),
 // graph launches, CUDA IPC calls and contexts created. Code in the program can switch
 // activity recording off (cuptiActivityDisable) around a kernel, but the launch call
 // is still counted, and the evaluator compares the two. The file carries the pid and
@@ -32,6 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -68,7 +70,8 @@ struct Injection {
   // Driver calls, counted on the program's threads: atomics, so a launch never waits
   // for the mutex that a buffer being parsed holds. The IPC map is rare: under `mutex`.
   CUpti_SubscriberHandle subscriber = nullptr;
-  std::atomic<std::uint64_t> launches{0};
+  std::atomic<std::uint64_t> launches{0};          // driver launch calls
+  std::atomic<std::uint64_t> runtime_launches{0};  // runtime launch calls
   std::atomic<std::uint64_t> graph_launches{0};
   std::atomic<std::uint64_t> contexts_created{0};
   std::map<std::string, std::uint64_t> ipc;
@@ -138,6 +141,14 @@ constexpr CUpti_CallbackId kLaunchCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
 };
+constexpr CUpti_CallbackId kRuntimeLaunchCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
 constexpr CUpti_CallbackId kOtherCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
@@ -205,6 +216,39 @@ std::uint64_t kernels_launched(const Injection& s, CUpti_CallbackId id, const vo
   return capturing(s, stream) ? 0 : 1;
 }
 
+// The runtime's launch calls, likewise.
+std::uint64_t runtime_kernels_launched(const Injection& s, CUpti_CallbackId id, const void* params) {
+  auto per_thread = [](cudaStream_t stream) { return stream ? stream : cudaStreamPerThread; };
+  cudaStream_t stream = nullptr;
+  switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+      stream = static_cast<const cudaLaunchKernel_v7000_params*>(params)->stream;
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+      stream = per_thread(static_cast<const cudaLaunchKernel_ptsz_v7000_params*>(params)->stream);
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060: {
+      const cudaLaunchConfig_t* config = static_cast<const cudaLaunchKernelExC_v11060_params*>(params)->config;
+      stream = config ? config->stream : nullptr;
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+      const cudaLaunchConfig_t* config = static_cast<const cudaLaunchKernelExC_ptsz_v11060_params*>(params)->config;
+      stream = per_thread(config ? config->stream : nullptr);
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+      stream = static_cast<const cudaLaunchCooperativeKernel_v9000_params*>(params)->stream;
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+      stream = per_thread(static_cast<const cudaLaunchCooperativeKernel_ptsz_v9000_params*>(params)->stream);
+      break;
+    default:
+      return 0;
+  }
+  return capturing(s, static_cast<CUstream>(stream)) ? 0 : 1;
+}
+
 const char* ipc_name(CUpti_CallbackId id) {
   switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuIpcGetMemHandle: return "cuIpcGetMemHandle";
@@ -218,14 +262,19 @@ const char* ipc_name(CUpti_CallbackId id) {
 
 void CUPTIAPI on_driver_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                              const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   // Counted as the call returns, and only if it succeeded: a failed launch runs nothing.
+  // (CUresult and cudaError_t alike: 0 is success.)
   if (call->callbackSite != CUPTI_API_EXIT || !call->functionReturnValue ||
-      *static_cast<const CUresult*>(call->functionReturnValue) != CUDA_SUCCESS)
+      *static_cast<const int*>(call->functionReturnValue) != 0)
     return;
   Injection& s = state();
   if (s.forked_child) return;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    s.runtime_launches += runtime_kernels_launched(s, id, call->functionParams);
+    return;
+  }
   for (CUpti_CallbackId launch : kLaunchCalls) {
     if (id == launch) {
       s.launches += kernels_launched(s, id, call->functionParams);
@@ -263,6 +312,8 @@ void count_driver_calls(Injection& s) {
     if (!check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "cuptiEnableCallback")) return;
   for (CUpti_CallbackId id : kOtherCalls)
     if (!check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "cuptiEnableCallback")) return;
+  for (CUpti_CallbackId id : kRuntimeLaunchCalls)
+    if (!check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback")) return;
   s.subscriber = subscriber;
 }
 
@@ -311,7 +362,10 @@ void write_summary(Injection& s, bool complete) {
   maxcode::GpuSummary summary = s.activity.summary(s.pid, s.exe, complete);
   summary.ppid = getppid();
   summary.api.counted = callbacks_intact(s);
-  summary.api.launches = s.launches.load();
+  // The runtime launches through the driver, and CUPTI reports both levels: the larger
+  // count stands, so no launch is counted twice, and none is missed where only one
+  // level is reported.
+  summary.api.launches = std::max(s.launches.load(), s.runtime_launches.load());
   summary.api.graph_launches = s.graph_launches.load();
   summary.api.contexts_created = s.contexts_created.load();
   summary.api.ipc = s.ipc;
