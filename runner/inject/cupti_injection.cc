@@ -74,7 +74,8 @@ struct Injection {
   std::atomic<std::uint64_t> runtime_launches{0};  // runtime launch calls
   std::atomic<std::uint64_t> graph_launches{0};
   std::atomic<std::uint64_t> contexts_created{0};
-  std::map<std::string, std::uint64_t> ipc;
+  std::map<std::string, std::uint64_t> ipc;          // by the driver's name
+  std::map<std::string, std::uint64_t> runtime_ipc;  // the runtime's calls, by the driver's name
   using IsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
   IsCapturing is_capturing = nullptr;
 };
@@ -148,6 +149,12 @@ constexpr CUpti_CallbackId kRuntimeLaunchCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
+constexpr CUpti_CallbackId kRuntimeIpcCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetMemHandle_v4010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenMemHandle_v4010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetEventHandle_v4010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenEventHandle_v4010,
 };
 constexpr CUpti_CallbackId kOtherCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
@@ -260,6 +267,16 @@ const char* ipc_name(CUpti_CallbackId id) {
   }
 }
 
+const char* runtime_ipc_name(CUpti_CallbackId id) {
+  switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetMemHandle_v4010: return "cuIpcGetMemHandle";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenMemHandle_v4010: return "cuIpcOpenMemHandle";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetEventHandle_v4010: return "cuIpcGetEventHandle";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenEventHandle_v4010: return "cuIpcOpenEventHandle";
+    default: return nullptr;
+  }
+}
+
 void CUPTIAPI on_driver_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                              const void* data) {
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
@@ -272,7 +289,12 @@ void CUPTIAPI on_driver_call(void* /*userdata*/, CUpti_CallbackDomain domain, CU
   Injection& s = state();
   if (s.forked_child) return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    s.runtime_launches += runtime_kernels_launched(s, id, call->functionParams);
+    if (const char* name = runtime_ipc_name(id)) {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      ++s.runtime_ipc[name];
+    } else {
+      s.runtime_launches += runtime_kernels_launched(s, id, call->functionParams);
+    }
     return;
   }
   for (CUpti_CallbackId launch : kLaunchCalls) {
@@ -323,6 +345,7 @@ void count_driver_calls(Injection& s) {
     if (!enable(CUPTI_CB_DOMAIN_DRIVER_API, id) && id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) core = false;
   for (CUpti_CallbackId id : kOtherCalls) enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
   for (CUpti_CallbackId id : kRuntimeLaunchCalls) enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (CUpti_CallbackId id : kRuntimeIpcCalls) enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
   if (core) s.subscriber = subscriber;
 }
 
@@ -377,7 +400,9 @@ void write_summary(Injection& s, bool complete) {
   summary.api.launches = std::max(s.launches.load(), s.runtime_launches.load());
   summary.api.graph_launches = s.graph_launches.load();
   summary.api.contexts_created = s.contexts_created.load();
+  // Per name, as the launches: the larger of the two levels.
   summary.api.ipc = s.ipc;
+  for (const auto& [name, n] : s.runtime_ipc) summary.api.ipc[name] = std::max(summary.api.ipc[name], n);
   if (s.socket >= 0) {
     send_summary(s, maxcode::to_json(summary).dump() + "\n", complete);
     return;
