@@ -45,7 +45,8 @@ want tests && echo "== 1. GPU tests (label gpu)"
 # so that nothing depends on the path they were built at.
 export MAXCODE_SOURCE_DIR=$PWD MAXCODE_BINARY=$PWD/build/maxcode
 want tests && for t in build/tests/*_test; do
-  MAXCODE_GPU_TEST_OUT=$out "$t" 2>&1 | tee "$out/$(basename "$t").log" | grep -E "^(cheat|fault) |^A/A|OK \]|FAILED|Failure|expected|Skipped" 
+  # The bundle's shared libraries (libgit2 and others Ubuntu lacks) are beside maxcode.
+  LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} MAXCODE_GPU_TEST_OUT=$out "$t" 2>&1 | tee "$out/$(basename "$t").log" | grep -E "^(cheat|fault) |^A/A|OK \]|FAILED|Failure|expected|Skipped" 
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 
