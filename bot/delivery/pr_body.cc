@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "bot/delivery/pr_metadata.h"
 #include "bot/delivery/sanitize.h"
+#include "runner/core/witness_record.h"
 #include "runner/util/secrets.h"
 
 namespace maxcode::bot {
@@ -72,8 +74,24 @@ std::string header(const DeliveryInput& in) {
   std::string out = "maxcode found a faster version of " + cell_code(in.function()) + " in " + cell_code(in.git_path()) +
                     " and measured it: **" + ratio(s) + " faster** (" + time_change(s) +
                     " time), confirmed in a fresh A/B session against the original.\n\n";
-  out += "Only the body of this function changed (plus helpers next to it); a candidate touching anything else would "
-         "have been rejected before building.\n";
+  // The unit (result.json target.unit): the function and what it calls in its file,
+  // a kernel rewritten in place included.
+  std::vector<std::string> unit;
+  const json& target = in.result.contains("target") ? in.result["target"] : json::object();
+  if (target.is_object() && target.contains("unit") && target["unit"].is_array())
+    for (const auto& f : target["unit"])
+      if (f.is_string()) unit.push_back(f.get<std::string>());
+  if (unit.size() > 1) {
+    std::string names;
+    for (std::size_t i = 0; i < unit.size() && i < 12; ++i) names += (i ? ", " : "") + cell_code(unit[i], 80);
+    if (unit.size() > 12) names += ", …";
+    out += "Only the functions of its unit changed (" + names +
+           ": the function and what it calls in the same file), plus helpers next to them; a candidate touching "
+           "anything else would have been rejected before building.\n";
+  } else {
+    out += "Only the body of this function changed (plus helpers next to it); a candidate touching anything else would "
+           "have been rejected before building.\n";
+  }
   return out;
 }
 
@@ -96,6 +114,15 @@ std::string results(const DeliveryInput& in) {
          "the interval is a paired bootstrap 95% interval. A round times all benchmarks once";
   const std::string stop = str(confirmation, "stop_reason");
   out += stop.empty() ? ".\n" : " (rounds stopped: " + sanitize_inline(stop, 60) + ").\n";
+  // What the claim rests on besides the in-process timer (GPU winners).
+  if (w.contains("witness") && w["witness"].is_object()) {
+    try {
+      out += "Out-of-process check (Nsight Compute, run by maxcode): " +
+             sanitize_inline(describe(witness_record_from_json(w["witness"])), 400) + ".\n";
+    } catch (const json::exception&) {
+      out += "Out-of-process check: the record in result.json is malformed.\n";
+    }
+  }
   if (w.contains("search_speedup") && w["search_speedup"].is_object())
     out += "During the search the same candidate measured " + ratio(num(w["search_speedup"], "median")) + " [" +
            fixed(num(w["search_speedup"], "low"), 2) + ", " + fixed(num(w["search_speedup"], "high"), 2) + "].\n";

@@ -98,6 +98,28 @@ TEST(PrBody, StatesPrecisionAuditAndCallCheck) {
     EXPECT_NE(body.find(part), std::string::npos) << "missing: " << part << "\n" << body;
 }
 
+// A kernel rewritten in place with its launcher: the PR names the unit that may change,
+// and a GPU winner's out-of-process witness is stated beside the timer's figure.
+TEST(PrBody, NamesTheUnitAndTheWitness) {
+  DeliveryInput in = sample();
+  EXPECT_NE(compose_pr(in, context()).body.find("Only the body of this function changed"), std::string::npos);
+  in.result["target"]["unit"] = {"histogram", "histogram_kernel"};
+  in.result["winner"]["witness"] = {{"status", "agrees"},
+                                    {"tolerance", 0.25},
+                                    {"claimed_speedup", 1.75},
+                                    {"witness_speedup", 1.71},
+                                    {"original", {{"ncu_launches", 20}, {"ncu_ns", 2.8e6}, {"cupti_launches", 20}, {"cupti_ns", 2.9e6}}},
+                                    {"candidate", {{"ncu_launches", 20}, {"ncu_ns", 1.6e6}, {"cupti_launches", 20}, {"cupti_ns", 1.7e6}}}};
+  std::string body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("Only the functions of its unit changed (`histogram`, `histogram_kernel`"), std::string::npos) << body;
+  EXPECT_NE(body.find("Out-of-process check (Nsight Compute, run by maxcode): witness: ncu 1.71x vs claimed 1.75x"),
+            std::string::npos)
+      << body;
+  in.result["winner"]["witness"]["status"] = 3;  // malformed: said, never a crash
+  body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("Out-of-process check: the record in result.json is malformed."), std::string::npos) << body;
+}
+
 TEST(PrBody, RuleBasedCritiqueIsNotCalledModelWritten) {
   const PrText pr = compose_pr(sample("Memory bound: 80% of DRAM bandwidth.", "metrics"), context());
   EXPECT_NE(pr.body.find("rule-based diagnosis"), std::string::npos);
