@@ -245,7 +245,7 @@ void Evaluator::prepare_baseline() {
         } catch (const std::exception& error) {
           throw SetupError(std::string("benchmark '") + bench.name + "': " + error.what());
         }
-        if (run.processes == 0)
+        if (run.processes() == 0)
           throw SetupError("benchmark '" + bench.name + "' is timed by its kernels, but no GPU activity "
                            "was recorded: it does not use CUDA, or CUPTI could not attach");
         if (!run.messages.empty())

@@ -57,7 +57,7 @@ RunKernels Evaluator::gpu_records(GpuRun& gpu) {
 }
 
 std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const {
-  if (run.processes == 0)
+  if (run.processes() == 0)
     return "no GPU activity was recorded (CUPTI could not attach, or the program used no CUDA)";
   if (run.dropped > 0)
     return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";

@@ -95,7 +95,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
         RunKernels run = gpu_records(gpu);
         seconds = selections_[b].seconds(run);
         problem = check_gpu_run(b, run, seconds);
-        if (problem.empty()) problem = check_gpu_processes(gpu_processes, run.processes);
+        if (problem.empty()) problem = check_gpu_processes(gpu_processes, run.processes());
         session.kernels = to_json(run, selections_[b]);
         session.runs[b] = run;
         if (session.device) session.kernels["gpu_processes"] = to_json(gpu_processes);

@@ -53,7 +53,7 @@ ProbeRun run_probe(const fs::path& probe, const fs::path& injection, const fs::p
   if (!streams.problems.empty()) r.problem = streams.problems.front();
   for (const GpuSummary& s : streams.summaries) add_summary(r.run, s);
   std::printf("launch-audit %-6s %s, %d process(es) reported, NVML: %d process(es) (%s)\n", mode.c_str(),
-              r.outcome.describe().c_str(), r.run.processes, r.processes.processes,
+              r.outcome.describe().c_str(), r.run.processes(), r.processes.processes,
               r.processes.checked ? "checked" : r.processes.note.c_str());
   for (const ProcessCalls& p : r.run.calls)
     std::printf("launch-audit %-6s pid %ld ppid %ld counted %d launches %llu records %llu graph launches %llu "
@@ -94,7 +94,7 @@ TEST(LaunchAuditGpu, EachCheatOfTheProbeIsSeen) {
   EXPECT_EQ(api.graph_launches, 2u);
   EXPECT_EQ(plain.run.kernels.begin()->second.launches, 19u);  // 13 + the graph's 2 x 3
   EXPECT_EQ(check_launch_audit(plain.run, plain.run), "");
-  EXPECT_EQ(check_gpu_processes(plain.processes, plain.run.processes), "");
+  EXPECT_EQ(check_gpu_processes(plain.processes, plain.run.processes()), "");
 
   const ProbeRun hide = run_probe(probe, injection, dir.path(), "hide");
   ASSERT_TRUE(hide.outcome.ok()) << hide.outcome.tail();
@@ -109,9 +109,9 @@ TEST(LaunchAuditGpu, EachCheatOfTheProbeIsSeen) {
 
   const ProbeRun child = run_probe(probe, injection, dir.path(), "child");
   ASSERT_TRUE(child.outcome.ok()) << child.outcome.tail();
-  EXPECT_EQ(child.run.processes, 1);  // the child dropped the injection's variables
+  EXPECT_EQ(child.run.processes(), 1);  // the child dropped the injection's variables
   if (!child.processes.checked) GTEST_SKIP() << "NVML could not count processes: " << child.processes.note;
-  EXPECT_EQ(check_gpu_processes(child.processes, child.run.processes),
+  EXPECT_EQ(check_gpu_processes(child.processes, child.run.processes()),
             "2 processes held a GPU context during the run, 1 reported its kernels: a process without maxcode's "
             "profiler did GPU work");
 }

@@ -23,7 +23,6 @@ std::string megabytes(double bytes) {
 }  // namespace
 
 void add_summary(RunKernels& run, const GpuSummary& summary) {
-  ++run.processes;
   run.calls.push_back({summary.pid, summary.ppid, summary.exe, summary.complete, summary.dropped, summary.api});
   run.complete = run.complete && summary.complete;
   run.dropped += summary.dropped;
@@ -205,7 +204,7 @@ nlohmann::json to_json(const RunKernels& run, const KernelSelection& selection) 
   nlohmann::json transfers = nlohmann::json::object();
   for (const auto& [kind, t] : run.transfers) transfers[kind] = {{"count", t.count}, {"bytes", t.bytes}};
   return {{"kernels", kernels},       {"transfers", transfers}, {"dropped", run.dropped},
-          {"processes", run.processes}, {"complete", run.complete}};
+          {"processes", run.processes()}, {"complete", run.complete}};
 }
 
 }  // namespace maxcode

@@ -54,9 +54,9 @@ struct RunKernels {
   std::map<std::string, TransferStats> transfers;     // by kind: "HtoD", "memset", ...
   std::uint64_t dropped = 0;                           // records CUPTI lost
   std::vector<std::string> messages;                   // CUPTI errors
-  int processes = 0;                                   // files read
   bool complete = true;                                // every process reached its exit
-  std::vector<ProcessCalls> calls;                     // one per file, in file order
+  std::vector<ProcessCalls> calls;                     // one per process summary, in order read
+  int processes() const { return static_cast<int>(calls.size()); }
 };
 
 // Adds one process's summary to the run.

@@ -35,7 +35,7 @@ TEST(KernelTime, SumsEveryStreamAndLeavesOutTheFirstLaunch) {
   a.add_kernel(launch(kTranspose, 5000, 500, /*stream=*/13));  // another stream counts too
   write_process(dir.path(), "gpu-1-1.json", a);
   RunKernels run = read_run_kernels(dir.path());
-  ASSERT_EQ(run.processes, 1);
+  ASSERT_EQ(run.processes(), 1);
   KernelSelection all({}, {}, 1);
   EXPECT_NEAR(all.seconds(run), 1000e-9, 1e-15);
   EXPECT_EQ(all.counted_launches(run), 2u);
@@ -61,7 +61,7 @@ TEST(KernelTime, ProcessesOfOneRunAddUp) {
   write_process(dir.path(), "gpu-1-1.json", a);
   write_process(dir.path(), "gpu-2-1.json", b);
   RunKernels run = read_run_kernels(dir.path());
-  EXPECT_EQ(run.processes, 2);
+  EXPECT_EQ(run.processes(), 2);
   EXPECT_EQ(run.kernels.at(kTranspose).launches, 2u);
 }
 
@@ -207,7 +207,7 @@ TEST(KernelTime, AMalformedFileIsAnErrorNamingIt) {
 
 TEST(KernelTime, AnEmptyDirectoryHasNoProcesses) {
   TempDir dir;
-  EXPECT_EQ(read_run_kernels(dir.path()).processes, 0);
+  EXPECT_EQ(read_run_kernels(dir.path()).processes(), 0);
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ TEST(RecordSocket, EachProcessReportsOnceAndItsFinalSummaryStands) {
   ASSERT_EQ(streams.summaries.size(), 2u);
   RunKernels run;
   for (const GpuSummary& s : streams.summaries) add_summary(run, s);
-  EXPECT_EQ(run.processes, 2);
+  EXPECT_EQ(run.processes(), 2);
   EXPECT_TRUE(run.complete);
   EXPECT_EQ(run.kernels.at("_Z4realPf").total_ns, 1200u);
   // The socket and its directory are gone with the run.
