@@ -26,10 +26,26 @@ double own_time(const Profile& profile, const std::string& function, const std::
 
 void decide_regression(RegressionCheck& check) {
   check.rounds = static_cast<int>(std::min(check.before_ns.size(), check.after_ns.size()));
-  if (check.rounds == 0) return;
+  // A side with no sample in a round (0: the function ran too briefly to be sampled) still
+  // says which side was slower, but gives no ratio: the growth rests on the rounds
+  // sampled on both sides.
+  std::vector<double> after, before;
+  for (int i = 0; i < check.rounds; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (check.after_ns[k] > 0 && check.before_ns[k] > 0) {
+      after.push_back(check.after_ns[k]);
+      before.push_back(check.before_ns[k]);
+    }
+  }
+  if (after.empty()) {
+    if (check.note.empty()) check.note = "the function was not sampled on both commits in any round";
+    check.rounds = 0;
+    return;
+  }
+  check.note.clear();  // a round unsampled on both sides, if any, is no reason now
   // paired_ratio_interval(b, c) is the median of b_i / c_i: with b = after and c =
   // before, the growth of the own time.
-  const RatioInterval growth = paired_ratio_interval(check.after_ns, check.before_ns);
+  const RatioInterval growth = paired_ratio_interval(after, before);
   check.growth = growth.median;
   check.low = growth.low;
   check.high = growth.high;
@@ -94,14 +110,12 @@ std::vector<RegressionCheck> check_regressions(const RegressionCheckRequest& req
       }
       for (std::size_t k = 0; k < n; ++k) {
         RegressionCheck& c = checks[k];
-        if (!c.note.empty()) continue;
-        if (a[k] <= 0 || b[k] <= 0) {
+        if (a[k] <= 0 && b[k] <= 0) {
           c.note = request.functions[k].function + " was not sampled in round " + std::to_string(i + 1) +
-                   " (it ran too briefly, or under another name)";
-          c.before_ns.clear();
-          c.after_ns.clear();
+                   " on either commit (it ran too briefly, or under another name)";
           continue;
         }
+        // One side unsampled: kept as 0, which decide_regression reads as "shorter".
         c.before_ns.push_back(b[k]);
         c.after_ns.push_back(a[k]);
       }

@@ -33,6 +33,22 @@ TEST(RegressionCheck, OneRoundNotSlowerIsNotConfirmed) {
   EXPECT_GT(c.growth, 2.5);
 }
 
+// The earlier commit's function, eight times shorter, went unsampled in one round (seen
+// in CI): that round still shows the later commit slower; the growth rests on the rest.
+TEST(RegressionCheck, ARoundUnsampledOnOneSideStillCounts) {
+  RegressionCheck c = decided({100, 0, 98, 101, 99}, {800, 790, 810, 805, 796});
+  EXPECT_EQ(c.rounds, 5);
+  EXPECT_TRUE(c.confirmed);
+  EXPECT_NEAR(c.growth, 8.0, 0.2);
+  // Unsampled on the later side: that round is not slower.
+  c = decided({100, 102, 98, 101, 99}, {800, 0, 810, 805, 796});
+  EXPECT_FALSE(c.confirmed);
+  // Never sampled on both sides: no check.
+  c = decided({0, 0}, {800, 790});
+  EXPECT_EQ(c.rounds, 0);
+  EXPECT_FALSE(c.note.empty());
+}
+
 TEST(RegressionCheck, NoRoundsDecidesNothing) {
   const RegressionCheck c = decided({}, {});
   EXPECT_EQ(c.rounds, 0);
