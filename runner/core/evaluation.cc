@@ -12,6 +12,7 @@ const char* verdict_name(Verdict verdict) {
     case Verdict::kTimeout: return "timeout";
     case Verdict::kCrashed: return "crashed";
     case Verdict::kRejected: return "rejected";
+    case Verdict::kUnverifiable: return "unverifiable";
   }
   return "unknown";
 }
@@ -98,7 +99,8 @@ nlohmann::json to_json(const Evaluation& e) {
 
 Verdict verdict_from_name(const std::string& name) {
   for (Verdict v : {Verdict::kFaster, Verdict::kNotFaster, Verdict::kIncorrect, Verdict::kCompileError,
-                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kRejected})
+                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kRejected,
+                    Verdict::kUnverifiable})
     if (name == verdict_name(v)) return v;
   throw std::invalid_argument("unknown verdict '" + name + "'");
 }

@@ -25,6 +25,8 @@ enum class Verdict {
   kTimeout,       // a step ran past its time limit
   kCrashed,       // a benchmark died (signal, non-zero exit, output flood)
   kRejected,      // out of scope, protected files touched, or unusable candidate
+  kUnverifiable,  // correct where checked and timed faster, but on a benchmark where a cache or
+                  // skipped work could not have been seen: no claim is made
 };
 const char* verdict_name(Verdict verdict);
 

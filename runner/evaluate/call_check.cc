@@ -1,16 +1,22 @@
-// The call check: a dedicated run of each benchmark with the call shim around the
-// target (runner/workspace/call_shim.h), first for the original at setup (which also
-// feeds the benchmark audit), then for every candidate that passed the ordinary checks.
-// A candidate is rejected when its per-call times show a cache or skipped calls that
-// the original's do not (call_consistency.h), or when, with inputs perturbed and
-// outputs poisoned between calls, any recorded output element differs from the
-// original's on the same inputs. Its precision against the original is kept either way.
-#include <fstream>
+// The call check and the shimmed runs (call_shim.h, runner/inject/shim_runtime.cc).
+//
+// Every wall-clock benchmark whose calls of the target the shim can see is run, checked
+// and timed alike, on a build of each side with the shim: the original's at setup (the
+// benchmark audit, the sizes of outputs the signature does not give, its per-call
+// outputs with the reference perturbation), each candidate's before timing (rejected
+// when its per-call times show a cache or skipped calls, or when any call's output
+// differs from the original's on the same perturbed inputs), and both sides in every
+// timing round, with a perturbation drawn for that round (timing.cc). Where no output
+// can be compared per call, or the inputs cannot be changed between calls, no claim may
+// rest on the benchmark: the verdict is "unverifiable", with what to add.
+#include <algorithm>
 
 #include "runner/evaluate/call_consistency.h"
 #include "runner/evaluate/evaluator.h"
 #include "runner/evaluate/evaluator_steps.h"
+#include "runner/evaluate/output_compare.h"
 #include "runner/evaluate/precision.h"
+#include "runner/instrument/inject_paths.h"
 #include "runner/util/files.h"
 
 namespace maxcode {
@@ -20,10 +26,12 @@ using namespace evaluator_steps;
 
 namespace {
 
-std::string read_binary(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+// A recorded output is at most the runtime's cap per call; a file larger than this was
+// not written by it.
+constexpr std::size_t kMaxRecordFile = 256u << 20;
+// Bytes of outputs recorded per run, over all calls: the per-call cap is this divided by
+// the original's number of calls, within [kMinCap, kMaxCap].
+constexpr std::uint64_t kRecordBudget = 64u << 20, kMinCap = 4096, kMaxCap = 4u << 20;
 
 // The benchmarks the call check runs: those timed by the wall clock (a GPU benchmark's
 // host launcher returns before its kernels finish; gpu_checks.cc covers those; a Google
@@ -38,13 +46,31 @@ std::string not_checked_by_calls(const BenchmarkConfig& bench) {
 }
 
 bool same_interface(const ShimPlan& a, const ShimPlan& b) {
-  if (a.params.size() != b.params.size()) return false;
+  if (a.params.size() != b.params.size() || a.return_element != b.return_element) return false;
   for (std::size_t i = 0; i < a.params.size(); ++i)
     if (a.params[i].name != b.params[i].name || a.params[i].kind != b.params[i].kind ||
-        a.params[i].element != b.params[i].element)
+        a.params[i].element != b.params[i].element || a.params[i].size != b.params[i].size)
       return false;
   return true;
 }
+
+const CallOutput* find_output(const CallRecord& record, const std::string& name) {
+  for (const CallOutput& o : record.outputs)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+const CallArg* find_arg(const CallRecord& record, const std::string& name) {
+  for (const CallArg& a : record.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+// What to add so that a benchmark can carry a claim.
+constexpr const char* kWhatToAdd =
+    "describe the element counts of the target's pointer parameters in .maxcode.json "
+    "(\"targets\": {\"interface\": {\"param\": \"n\"}}), or give it a benchmark that passes different inputs "
+    "on every call";
 
 }  // namespace
 
@@ -52,41 +78,128 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
   return workspace / (".maxcode-calls-" + shim_tag_);
 }
 
-std::optional<std::vector<CallRecord>> Evaluator::run_with_shim(Evaluation& e, const fs::path& ws,
-                                                                const std::map<std::string, std::string>& overrides,
-                                                                std::size_t b, bool perturb, std::string& out,
-                                                                std::string& problem) {
+std::vector<std::pair<std::string, std::string>> Evaluator::shim_env(const fs::path& ws) const {
+  (void)ws;
+  return {{"LD_PRELOAD", shim_library_}};
+}
+
+std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
+                                              const std::map<std::string, std::string>& overrides, std::size_t b,
+                                              std::uint64_t key, bool discover, std::string& problem, bool timed,
+                                              double* wall_s) {
   const BenchmarkConfig& bench = config_.benchmarks[b];
-  const fs::path dir = call_dir(ws);
+  // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
+  static std::atomic<unsigned> slot_counter{0};
+  const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot_counter++ % 2));
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   fs::create_directories(dir);
-  write_text(dir / "mode", perturb ? "perturb\n" : "observe\n");
-  auto r = run_step(e, std::string("call check ") + bench.name + (perturb ? " (perturbed)" : " (observed)"),
-                    bench.command, ws, bench.timeout_s, overrides,
-                    {{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())}});
+  std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
+  if (call_baselines_.size() > b && call_baselines_[b]) {
+    config += "cap " + std::to_string(call_baselines_[b]->cap) + "\n";
+    for (const auto& [name, bytes] : call_baselines_[b]->sizes)
+      config += "size " + name + " " + std::to_string(bytes) + "\n";
+  }
+  write_text_exact(dir / "config", config);
+  std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())},
+                                                       {"MAXCODE_SHIM_DIR", dir.string()}};
+  for (const auto& kv : shim_env(ws)) env.push_back(kv);
+  const std::string label = (timed ? "timing " : std::string("call check ")) + bench.name +
+                            (key ? " (perturbed)" : " (observed)");
+  auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {},
+                    {fs::path(shim_library_).parent_path().string()});
+  if (wall_s) *wall_s = r.outcome.wall_s;
   if (!r.tampered.empty()) {
-    problem = "source files changed during the call check: " + r.tampered;
+    problem = "source files changed during the " + label + " run: " + r.tampered;
     return std::nullopt;
   }
   if (!r.outcome.ok()) {
     problem = "benchmark '" + bench.name + "' " + r.outcome.describe() + " under the call shim" +
-              (perturb ? " with perturbed inputs" : "");
+              (key ? " with perturbed inputs" : "");
     return std::nullopt;
   }
-  out = r.outcome.out;
+  ShimRun run;
+  run.out = r.outcome.out;
+  run.dir = dir;
   try {
-    return read_call_records(dir);
+    run.records = read_call_records(dir);
   } catch (const std::exception& error) {
     problem = error.what();
     return std::nullopt;
   }
+  return run;
+}
+
+std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,
+                                         std::map<std::string, OutputError>* errors) const {
+  const BenchmarkConfig& bench = config_.benchmarks[b];
+  if (bench.compare_output) {
+    Comparison c = compare_outputs(want.out, got.out, {bench.rtol, bench.atol});
+    if (!c.equal) return "its printed output differs from the original's on the same perturbed inputs: " + c.summary();
+  }
+  if (got.records.size() != want.records.size())
+    return "it was called " + std::to_string(got.records.size()) + " time(s), the original " +
+           std::to_string(want.records.size());
+  const std::string total = std::to_string(want.records.size());
+  for (std::size_t i = 0; i < want.records.size(); ++i) {
+    const CallRecord& w = want.records[i];
+    const CallRecord& g = got.records[i];
+    for (const CallArg& arg : w.args) {
+      if (!arg.input) continue;
+      const CallArg* other = find_arg(g, arg.name);
+      if (other && other->entry_hash == arg.entry_hash && other->exit_hash != arg.exit_hash &&
+          arg.entry_hash == arg.exit_hash)
+        return "call " + std::to_string(i + 1) + " of " + total + " changes its input '" + arg.name +
+               "', which the original leaves as it is";
+    }
+    for (const CallOutput& output : w.outputs) {
+      const CallOutput* other = find_output(g, output.name);
+      OutputError error;
+      if (!other || other->kept != output.kept || other->stride != output.stride || other->offset != output.offset) {
+        error.output = output.name;
+        error.type = output.type;
+        error.mismatches = 1;
+        error.first_mismatch = other ? "recorded differently" : "no output recorded";
+      } else {
+        std::string a, c;
+        try {
+          a = read_untrusted_file(output.file, kMaxRecordFile);
+          c = read_untrusted_file(other->file, kMaxRecordFile);
+        } catch (const std::exception& failure) {
+          return std::string("its recorded output could not be read: ") + failure.what();
+        }
+        error = compare_buffers(output.name, output.type, a, c, bench.rtol, bench.atol);
+      }
+      if (error.mismatches > 0)
+        return "'" + output.name + "' of call " + std::to_string(i + 1) + " of " + total +
+               " differs from the original's on the same perturbed inputs: " + std::to_string(error.mismatches) +
+               " of " + std::to_string(error.values) + " values differ" +
+               (error.unwritten ? " (" + std::to_string(error.unwritten) + " not written)" : "") + "; " +
+               error.first_mismatch;
+      if (errors) {
+        auto [it, fresh] = errors->emplace(output.name, error);
+        if (!fresh) merge(it->second, error);
+      }
+    }
+  }
+  return "";
+}
+
+std::string Evaluator::unverifiable_reason() const {
+  std::vector<std::string> reasons;
+  for (std::size_t b = 0; b < call_baselines_.size(); ++b)
+    if (call_baselines_[b] && !call_baselines_[b]->unverifiable.empty())
+      reasons.push_back("unverifiable on benchmark '" + config_.benchmarks[b].name + "': " +
+                        call_baselines_[b]->unverifiable);
+  return join(reasons, "; ");
 }
 
 void Evaluator::prepare_call_check() {
   audits_.clear();
   call_baselines_.assign(config_.benchmarks.size(), std::nullopt);
   std::string problem;
+  bool any = false;
+  for (const BenchmarkConfig& bench : config_.benchmarks) any = any || checked_by_calls(bench);
   if (target_.function.empty()) {
     // `maxcode init` checks the original with no target chosen yet: nothing to wrap.
     shim_plan_ = ShimPlan{};
@@ -95,17 +208,24 @@ void Evaluator::prepare_call_check() {
     shim_plan_ = plan_shim(original_file_, extent_, config_.targets.interface);
     problem = shim_plan_.unsupported;
   }
-  fs::path ws;
+  if (problem.empty() && any) {
+    InjectLibraries libs = find_inject_libraries();
+    if (libs.shim.empty()) {
+      problem = "this maxcode has no libmaxcode_shim.so beside it";
+    } else {
+      // Copied into the work directory, shown read-only in the sandbox (check.cc).
+      fs::create_directories(options_.work_dir / "inject");
+      shim_library_ = (options_.work_dir / "inject" / libs.shim.filename()).string();
+      fs::copy_file(libs.shim, shim_library_, fs::copy_options::overwrite_existing);
+    }
+  }
   Evaluation e;
   e.candidate_id = "baseline-calls";
-  std::map<std::string, std::string> overrides;
-  bool any = false;
-  for (const BenchmarkConfig& bench : config_.benchmarks) any = any || checked_by_calls(bench);
+  const fs::path ws = shim_baseline_workspace_ = new_workspace_dir("baseline-calls");
+  std::map<std::string, std::string>& overrides = shim_baseline_files_;
   if (problem.empty() && any) {
     progress_.status("baseline: building the original with the call shim");
-    ws = new_workspace_dir("baseline-calls");
-    ShimOptions options{call_dir(ws).string(), shim_tag_, shim_salt_};
-    overrides[target_.file] = add_call_shim(original_file_, extent_, shim_plan_, options);
+    overrides[target_.file] = add_call_shim(original_file_, extent_, shim_plan_, {shim_tag_});
     create_workspace(source_, ws, overrides);
     if (!config_.build.configure.empty()) {
       auto r = run_step(e, "configure (call shim)", config_.build.configure, ws, config_.build.timeout_s, overrides);
@@ -129,53 +249,101 @@ void Evaluator::prepare_call_check() {
     in.atol = bench.atol;
     in.shim_problem = problem;
     in.outputs_sized = false;
-    for (const ShimParam& param : shim_plan_.params)
-      in.outputs_sized = in.outputs_sized || (param.kind == ShimParam::Kind::kOutput && !param.size.empty());
-    // A benchmark the shim never runs says why, also when there is no target yet (init).
-    if ((problem.empty() || target_.function.empty()) && !checked_by_calls(bench))
-      in.shim_problem = not_checked_by_calls(bench);
+    if (!checked_by_calls(bench)) in.shim_problem = not_checked_by_calls(bench);
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
-      std::string out, why;
-      in.observed = run_with_shim(e, ws, overrides, b, false, out, why);
-      if (!in.observed) {
-        in.shim_problem = why;
-      } else {
-        CallBaseline baseline;
-        baseline.records = *in.observed;
-        if (shim_plan_.interface != "none") {
-          auto perturbed = run_with_shim(e, ws, overrides, b, true, out, why);
-          if (perturbed) {
-            in.perturbed_output = out;
-            baseline.perturb = true;
-            baseline.records = *perturbed;
-            baseline.dir = options_.work_dir / ("calls-original-" + std::to_string(b));
-            std::error_code ignored;
-            fs::remove_all(baseline.dir, ignored);
-            fs::create_directories(baseline.dir);
-            for (const auto& entry : fs::directory_iterator(call_dir(ws)))
-              fs::copy_file(entry.path(), baseline.dir / entry.path().filename());
-            for (CallRecord& record : baseline.records)
-              for (CallOutput& output : record.outputs) output.file = baseline.dir / output.file.filename();
-          } else {
-            warnings_.push_back("call check of '" + bench.name + "': inputs are not perturbed, because " + why);
+      CallBaseline baseline;
+      std::string why;
+      // 1. Observe (no perturbation), finding how far unsized outputs are written.
+      auto observed = run_shimmed(e, ws, overrides, b, 0, true, why);
+      if (observed) {
+        in.observed = observed->records;
+        long calls = static_cast<long>(observed->records.size());
+        for (const CallRecord& record : observed->records)
+          for (const CallExtent& x : record.extents)
+            if (x.bytes > 0) baseline.sizes[x.name] = std::max<std::uint64_t>(baseline.sizes[x.name], x.bytes);
+        baseline.cap = std::clamp<std::uint64_t>(kRecordBudget / static_cast<std::uint64_t>(std::max(1L, calls)),
+                                                 kMinCap, kMaxCap);
+        call_baselines_[b] = baseline;  // run_shimmed reads the sizes and the cap from here
+        // 2. The reference perturbation, twice: the original must reproduce its own
+        // per-call outputs, or nothing can be held against them.
+        auto reference = run_shimmed(e, ws, overrides, b, reference_key_, false, why);
+        std::optional<ShimRun> again;
+        if (reference) {
+          const fs::path keep = options_.work_dir / ("calls-original-" + std::to_string(b));
+          std::error_code ignored;
+          fs::remove_all(keep, ignored);
+          fs::create_directories(keep);
+          for (const auto& entry : fs::directory_iterator(reference->dir))
+            if (entry.is_regular_file()) fs::copy_file(entry.path(), keep / entry.path().filename());
+          reference->dir = keep;
+          for (CallRecord& record : reference->records)
+            for (CallOutput& output : record.outputs) output.file = keep / output.file.filename();
+          again = run_shimmed(e, ws, overrides, b, reference_key_, false, why);
+        }
+        if (!reference || !again) {
+          in.shim_problem = why;
+          baseline.unverifiable = "the benchmark fails under the call shim: " + why;
+        } else {
+          in.perturbed_output = reference->out;
+          baseline.reference = *reference;
+          baseline.shimmed = true;
+          bool every_call_compared = true, inputs_changed = false;
+          for (const CallRecord& record : reference->records) {
+            every_call_compared = every_call_compared && !record.outputs.empty();
+            for (const CallArg& arg : record.args) inputs_changed = inputs_changed || arg.input;
+          }
+          for (const CallRecord& record : reference->records)
+            for (const CallOutput& output : record.outputs) in.outputs_sized = in.outputs_sized || output.name != "return";
+          const std::string reproduced = compare_shim_runs(b, *reference, *again);
+          if (reference->records.empty()) {
+            // The benchmark never calls the target: nothing on it can be cached or skipped.
+          } else if (!every_call_compared) {
+            baseline.unverifiable = "no output of '" + target_.function +
+                                    "' could be found and compared per call (its pointer parameters have no known "
+                                    "size, and it returns no number); " + kWhatToAdd;
+          } else if (!inputs_changed) {
+            baseline.unverifiable = "the inputs of '" + target_.function +
+                                    "' could not be sized, so they are not changed between calls, and a result "
+                                    "kept from an earlier call would pass; " + kWhatToAdd;
+          } else if (!reproduced.empty()) {
+            baseline.unverifiable = "the original does not reproduce its own per-call outputs on the same inputs (" +
+                                    reproduced + ")";
           }
         }
-        if (!baseline.records.empty()) call_baselines_[b] = std::move(baseline);
+      } else {
+        in.shim_problem = why;
+        baseline.unverifiable = "the benchmark fails under the call shim: " + why;
       }
+      call_baselines_[b] = std::move(baseline);
+    } else if (checked_by_calls(bench) && !target_.function.empty()) {
+      CallBaseline baseline;
+      baseline.unverifiable = "the call check cannot be made (" + in.shim_problem + "), so a result kept between "
+                              "calls or work skipped on some calls would not be seen; " + kWhatToAdd;
+      call_baselines_[b] = std::move(baseline);
     }
+    if (call_baselines_[b] && !call_baselines_[b]->unverifiable.empty())
+      warnings_.push_back("no speedup can be claimed on benchmark '" + bench.name +
+                          "': " + call_baselines_[b]->unverifiable);
     audits_.push_back(audit_benchmark(in));
     for (const std::string& finding : audits_.back().findings)
       if (finding.find("changes with") == std::string::npos)
         warnings_.push_back("benchmark audit of '" + bench.name + "': " + finding);
   }
-  if (!ws.empty() && !options_.keep_workspaces) remove_workspace(ws);
+  bool shimmed = false;
+  for (const auto& baseline : call_baselines_) shimmed = shimmed || (baseline && baseline->shimmed);
+  if (!shimmed) {
+    if (!options_.keep_workspaces) remove_workspace(ws);
+    shim_baseline_workspace_.clear();
+    shim_baseline_files_.clear();
+  }
 }
 
-bool Evaluator::call_check(Evaluation& e, const fs::path& ws, const std::map<std::string, std::string>& files) {
+bool Evaluator::call_check(Evaluation& e, Checked& c) {
   bool any = false;
-  for (const auto& baseline : call_baselines_) any = any || baseline.has_value();
+  for (const auto& baseline : call_baselines_) any = any || (baseline && baseline->shimmed);
   if (!any) return true;
+  const std::map<std::string, std::string>& files = c.materialized.files;
   const std::string& file = files.at(target_.file);
   std::vector<Extent> found = find_definitions(file, target_.function);
   if (found.size() > 1) {
@@ -185,9 +353,10 @@ bool Evaluator::call_check(Evaluation& e, const fs::path& ws, const std::map<std
     found = same;
   }
   if (found.size() != 1) {
-    e.call_check = "not run: the candidate has " + std::to_string(found.size()) + " definitions of '" +
-                   target_.function + "' with the original's signature";
-    return true;
+    e.verdict = Verdict::kRejected;
+    e.reason = "call check: the candidate has " + std::to_string(found.size()) + " definitions of '" +
+               target_.function + "' with the original's signature";
+    return false;
   }
   const ShimPlan plan = plan_shim(file, found.front(), config_.targets.interface);
   if (!plan.unsupported.empty() || !same_interface(plan, shim_plan_)) {
@@ -196,92 +365,64 @@ bool Evaluator::call_check(Evaluation& e, const fs::path& ws, const std::map<std
     return false;
   }
   std::map<std::string, std::string> overrides = files;
-  overrides[target_.file] = add_call_shim(file, found.front(), plan, {call_dir(ws).string(), shim_tag_, shim_salt_});
-  write_text(ws / target_.file, overrides[target_.file]);
-  auto restore = [&]() {
-    write_text(ws / target_.file, file);
-    auto r = run_step(e, "build (after the call check)", config_.build.command, ws, config_.build.timeout_s, files);
-    if (r.outcome.ok() && r.tampered.empty()) return true;
-    e.verdict = Verdict::kRejected;
-    e.reason = "could not rebuild the candidate after the call check: " + r.outcome.describe();
-    return false;
-  };
-  auto build = run_step(e, "build (call shim)", config_.build.command, ws, config_.build.timeout_s, overrides);
-  if (!build.outcome.ok() || !build.tampered.empty()) {
-    if (!build.tampered.empty()) {
-      restore();
+  overrides[target_.file] = add_call_shim(file, found.front(), plan, {shim_tag_});
+  const fs::path ws = c.workspace.string() + "-calls";
+  c.calls_workspace = ws;
+  c.calls_files = overrides;
+  create_workspace(source_, ws, overrides);
+  auto step = [&](const std::string& name, const std::string& command) {
+    auto r = run_step(e, name, command, ws, config_.build.timeout_s, overrides);
+    if (!r.tampered.empty()) {
       e.verdict = Verdict::kRejected;
-      e.reason = "source files changed during the call check's build: " + build.tampered;
+      e.reason = "source files changed during the call check's " + name + ": " + r.tampered;
       return false;
     }
-    e.call_check = "not run: the candidate does not build with the call shim (" + build.outcome.describe() + ")";
-    std::lock_guard<std::mutex> lock(mutex_);
-    warnings_.push_back("call check of " + e.candidate_id + ": " + e.call_check);
-    return restore();
-  }
+    if (!r.outcome.ok()) {
+      e.verdict = failure_verdict(r.outcome, Verdict::kCompileError);
+      e.reason = "call check: the candidate does not " + name + " with the call shim (the original does): " +
+                 r.outcome.describe();
+      e.compiler_output = r.outcome.tail(kFeedbackBytes);
+      return false;
+    }
+    return true;
+  };
+  if (!config_.build.configure.empty() && !step("configure", config_.build.configure)) return false;
+  if (!step("build", config_.build.command)) return false;
   std::map<std::string, OutputError> errors;
   std::vector<std::string> summary;
   for (std::size_t b = 0; b < call_baselines_.size(); ++b) {
-    if (!call_baselines_[b]) continue;
-    const CallBaseline& original = *call_baselines_[b];
+    if (!call_baselines_[b] || !call_baselines_[b]->shimmed) continue;
+    const ShimRun& original = call_baselines_[b]->reference;
     const BenchmarkConfig& bench = config_.benchmarks[b];
-    std::string out, problem;
-    auto records = run_with_shim(e, ws, overrides, b, original.perturb, out, problem);
-    if (!records) {
-      restore();
-      e.verdict = Verdict::kCrashed;
+    std::string problem;
+    auto run = run_shimmed(e, ws, overrides, b, reference_key_, false, problem);
+    if (!run) {
+      e.verdict = problem.rfind("source files changed", 0) == 0 ? Verdict::kRejected : Verdict::kCrashed;
       e.reason = "call check: " + problem;
       return false;
     }
-    const std::string times = check_call_times(call_seconds(original.records), call_seconds(*records));
+    const std::string times = check_call_times(call_seconds(original.records), call_seconds(run->records));
     if (!times.empty()) {
-      restore();
       e.verdict = Verdict::kRejected;
       e.reason = "call check of '" + bench.name + "': " + times;
       return false;
     }
-    std::size_t compared = 0;
-    for (const CallRecord& want : original.records) {
-      for (const CallOutput& output : want.outputs) {
-        const CallOutput* got = nullptr;
-        if (want.call < static_cast<long>(records->size()))
-          for (const CallOutput& o : (*records)[want.call].outputs)
-            if (o.name == output.name) got = &o;
-        OutputError error;
-        if (got) {
-          error = compare_buffers(output.name, output.type, read_binary(output.file), read_binary(got->file),
-                                  bench.rtol, bench.atol);
-        } else {  // the candidate's run made fewer calls, or wrote no output for this one
-          error.output = output.name;
-          error.type = output.type;
-          error.mismatches = 1;
-          error.first_mismatch = "no output recorded";
-        }
-        ++compared;
-        if (error.mismatches > 0) {
-          restore();
-          e.verdict = Verdict::kIncorrect;
-          e.reason = "call check of '" + bench.name + "' (inputs perturbed and outputs poisoned between calls): '" +
-                     output.name + "' of call " + std::to_string(want.call + 1) + " of " +
-                     std::to_string(original.records.size()) + " differs from the original's on the same input: " +
-                     std::to_string(error.mismatches) + " of " + std::to_string(error.values) +
-                     " values differ" + (error.unwritten ? " (" + std::to_string(error.unwritten) + " not written)" : "") +
-                     "; " + error.first_mismatch;
-          e.mismatch = e.reason;
-          return false;
-        }
-        auto [it, fresh] = errors.emplace(output.name, error);
-        if (!fresh) merge(it->second, error);
-      }
+    const std::string differs = compare_shim_runs(b, original, *run, &errors);
+    if (!differs.empty()) {
+      e.verdict = Verdict::kIncorrect;
+      e.reason = "call check of '" + bench.name + "' (inputs perturbed and outputs compared on every call): " + differs;
+      e.mismatch = e.reason;
+      return false;
     }
-    summary.push_back("'" + bench.name + "': " + std::to_string(records->size()) + " calls, per-call times alike" +
-                      (original.perturb && compared > 0
-                           ? ", " + std::to_string(compared) + " recorded outputs equal to the original's on perturbed inputs"
-                           : ""));
+    std::size_t compared = 0;
+    for (const CallRecord& record : original.records) compared += record.outputs.size();
+    summary.push_back("'" + bench.name + "': " + std::to_string(run->records.size()) +
+                      " calls, per-call times alike, " + std::to_string(compared) +
+                      " recorded outputs equal to the original's on perturbed inputs");
   }
   for (auto& [name, error] : errors) e.precision.push_back(error);
   e.call_check = join(summary, "; ");
-  return restore();
+  return true;
 }
 
 }  // namespace maxcode

@@ -1,6 +1,9 @@
 #include "runner/evaluate/call_records.h"
 
+#include "runner/util/files.h"
+
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -10,17 +13,21 @@ namespace fs = std::filesystem;
 
 std::vector<CallRecord> read_call_records(const fs::path& dir) {
   const fs::path path = dir / "calls.txt";
-  std::vector<CallRecord> records;
-  std::ifstream in(path);
-  if (!in) return records;
+  std::map<long, CallRecord> calls;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return {};
+  // Written by the benchmark's process, where candidate code runs: never followed
+  // through a link, never read past a bound.
+  std::istringstream in(read_untrusted_file(path, 256u << 20));
   std::string line;
   std::size_t number = 0;
   auto fail = [&](const std::string& why) {
     throw std::runtime_error(path.string() + ":" + std::to_string(number) + ": " + why);
   };
   auto current = [&](long call) -> CallRecord& {
-    if (records.empty() || records.back().call != call) fail("record for call " + std::to_string(call) + " out of order");
-    return records.back();
+    auto it = calls.find(call);
+    if (it == calls.end()) fail("record for call " + std::to_string(call) + " before its call line");
+    return it->second;
   };
   while (std::getline(in, line)) {
     ++number;
@@ -31,11 +38,22 @@ std::vector<CallRecord> read_call_records(const fs::path& dir) {
       if (line.empty()) continue;
       fail("unreadable line '" + line + "'");
     }
+    if (call < 0) fail("negative call number");
     if (kind == "call") {
-      long long ns = 0;
+      long long ns = 0, pre = 0;
       if (!(words >> ns)) fail("call without a time");
-      if (call != static_cast<long>(records.size())) fail("call " + std::to_string(call) + " out of order");
-      records.push_back({call, static_cast<double>(ns) * 1e-9, {}, {}});
+      words >> pre;
+      if (!calls.emplace(call, CallRecord{call, static_cast<double>(ns) * 1e-9, static_cast<double>(pre) * 1e-9, {}, {}, {}})
+               .second)
+        fail("call " + std::to_string(call) + " recorded twice");
+    } else if (kind == "post") {
+      long long ns = 0;
+      if (!(words >> ns)) fail("post without a time");
+      current(call).overhead_s += static_cast<double>(ns) * 1e-9;
+    } else if (kind == "extent") {
+      CallExtent x;
+      if (!(words >> x.name >> x.bytes)) fail("short extent record");
+      current(call).extents.push_back(x);
     } else if (kind == "arg") {
       CallArg a;
       std::string role;
@@ -50,14 +68,24 @@ std::vector<CallRecord> read_call_records(const fs::path& dir) {
       for (std::string w; words >> w;) rest.push_back(w);
       if (rest.size() < 3) fail("short out record");
       for (std::size_t i = 0; i + 3 < rest.size(); ++i) o.type += " " + rest[i];
-      o.kept = std::stoull(rest[rest.size() - 3]);
-      o.stride = std::stoull(rest[rest.size() - 2]);
-      o.offset = std::stoull(rest[rest.size() - 1]);
+      try {
+        o.kept = std::stoull(rest[rest.size() - 3]);
+        o.stride = std::stoull(rest[rest.size() - 2]);
+        o.offset = std::stoull(rest[rest.size() - 1]);
+      } catch (const std::exception&) {
+        fail("unreadable numbers in an out record");
+      }
+      if (o.name.find('/') != std::string::npos || o.name.find("..") != std::string::npos) fail("bad output name");
       o.file = dir / ("out-" + std::to_string(call) + "-" + o.name + ".bin");
       current(call).outputs.push_back(o);
     } else {
       fail("unknown record '" + kind + "'");
     }
+  }
+  std::vector<CallRecord> records;
+  for (auto& [call, record] : calls) {
+    if (call != static_cast<long>(records.size())) fail("call " + std::to_string(records.size()) + " missing");
+    records.push_back(std::move(record));
   }
   return records;
 }
@@ -66,6 +94,12 @@ std::vector<double> call_seconds(const std::vector<CallRecord>& records) {
   std::vector<double> out;
   for (const CallRecord& r : records) out.push_back(r.seconds);
   return out;
+}
+
+double shim_overhead_s(const std::vector<CallRecord>& records) {
+  double total = 0;
+  for (const CallRecord& r : records) total += r.overhead_s;
+  return total;
 }
 
 }  // namespace maxcode

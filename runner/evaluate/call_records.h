@@ -27,17 +27,29 @@ struct CallOutput {
   std::filesystem::path file;
 };
 
+// How far the call wrote past an unsized output (the original's discovering run).
+struct CallExtent {
+  std::string name;
+  std::uint64_t bytes = 0;
+};
+
 struct CallRecord {
   long call = 0;
-  double seconds = 0;
+  double seconds = 0;         // the target's own time (the shim's clock, inside the run)
+  double overhead_s = 0;      // the shim's work around it: perturbing, hashing, recording
   std::vector<CallArg> args;
-  std::vector<CallOutput> outputs;  // perturb mode, first calls only
+  std::vector<CallOutput> outputs;  // every output recorded for this call
+  std::vector<CallExtent> extents;
 };
 
 // Throws std::runtime_error naming the file and line of anything it cannot read. A
-// directory without calls.txt means the target was never called: an empty list.
+// directory without calls.txt means the target was never called: an empty list. Calls
+// made from several threads may be written out of order: the list is by call number,
+// and a number missing or given twice is an error.
 std::vector<CallRecord> read_call_records(const std::filesystem::path& dir);
 
 std::vector<double> call_seconds(const std::vector<CallRecord>& records);
+// The shim's own time in one run, summed over its calls.
+double shim_overhead_s(const std::vector<CallRecord>& records);
 
 }  // namespace maxcode

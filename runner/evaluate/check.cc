@@ -23,10 +23,9 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
                                           double timeout_s,
                                           const std::map<std::string, std::string>& overrides,
                                           std::vector<std::pair<std::string, std::string>> extra_env,
-                                          bool time_inside, std::function<void(long pid)> started,
+                                          std::function<void(long pid)> started,
                                           std::vector<std::string> readable_paths) {
   Command cmd;
-  cmd.time_inside = time_inside;
   cmd.started = std::move(started);
   cmd.shell = command;
   cmd.cwd = workspace.string();
@@ -127,7 +126,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         gpu = gpu_run(ws, &devices_.front());
         env.insert(env.end(), gpu.env.begin(), gpu.env.end());
       }
-      auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, false, {}, gpu.readable_paths);
+      auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {}, gpu.readable_paths);
       if (!r.tampered.empty()) {
         e.verdict = Verdict::kRejected;
         e.reason = "source files changed during " + label + ": " + r.tampered;
@@ -223,7 +222,7 @@ void Evaluator::prepare_baseline() {
         env.insert(env.end(), extra.begin(), extra.end());
       }
       auto r = run_step(e, "reference " + bench.name, bench.command, baseline_workspace_,
-                        bench.timeout_s, {}, env, false, {}, gpu.readable_paths);
+                        bench.timeout_s, {}, env, {}, gpu.readable_paths);
       if (!r.outcome.ok() || !r.tampered.empty())
         throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" +
                          std::to_string(seeds[s]) + "): " +
@@ -315,7 +314,7 @@ Checked Evaluator::check(const Materialized& candidate) {
     create_workspace(source_, c.workspace, candidate.files);
     c.passed = build_and_test(e, c.workspace, candidate.files) &&
                compare_with_reference(e, c.workspace, candidate.files) &&
-               call_check(e, c.workspace, candidate.files);
+               call_check(e, c);
   } catch (const std::exception& error) {
     e.verdict = Verdict::kRejected;
     e.reason = std::string("could not evaluate: ") + error.what();

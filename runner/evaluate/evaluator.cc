@@ -34,7 +34,7 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
   char tag[17];
   std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng_()));
   shim_tag_ = tag;
-  shim_salt_ = rng_();
+  reference_key_ = rng_() | 1;
   if (gpu_) {
     devices_ = visible_gpus(std::getenv("CUDA_VISIBLE_DEVICES"));
     if (devices_.empty())
@@ -76,8 +76,12 @@ std::vector<std::pair<std::string, std::string>> Evaluator::base_env(const fs::p
 }
 
 void Evaluator::release(Checked& c) noexcept {
-  if (!c.workspace.empty() && !options_.keep_workspaces) remove_workspace(c.workspace);
+  if (!options_.keep_workspaces) {
+    if (!c.workspace.empty()) remove_workspace(c.workspace);
+    if (!c.calls_workspace.empty()) remove_workspace(c.calls_workspace);
+  }
   c.workspace.clear();
+  c.calls_workspace.clear();
 }
 
 }  // namespace maxcode

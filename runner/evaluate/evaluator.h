@@ -20,6 +20,7 @@
 #include "runner/core/candidate.h"
 #include "runner/evaluate/audit.h"
 #include "runner/evaluate/call_records.h"
+#include "runner/core/output_error.h"
 #include "runner/workspace/call_shim.h"
 #include "runner/core/config.h"
 #include "runner/core/evaluation.h"
@@ -52,6 +53,14 @@ struct EvaluatorOptions {
   bool keep_workspaces = false;      // for debugging
 };
 
+// One run of a benchmark through the call shim: what the target's calls recorded and
+// what the benchmark printed.
+struct ShimRun {
+  std::vector<CallRecord> records;
+  std::string out;
+  std::filesystem::path dir;  // where the records' out-*.bin files are
+};
+
 // A candidate turned into file contents, checked against the scope rule.
 struct Materialized {
   Candidate candidate;
@@ -66,6 +75,10 @@ struct Checked {
   Materialized materialized;
   Evaluation evaluation;
   std::filesystem::path workspace;
+  // The candidate built with the call shim (call_check.cc), and its files: what the
+  // wall-clock benchmarks that the shim covers are timed on. Empty when none.
+  std::filesystem::path calls_workspace;
+  std::map<std::string, std::string> calls_files;
   bool passed = false;  // ready for timing
   // The out-of-process witness's ncu run of this candidate, once made (at timing); the
   // confirmation judges its own session against it without running ncu again.
@@ -140,25 +153,35 @@ class Evaluator {
     // Per benchmark ("kernels" metric only): CUPTI's record of the last run_suite, and,
     // after an A/B session, of each side's last run (the witness compares them with ncu).
     std::vector<std::optional<RunKernels>> runs, baseline_runs, candidate_runs;
+    // Per benchmark timed through the call shim: the round's perturbation key, and what
+    // the last run_suite recorded (compared side against side after each round).
+    std::uint64_t shim_key = 0;
+    std::vector<std::optional<ShimRun>> shim_runs;
+  };
+  // One side of a comparison: its plain build and, where the call shim is used, its
+  // shimmed build.
+  struct Side {
+    const std::filesystem::path& workspace;
+    const std::map<std::string, std::string>& files;
+    const std::filesystem::path& calls_workspace;
+    const std::map<std::string, std::string>& calls_files;
   };
   StepResult run_step(Evaluation& evaluation, const std::string& name, const std::string& command,
                       const std::filesystem::path& workspace, double timeout_s,
                       const std::map<std::string, std::string>& overrides,
                       std::vector<std::pair<std::string, std::string>> extra_env = {},
-                      bool time_inside = false, std::function<void(long pid)> started = {},
+                      std::function<void(long pid)> started = {},
                       std::vector<std::string> readable_paths = {});
   bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
                       const std::map<std::string, std::string>& overrides);
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,
                               const std::map<std::string, std::string>& overrides);
   // One timed run of every benchmark; returns total seconds, or a failure reason.
-  double run_suite(Session& session, const std::filesystem::path& workspace,
-                   const std::map<std::string, std::string>& overrides, std::string& failure,
-                   Verdict& failure_verdict);
-  Timing ab_session(Session& session, const std::string& label,
-                    const std::filesystem::path& candidate_workspace,
-                    const std::map<std::string, std::string>& overrides, std::string& failure,
+  double run_suite(Session& session, const Side& side, std::string& failure, Verdict& failure_verdict);
+  Timing ab_session(Session& session, const std::string& label, const Side& candidate, std::string& failure,
                     Verdict& failure_verdict);
+  Side baseline_side() const;
+  static Side side_of(const Checked& checked);
   // GPU side: the environment of a benchmark run, and what it left behind.
   GpuRun gpu_run(const std::filesystem::path& workspace, const GpuDevice* device);
   // What the run's processes reported; throws std::runtime_error when the channel was
@@ -179,21 +202,34 @@ class Evaluator {
   // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
   // it does not compress large ratios (timing.cc).
   double measure_process_floor();
-  // The call check (call_check.cc): the original's records and the audit at setup; a
-  // candidate's check run (false: rejected, the verdict says why).
+  // The call check (call_check.cc). Every wall-clock benchmark whose calls of the
+  // target the shim can see runs, checked and timed alike, on a build with the shim:
+  // the original's at setup (the audit, the sizes of unsized outputs, its per-call
+  // outputs), each candidate's before timing, and both sides in every timing round.
   struct CallBaseline {
-    std::vector<CallRecord> records;
-    bool perturb = false;             // records of a perturb run, with outputs
-    std::filesystem::path dir;        // where their out-*.bin files are kept
+    bool shimmed = false;             // timed through the shim
+    std::string unverifiable;         // non-empty: no claim may rest on this benchmark, and why
+    std::map<std::string, std::uint64_t> sizes;  // bytes of outputs found by the discovering run
+    std::uint64_t cap = 1u << 20;     // bytes recorded per output and call
+    ShimRun reference;                // the original's run with kReferenceKey
   };
   void prepare_call_check();
-  bool call_check(Evaluation& evaluation, const std::filesystem::path& workspace,
-                  const std::map<std::string, std::string>& files);
+  bool call_check(Evaluation& evaluation, Checked& checked);
   std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
-  std::optional<std::vector<CallRecord>> run_with_shim(Evaluation& evaluation, const std::filesystem::path& ws,
-                                                       const std::map<std::string, std::string>& overrides,
-                                                       std::size_t benchmark, bool perturb, std::string& out,
-                                                       std::string& problem);
+  // One run of benchmark `b` through the shim with perturbation `key` (0: none);
+  // nullopt with `problem` set when it fails or its records cannot be read.
+  std::optional<ShimRun> run_shimmed(Evaluation& evaluation, const std::filesystem::path& ws,
+                                     const std::map<std::string, std::string>& overrides, std::size_t b,
+                                     std::uint64_t key, bool discover, std::string& problem,
+                                     bool timed = false, double* wall_s = nullptr);
+  std::vector<std::pair<std::string, std::string>> shim_env(const std::filesystem::path& ws) const;
+  // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
+  // by call and in what it printed; else the reason.
+  std::string compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,
+                                std::map<std::string, OutputError>* errors = nullptr) const;
+  // Why no claim may rest on the wall-clock benchmarks this candidate was timed on;
+  // empty when every one is verifiable.
+  std::string unverifiable_reason() const;
   bool sanitize(Evaluation& evaluation, const std::filesystem::path& workspace,
                 const std::map<std::string, std::string>& overrides, const GpuDevice* device);
   bool sanitize_with(Evaluation& evaluation, const std::filesystem::path& workspace,
@@ -239,8 +275,11 @@ class Evaluator {
   // The call check: names baked into the shim (unguessable, so that candidate code
   // cannot look for them), the original's plan and records, the audit.
   std::string shim_tag_;
-  std::uint64_t shim_salt_ = 0;
+  std::uint64_t reference_key_ = 1;  // the perturbation of the call check (never 0: that is none)
   ShimPlan shim_plan_;
+  std::string shim_library_;                                  // libmaxcode_shim.so, in the work directory
+  std::filesystem::path shim_baseline_workspace_;             // the original built with the shim
+  std::map<std::string, std::string> shim_baseline_files_;
   std::vector<std::optional<CallBaseline>> call_baselines_;  // per benchmark
   std::vector<BenchmarkAudit> audits_;
   std::mutex mutex_;

@@ -27,15 +27,47 @@ Evaluator::Session Evaluator::new_session(int worker) {
 
 int Evaluator::timing_workers() const { return gpu_ ? static_cast<int>(devices_.size()) : 1; }
 
-double Evaluator::run_suite(Session& session, const fs::path& ws,
-                            const std::map<std::string, std::string>& overrides,
-                            std::string& failure, Verdict& failure_verdict_out) {
+Evaluator::Side Evaluator::baseline_side() const {
+  static const std::map<std::string, std::string> kNone;
+  return Side{baseline_workspace_, kNone, shim_baseline_workspace_, shim_baseline_files_};
+}
+
+Evaluator::Side Evaluator::side_of(const Checked& c) {
+  return Side{c.workspace, c.materialized.files, c.calls_workspace, c.calls_files};
+}
+
+double Evaluator::run_suite(Session& session, const Side& side, std::string& failure,
+                            Verdict& failure_verdict_out) {
   double total = 0;
   const std::uint64_t seed = config_.acceptance.seeds.front();
+  const fs::path& ws = side.workspace;
+  const std::map<std::string, std::string>& overrides = side.files;
   session.clock.reset();
   session.runs.assign(config_.benchmarks.size(), std::nullopt);
+  session.shim_runs.assign(config_.benchmarks.size(), std::nullopt);
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
+    if (call_baselines_.size() > b && call_baselines_[b] && call_baselines_[b]->shimmed) {
+      // The build that was checked, with this round's perturbation: what is timed here is
+      // held against the original's run of the same round (ab_session). The time is the
+      // parent's clock around the whole run, out of the candidate's reach.
+      Evaluation scratch;
+      std::string problem;
+      double wall = 0;
+      auto run = run_shimmed(scratch, side.calls_workspace, side.calls_files, b, session.shim_key, false, problem,
+                             true, &wall);
+      if (!run) {
+        failure = problem + " during timing";
+        failure_verdict_out = problem.rfind("source files changed", 0) == 0 ? Verdict::kRejected : Verdict::kCrashed;
+        for (const StepRecord& step : scratch.steps)
+          if (step.status.find("timed out") != std::string::npos) failure_verdict_out = Verdict::kTimeout;
+        return -1;
+      }
+      session.shim_runs[b] = std::move(*run);
+      total += std::max(wall - process_floor_s_, 0.05 * wall);
+      session.child_s += wall;
+      continue;
+    }
     const bool kernels = bench.metric == "kernels";
     Evaluation scratch;
     std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seed)}};
@@ -62,7 +94,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
       std::unique_ptr<GpuProcessMonitor> processes;
       if (kernels && session.device) processes = monitor_gpu_processes(session.device->nvml);
       r = run_step(scratch, "timing " + bench.name, bench.command, ws, bench.timeout_s, overrides,
-                   env, /*time_inside=*/true, [&processes](long pid) {
+                   env, [&processes](long pid) {
                      if (processes) processes->started(pid);
                    }, gpu.readable_paths);
       clock = monitor.stop();
@@ -134,9 +166,9 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
       session.child_s += r.outcome.wall_s;
       continue;
     }
-    // The command's own time, measured inside the sandbox; the outer time (sandbox
-    // start-up included) only if the inner one is missing.
-    const double wall = r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s;
+    // The parent's clock around the run (sandbox start-up included, and removed with the
+    // process floor below): nothing inside the sandbox can reach it.
+    const double wall = r.outcome.wall_s;
     // Less the fixed cost of starting any program: a constant on both sides would
     // compress every ratio towards 1. Never below 5% of what was measured: a run that
     // takes no longer than starting /bin/true keeps a positive time.
@@ -146,8 +178,7 @@ double Evaluator::run_suite(Session& session, const fs::path& ws,
   return total;
 }
 
-Timing Evaluator::ab_session(Session& session, const std::string& label, const fs::path& candidate_ws,
-                             const std::map<std::string, std::string>& overrides,
+Timing Evaluator::ab_session(Session& session, const std::string& label, const Side& candidate,
                              std::string& failure, Verdict& verdict) {
   const AcceptanceConfig& acc = config_.acceptance;
   Timing t;
@@ -167,14 +198,17 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
     // Random order within each round: a drift (thermal, caches, other load) cannot
     // favour whichever side always runs second.
     const bool baseline_first = coin(session.rng);
+    // Both sides meet the same perturbation, a new one every round: a result kept from
+    // an earlier run or round (in memory or in a file) is stale here.
+    session.shim_key = session.rng() | 1;
+    std::vector<std::optional<ShimRun>> shim_runs[2];
     double times[2] = {0, 0};
     std::optional<ClockSample> clocks[2];
     for (int k = 0; k < 2; ++k) {
       const bool baseline_side = (k == 0) == baseline_first;
       std::string side_failure;
       Verdict side_verdict = Verdict::kCrashed;
-      double s = baseline_side ? run_suite(session, baseline_workspace_, {}, side_failure, side_verdict)
-                               : run_suite(session, candidate_ws, overrides, side_failure, side_verdict);
+      double s = run_suite(session, baseline_side ? this->baseline_side() : candidate, side_failure, side_verdict);
       if (s < 0) {
         if (baseline_side)
           throw SetupError("the original failed during timing: " + side_failure);
@@ -186,7 +220,24 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const f
       clocks[baseline_side ? 0 : 1] = session.clock;
       if (!baseline_side) candidate_kernels = session.kernels;
       (baseline_side ? session.baseline_runs : session.candidate_runs) = session.runs;
+      shim_runs[baseline_side ? 0 : 1] = std::move(session.shim_runs);
     }
+    // Every timed run through the shim is a checked run: its calls' outputs and what it
+    // printed against the original's in this round. The shim's own work (measured in
+    // the original's run, never the candidate's) is taken off both sides alike.
+    double shim_s = 0;
+    for (std::size_t b = 0; b < shim_runs[0].size(); ++b) {
+      if (!shim_runs[0][b] || !shim_runs[1][b]) continue;
+      const std::string differs = compare_shim_runs(b, *shim_runs[0][b], *shim_runs[1][b]);
+      if (!differs.empty()) {
+        failure = "benchmark '" + config_.benchmarks[b].name + "' during timing (round " +
+                  std::to_string(round + acc.warmup_rounds + 1) + ", a new perturbation of the inputs): " + differs;
+        verdict = Verdict::kIncorrect;
+        return t;
+      }
+      shim_s += shim_overhead_s(shim_runs[0][b]->records);
+    }
+    for (double& side_s : times) side_s = std::max(side_s - shim_s, 0.05 * side_s);
     if (round < 0) continue;  // warm-up
     t.baseline_s.push_back(times[0]);
     t.candidate_s.push_back(times[1]);
@@ -228,10 +279,9 @@ double Evaluator::measure_process_floor() {
   std::vector<double> times;
   for (int i = 0; i < kRuns; ++i) {
     Evaluation scratch;
-    StepResult r = run_step(scratch, "process floor", "/bin/true", baseline_workspace_, 30, {}, {},
-                            /*time_inside=*/true);
+    StepResult r = run_step(scratch, "process floor", "/bin/true", baseline_workspace_, 30, {}, {});
     if (!r.outcome.ok()) return 0;  // no floor is the conservative answer
-    times.push_back(r.outcome.inner_wall_s >= 0 ? r.outcome.inner_wall_s : r.outcome.wall_s);
+    times.push_back(r.outcome.wall_s);
   }
   return median(times);
 }
@@ -248,10 +298,10 @@ Timing Evaluator::measure_noise() {
     const double floor = measure_process_floor();
     std::string why;
     Verdict v = Verdict::kCrashed;
-    const double one_run = run_suite(session, baseline_workspace_, {}, why, v);
+    const double one_run = run_suite(session, baseline_side(), why, v);
     if (one_run > 0 && floor < 0.1 * one_run) process_floor_s_ = floor;
   }
-  Timing aa = ab_session(session, "A/A noise", baseline_workspace_, {}, failure, verdict);
+  Timing aa = ab_session(session, "A/A noise", baseline_side(), failure, verdict);
   if (!failure.empty()) throw SetupError("the original failed during the A/A run: " + failure);
   noise_floor_ = maxcode::noise_floor(aa.speedup);
   aa.noise_floor = noise_floor_;
@@ -265,7 +315,7 @@ void Evaluator::time(Checked& c, int worker) {
   std::string failure;
   Verdict verdict = Verdict::kCrashed;
   Session session = new_session(worker);
-  Timing t = ab_session(session, e.candidate_id, c.workspace, c.materialized.files, failure, verdict);
+  Timing t = ab_session(session, e.candidate_id, side_of(c), failure, verdict);
   e.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.child_s += session.child_s;
   if (!session.kernels.is_null()) e.gpu["kernels"] = session.kernels;
@@ -284,7 +334,14 @@ void Evaluator::time(Checked& c, int worker) {
                      100 * t.roofline_floor_s / t.baseline_median_s);
   if (t.throttled_rounds() > 0)
     figure += ", " + std::to_string(t.throttled_rounds()) + " round(s) with the GPU clock held down";
-  if (t.significant) {
+  const std::string unverifiable = t.significant ? unverifiable_reason() : "";
+  if (!unverifiable.empty()) {
+    // Timed faster on a benchmark where a result kept between calls would have passed
+    // unseen: the figure is not a claim.
+    e.verdict = Verdict::kUnverifiable;
+    e.reason = figure + "; " + unverifiable;
+    c.passed = false;
+  } else if (t.significant) {
     e.verdict = Verdict::kFaster;
     e.reason = figure;
     // Would win: prove it memory- and race-clean first (DESIGN.md "Correctness" 3).
@@ -312,8 +369,7 @@ Timing Evaluator::confirm(Checked& c) {
   std::string failure;
   Verdict verdict = Verdict::kCrashed;
   Session session = new_session(0);
-  Timing t = ab_session(session, c.evaluation.candidate_id + " (confirm)", c.workspace,
-                        c.materialized.files, failure, verdict);
+  Timing t = ab_session(session, c.evaluation.candidate_id + " (confirm)", side_of(c), failure, verdict);
   if (!failure.empty()) {
     t.significant = false;
     t.stop_reason = "failed: " + failure;

@@ -21,6 +21,8 @@ InjectLibraries find_inject_libraries() {
       found.sampler = dir / "libmaxcode_sampler.so";
     if (found.cupti.empty() && fs::is_regular_file(dir / "libmaxcode_cupti.so", ec))
       found.cupti = dir / "libmaxcode_cupti.so";
+    if (found.shim.empty() && fs::is_regular_file(dir / "libmaxcode_shim.so", ec))
+      found.shim = dir / "libmaxcode_shim.so";
   }
   return found;
 }

@@ -11,6 +11,7 @@ namespace maxcode {
 struct InjectLibraries {
   std::filesystem::path sampler;  // libmaxcode_sampler.so; empty when not found
   std::filesystem::path cupti;    // libmaxcode_cupti.so; empty when not found (no CUPTI)
+  std::filesystem::path shim;   // libmaxcode_shim.so (the call shim's runtime)
   std::vector<std::filesystem::path> searched;
 };
 

@@ -99,6 +99,9 @@ class MetricsCritic : public Critic {
                  ". Do the work in kernels launched by the function itself, on the caller's stream, "
                  "without extra host-device copies.";
         return "It was rejected before running: " + e.reason + ". " + unit_rules(context_.target);
+      case Verdict::kUnverifiable:
+        return "It was timed faster, but no claim can rest on this benchmark: " + e.reason +
+               ". The time may come from a result kept between calls; keep the computation whole on every call.";
       case Verdict::kNotFaster:
         return not_faster(e) + gpu_notes(e);
       case Verdict::kFaster:

@@ -223,7 +223,6 @@ struct LaunchPlan {
   std::string cwd;  // empty = inherit
   std::size_t max_file_bytes = 0;
   int max_fd = 0;  // fallback bound for marking fds close-on-exec
-  bool time_inside = false;
   bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
   NamespacePlan ns;
 };
@@ -339,14 +338,10 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
   plan.cwd = command.cwd;
   plan.max_file_bytes = command.max_file_bytes;
   plan.env_storage = build_env(command);
-  plan.time_inside = command.time_inside;
   plan.feed_stdin = !command.stdin_data.empty();
-  // Fd 3 carries the two clock readings; the command runs in a subshell with fd 3
-  // closed, so neither it nor anything it starts can write a reading of its own.
-  const std::string shell =
-      command.time_inside
-          ? "date +%s%N >&3; (\n" + command.shell + "\n) 3>&-; __maxcode_rc=$?; date +%s%N >&3; exit $__maxcode_rc"
-          : command.shell;
+  // Timed runs are timed by the parent (Outcome::wall_s), around the wait: no clock
+  // reading ever passes through the child, its shell or anything it starts.
+  const std::string& shell = command.shell;
 
   switch (isolation) {
     case Isolation::kNone:
@@ -411,7 +406,6 @@ struct ChildFds {
   int out;
   int err;
   int report;
-  int timing;  // write end of the clock pipe, or -1
 };
 
 [[noreturn]] void child_fail(int report_fd, int stage) {
@@ -572,14 +566,12 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     fd = fcntl(fd, F_DUPFD, 3);
     if (fd < 0) child_fail(fds.report, 2);
   }
-  int timing = fds.timing >= 0 ? fcntl(fds.timing, F_DUPFD, 4) : -1;
   fds.report = fcntl(fds.report, F_DUPFD_CLOEXEC, 4);
   if (fds.report < 0) _exit(127);
   for (int target = 0; target < 3; ++target) {
     if (dup2(sources[target], target) < 0) child_fail(fds.report, 2);
   }
-  const int first_closed = timing >= 0 ? 4 : 3;
-  if (timing >= 0 && dup2(timing, 3) < 0) child_fail(fds.report, 2);
+  const int first_closed = 3;
   // Nothing else the parent holds (other threads' pipes, sockets) may leak into the
   // command; the report pipe stays open until exec closes it.
   if (close_range(first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -604,7 +596,6 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
 // ---------------------------------------------------------------- the parent side
 
 struct Child {
-  int timing = -1;  // read end of the clock pipe
   int in = -1;      // write end of the stdin pipe, or -1
   pid_t pid = -1;
   int pidfd = -1;   // readable when the child exits; -1 if the kernel lacks pidfds
@@ -666,31 +657,22 @@ std::string spawn(const LaunchPlan& plan, Child& child) {
     for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
     return error;
   }
-  int timing[2] = {-1, -1};
-  if (plan.time_inside && !make_pipe(timing, error)) {
-    close_in();
-    for (int fd : {out[0], out[1], err[0], err[1], report[0], report[1]}) close(fd);
-    return error;
-  }
 
   // Blocked so that none of our signal handlers runs in the child before it resets them.
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = fork();
-  if (pid == 0) exec_child(plan, {in[0], out[1], err[1], report[1], timing[1]});
+  if (pid == 0) exec_child(plan, {in[0], out[1], err[1], report[1]});
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 
   for (int fd : {in[0], out[1], err[1], report[1]}) close(fd);
-  if (timing[1] >= 0) close(timing[1]);
   if (pid < 0) {
     for (int fd : {out[0], err[0], report[0]}) close(fd);
-    if (timing[0] >= 0) close(timing[0]);
     if (in[1] >= 0) close(in[1]);
     return errno_text("fork", fork_errno);
   }
-  child.timing = timing[0];
   // Also set here so the group exists before we might signal it, whoever runs first.
   setpgid(pid, pid);
 
@@ -703,7 +685,6 @@ std::string spawn(const LaunchPlan& plan, Child& child) {
   if (got == static_cast<ssize_t>(sizeof failure)) {
     for (int fd : {out[0], err[0]}) close(fd);
     if (in[1] >= 0) close(in[1]);
-    close_fd(child.timing);
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
     return describe_failure(failure, plan);
@@ -841,19 +822,6 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
   return killed;
 }
 
-// The two clock readings (ns) the wrapping shell wrote; -1 unless both arrived. The
-// writer has exited by now, so everything it wrote is in the pipe.
-double read_inner_wall(int fd, bool killed) {
-  if (killed) return -1;
-  std::string text;
-  char chunk[256];
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) > 0 && text.size() < 4096;) text.append(chunk, got);
-  long long begin = 0, end = 0;
-  if (std::sscanf(text.c_str(), "%lld %lld", &begin, &end) != 2 || end < begin) return -1;
-  return static_cast<double>(end - begin) / 1e9;
-}
-
 void reap(const Child& child, bool killed, Outcome& outcome) {
   int status = 0;
   pid_t got;
@@ -923,10 +891,6 @@ Outcome run_with(const Command& command, Isolation isolation) {
   close_fd(child.out);
   close_fd(child.err);
   reap(child, killed, outcome);
-  if (child.timing >= 0) {
-    outcome.inner_wall_s = read_inner_wall(child.timing, killed);
-    close_fd(child.timing);
-  }
   close_fd(child.pidfd);
   return finish();
 }

@@ -57,10 +57,6 @@ struct Command {
   // Largest file the child may write (RLIMIT_FSIZE); 0 = no limit.
   std::size_t max_file_bytes = 4ull << 30;
   bool isolate = false;
-  // Time the command from inside its sandbox, so that sandbox start-up (tens of ms)
-  // does not dilute the measurement: the wrapping shell writes a clock reading before
-  // and after the command to a private pipe the command itself cannot write to.
-  bool time_inside = false;
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
   // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
   std::vector<std::string> writable_paths;
@@ -83,7 +79,6 @@ struct Outcome {
   std::string out;  // captured stdout (at most output_cap bytes)
   std::string err;  // captured stderr (at most output_cap bytes)
   double wall_s = 0;
-  double inner_wall_s = -1;  // with time_inside: the command's own wall time; -1 if unknown
   Isolation isolation = Isolation::kNone;
 
   bool ok() const {

@@ -227,6 +227,18 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
   for (const std::string& word : prefix)
     if (!kSpecifiers.count(word)) returns += (returns.empty() ? "" : " ") + word;
   plan.returns_void = returns == "void";
+  if (returns.find('&') != std::string::npos) {
+    plan.unsupported = "'" + name + "' returns a reference";
+    return plan;
+  }
+  {
+    // A number returned is an output too (a sum, a count).
+    std::string element;
+    for (const std::string& word : words(returns))
+      if (word != "const") element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
+    bool floating = false;
+    if (!plan.returns_void && arithmetic(element, floating)) plan.return_element = element;
+  }
   std::vector<std::string> list = split_top_level(decl.substr(d.open + 1, d.close - d.open - 1));
   if (list.size() == 1 && collapse(list[0]) == "void") list.clear();
   for (const std::string& text : list) {
@@ -303,6 +315,44 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
   return plan;
 }
 
+namespace {
+
+// Where the shim's declarations go: after the file's include guard (`#pragma once`, or
+// `#ifndef X` + `#define X` before anything else), so that a header included twice
+// declares them once, and otherwise at the top.
+std::size_t declarations_offset(const std::string& file) {
+  const std::string plain = without_comments(file);
+  auto skip_space = [&](std::size_t at) {
+    while (at < plain.size() && std::isspace(static_cast<unsigned char>(plain[at]))) ++at;
+    return at;
+  };
+  auto line_end = [&](std::size_t at) {
+    const std::size_t end = plain.find('\n', at);
+    return end == std::string::npos ? plain.size() : end + 1;
+  };
+  auto directive = [&](std::size_t at, const std::string& name) {
+    if (at >= plain.size() || plain[at] != '#') return false;
+    const std::size_t word = skip_space(at + 1);
+    return plain.compare(word, name.size(), name) == 0 &&
+           (word + name.size() >= plain.size() || !ident_char(plain[word + name.size()]));
+  };
+  const std::size_t first = skip_space(0);
+  if (directive(first, "pragma") && plain.find("once", first) < line_end(first)) return line_end(first);
+  if (directive(first, "ifndef")) {
+    const std::size_t second = skip_space(line_end(first));
+    if (directive(second, "define")) return line_end(second);
+  }
+  return 0;
+}
+
+// The element count as C: each factor of the product converted to a non-negative count.
+std::string declared_count(const std::string& size) {
+  if (size.empty()) return "-1LL";
+  return "(long long)(" + count_expression(size) + ")";
+}
+
+}  // namespace
+
 std::string add_call_shim(const std::string& file, const Extent& extent, const ShimPlan& plan,
                           const ShimOptions& options) {
   if (!plan.unsupported.empty()) throw SourceError("no call shim: " + plan.unsupported);
@@ -311,129 +361,65 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
   const Declaration d = find_declaration(without_comments(decl_text), name);
   if (d.name_at == std::string::npos) throw SourceError("no call shim: the declaration of '" + name + "' moved");
   const std::string impl = name + "__maxcode_impl_" + options.tag;
-  const std::string ns = "maxcode_shim_" + options.tag;
+  const std::string guard = "MAXCODE_SHIM_DECLARED_" + options.tag;
 
-  std::ostringstream wrapper;
-  wrapper << "\n\n// maxcode call shim (check run only)\n" << decl_text << " {\n"
-          << "  " << ns << "::State& maxcode_state = " << ns << "::state();\n"
-          << "  const long maxcode_call = maxcode_state.calls++;\n";
   std::string args;
   for (const ShimParam& p : plan.params) args += (args.empty() ? "" : ", ") + p.name;
-  auto buffers = [&](auto&& each) {
-    for (const ShimParam& p : plan.params)
-      if (!p.size.empty() && (p.kind == ShimParam::Kind::kInput || p.kind == ShimParam::Kind::kOutput))
-        each(p, "maxcode_n_" + p.name);
-  };
-  buffers([&](const ShimParam& p, const std::string& n) {
-    wrapper << "  const unsigned long long " << n << " = " << count_expression(p.size) << ";\n";
-  });
-  wrapper << "  if (maxcode_state.mode == 1) {\n";
-  buffers([&](const ShimParam& p, const std::string& n) {
-    if (p.kind == ShimParam::Kind::kInput)
-      wrapper << "    if (maxcode_call > 0) " << ns << "::perturb(const_cast<" << p.element << "*>(" << p.name
-              << "), " << n << ", maxcode_call);\n";
-    else
-      wrapper << "    " << ns << "::poison(" << p.name << ", " << n << ");\n";
-  });
-  wrapper << "  }\n";
-  buffers([&](const ShimParam& p, const std::string& n) {
-    wrapper << "  const unsigned long long maxcode_entry_" << p.name << " = " << ns << "::hash(" << p.name << ", "
-            << n << ");\n";
-  });
-  wrapper << "  const long long maxcode_t0 = " << ns << "::now_ns();\n  "
-          << (plan.returns_void ? "" : "auto maxcode_result = ") << impl << "(" << args << ");\n"
-          << "  const long long maxcode_t1 = " << ns << "::now_ns();\n"
-          << "  std::fprintf(maxcode_state.log, \"call %ld %lld\\n\", maxcode_call, maxcode_t1 - maxcode_t0);\n";
-  buffers([&](const ShimParam& p, const std::string& n) {
-    wrapper << "  std::fprintf(maxcode_state.log, \"arg %ld " << p.name << " " << (p.kind == ShimParam::Kind::kInput ? "in" : "out")
-            << " %p %llu %016llx %016llx\\n\", maxcode_call, (const void*)" << p.name << ", " << n
-            << ", maxcode_entry_" << p.name << ", " << ns << "::hash(" << p.name << ", " << n << "));\n";
-    if (p.kind == ShimParam::Kind::kOutput)
-      wrapper << "  if (maxcode_state.mode == 1) " << ns << "::record(maxcode_state, maxcode_call, \"" << p.name
-              << "\", \"" << p.element << "\", " << p.name << ", " << n << ");\n";
-  });
-  wrapper << "  std::fflush(maxcode_state.log);\n";
-  if (!plan.returns_void) wrapper << "  return maxcode_result;\n";
-  wrapper << "}\n";
+  // Plain C, so that the file may be a header included from C as well as C++; every
+  // step is in libmaxcode_shim.so (runner/inject/shim_runtime.cc), which maxcode loads
+  // into the runs: without it the wrapper only calls the target.
+  std::ostringstream wrapper;
+  wrapper << "\n\n/* maxcode call shim: records each call of " << name << " (runner/workspace/call_shim.h) */\n"
+          << "#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wpragmas\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wold-style-cast\"\n#pragma GCC diagnostic ignored \"-Wuseless-cast\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wcast-qual\"\n#pragma GCC diagnostic ignored \"-Wsign-conversion\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wconversion\"\n#pragma GCC diagnostic ignored \"-Wsign-compare\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wmissing-declarations\"\n"
+          << "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"
+          << decl_text << " {\n"
+          << "  struct maxcode_shim_call* maxcode_c = maxcode_shim_enter ? maxcode_shim_enter() : 0;\n"
+          << "  if (maxcode_c) {\n";
+  for (const ShimParam& p : plan.params) {
+    if (p.kind != ShimParam::Kind::kInput && p.kind != ShimParam::Kind::kOutput) continue;
+    wrapper << "    maxcode_shim_arg(maxcode_c, \"" << p.name << "\", \"" << p.element << "\", (const void*)" << p.name
+            << ", sizeof(*" << p.name << "), " << declared_count(p.size) << ", "
+            << (p.kind == ShimParam::Kind::kInput ? 1 : 0) << ", " << (p.floating ? 1 : 0) << ");\n";
+  }
+  wrapper << "    maxcode_shim_call_begin(maxcode_c);\n  }\n  {\n    ";
+  if (!plan.returns_void) wrapper << "__typeof__(" << impl << "(" << args << ")) maxcode_result = ";
+  wrapper << impl << "(" << args << ");\n"
+          << "    if (maxcode_c) {\n      maxcode_shim_call_end(maxcode_c);\n";
+  if (!plan.return_element.empty())
+    wrapper << "      maxcode_shim_value(maxcode_c, \"return\", \"" << plan.return_element
+            << "\", &maxcode_result, sizeof maxcode_result);\n";
+  wrapper << "      maxcode_shim_leave(maxcode_c);\n    }\n";
+  if (!plan.returns_void) wrapper << "    return maxcode_result;\n";
+  wrapper << "  }\n}\n#pragma GCC diagnostic pop\n";
 
-  std::ostringstream support;
-  support << "// maxcode call shim support (check run only)\n"
-          << "#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <ctime>\n"
-          << "#include <type_traits>\n"
-          << "namespace " << ns << " {\n"
-          << "struct State { std::FILE* log = nullptr; int mode = 0; long calls = 0; };\n"
-          << "inline const char* dir() { return \"" << options.record_dir << "\"; }\n"
-          << "inline State& state() {\n"
-          << "  static State s = [] {\n"
-          << "    State made;\n"
-          << "    char path[4096];\n"
-          << "    std::snprintf(path, sizeof path, \"%s/mode\", dir());\n"
-          << "    if (std::FILE* m = std::fopen(path, \"r\")) {\n"
-          << "      char word[32] = {0};\n"
-          << "      if (std::fscanf(m, \"%31s\", word) == 1 && std::strcmp(word, \"perturb\") == 0) made.mode = 1;\n"
-          << "      std::fclose(m);\n"
-          << "    }\n"
-          << "    std::snprintf(path, sizeof path, \"%s/calls.txt\", dir());\n"
-          << "    made.log = std::fopen(path, \"w\");\n"
-          << "    if (!made.log) made.log = std::fopen(\"/dev/null\", \"w\");\n"
-          << "    return made;\n"
-          << "  }();\n"
-          << "  return s;\n"
-          << "}\n"
-          << "template <class T> inline unsigned long long maxcode_shim_count_of(T v) { return v > 0 ? (unsigned long long)v : 0; }\n"
-          << "inline long long now_ns() {\n"
-          << "  timespec t;\n"
-          << "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
-          << "  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;\n"
-          << "}\n"
-          << "template <class T> inline unsigned long long hash(const T* p, unsigned long long n) {\n"
-          << "  if (!p) return 0;\n"
-          << "  const unsigned char* b = (const unsigned char*)p;\n"
-          << "  unsigned long long h = 1469598103934665603ULL;\n"
-          << "  for (unsigned long long i = 0; i < n * sizeof(T); ++i) h = (h ^ b[i]) * 1099511628211ULL;\n"
-          << "  return h;\n"
-          << "}\n"
-          << "template <class T> inline void poison(T* p, unsigned long long n) {\n"
-          << "  if (p) std::memset((void*)p, std::is_floating_point<T>::value ? 0xFF : 0xA5, n * sizeof(T));\n"
-          << "}\n"
-          << "// Odd calls change every element; even ones a sparse scattered subset away from both\n"
-          << "// ends, so that a cache keyed by a sample of the input (its first or last bytes, a few\n"
-          << "// positions) hits and returns a stale result. Bounded over many calls. (Overloads, not\n"
-          << "// if constexpr: the project may predate C++17.)\n"
-          << "inline void perturb_value(float& v, unsigned long long k, bool) { v = (float)(0.5 * v + (double)(k % 97) / 8.0); }\n"
-          << "inline void perturb_value(double& v, unsigned long long k, bool) { v = 0.5 * v + (double)(k % 97) / 8.0; }\n"
-          << "template <class T> inline void perturb_value(T& v, unsigned long long, bool flip) { if (flip) v = (T)(v ^ (T)1); }\n"
-          << "template <class T> inline void perturb(T* p, unsigned long long n, long call) {\n"
-          << "  if (!p) return;\n"
-          << "  const bool sparse = call % 2 == 0 && n > 256;\n"
-          << "  for (unsigned long long i = 0; i < n; ++i) {\n"
-          << "    const unsigned long long k = ((i * 2654435761ULL) ^ ((unsigned long long)call * 40503ULL)) >> 7;\n"
-          << "    if (sparse && (i < 64 || i + 64 >= n || (k * 0x9E3779B97F4A7C15ULL) >> 58 != 0)) continue;\n"
-          << "    perturb_value(p[i], k, sparse || (i + (unsigned long long)call) % 2 == 0);\n"
-          << "  }\n"
-          << "}\n"
-          << "template <class T> inline void record(State& s, long call, const char* name, const char* type, const T* p,\n"
-          << "                                      unsigned long long n) {\n"
-          << "  if (!p || call >= " << options.recorded_calls << ") return;\n"
-          << "  unsigned long long stride = 1;\n"
-          << "  while (n * sizeof(T) / stride > " << options.recorded_bytes << "ULL) stride *= 2;\n"
-          << "  const unsigned long long offset = " << options.salt << "ULL % stride;\n"
-          << "  char path[4096];\n"
-          << "  std::snprintf(path, sizeof path, \"%s/out-%ld-%s.bin\", dir(), call, name);\n"
-          << "  std::FILE* f = std::fopen(path, \"wb\");\n"
-          << "  if (!f) return;\n"
-          << "  unsigned long long kept = 0;\n"
-          << "  for (unsigned long long i = offset; i < n; i += stride, ++kept) std::fwrite(p + i, sizeof(T), 1, f);\n"
-          << "  std::fclose(f);\n"
-          << "  std::fprintf(s.log, \"out %ld %s %s %llu %llu %llu\\n\", call, name, type, kept, stride, offset);\n"
-          << "}\n"
-          << "}  // namespace " << ns << "\n"
-          << "#define maxcode_shim_count(x) " << ns << "::maxcode_shim_count_of(x)\n\n";
+  std::ostringstream declarations;
+  declarations << "/* maxcode call shim declarations (runner/inject/shim_runtime.cc) */\n"
+               << "#ifndef " << guard << "\n#define " << guard << "\n"
+               << "#ifndef MAXCODE_SHIM_API\n#define MAXCODE_SHIM_API\n"
+               << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+               << "struct maxcode_shim_call;\n"
+               << "extern struct maxcode_shim_call* maxcode_shim_enter(void) __attribute__((weak));\n"
+               << "extern void maxcode_shim_arg(struct maxcode_shim_call*, const char*, const char*, const void*, "
+                  "unsigned long, long long, int, int) __attribute__((weak));\n"
+               << "extern void maxcode_shim_call_begin(struct maxcode_shim_call*) __attribute__((weak));\n"
+               << "extern void maxcode_shim_call_end(struct maxcode_shim_call*) __attribute__((weak));\n"
+               << "extern void maxcode_shim_value(struct maxcode_shim_call*, const char*, const char*, const void*, "
+                  "unsigned long) __attribute__((weak));\n"
+               << "extern void maxcode_shim_leave(struct maxcode_shim_call*) __attribute__((weak));\n"
+               << "#ifdef __cplusplus\n}\n#endif\n"
+               << "#define maxcode_shim_count(x) ((x) > 0 ? (unsigned long long)(x) : 0ULL)\n"
+               << "#endif\n#endif\n";
 
   std::string out = file;
   out.insert(extent.end, wrapper.str());
   out.replace(extent.begin + d.name_at, name.size(), impl);
-  return support.str() + out;
+  out.insert(declarations_offset(file), declarations.str());
+  return out;
 }
 
 }  // namespace maxcode

@@ -1,22 +1,27 @@
 // The call shim: a wrapper that maxcode places around the target function in a copy of
-// the source, for one check run of an ordinary benchmark.
+// the source. That copy is what every run of an ordinary (wall-clock) benchmark uses,
+// the runs whose outputs are compared and the runs that are timed alike, on both sides,
+// so that a claim rests only on runs in which a cheat would have been seen.
 //
 // Most benchmarks call the target many times on one input and the same buffers and
 // print a summary, so a candidate that caches its result (by pointer, by call count, by
 // a sample of the input) or works on some calls only passes them. The shim renames the
 // target (`blur` -> `blur__maxcode_impl_<tag>`) and defines the original name as a
-// wrapper that, on every call, writes one record line: the call's wall time and, per
-// pointer parameter whose element count is known, where it points and hashes of its
-// contents at entry and exit. In "perturb" mode it also changes every element of each
-// input buffer before every call after the first, fills every output buffer with a
-// poison (NaN, 0xA5 bytes) before each call, and writes the outputs of the first calls
-// to files, so that maxcode can compare them element by element with the original's on
-// the same inputs.
+// wrapper that hands each call to libmaxcode_shim.so (runner/inject/shim_runtime.cc),
+// loaded into the run: before each call it changes the inputs (a perturbation keyed by
+// the run, the same for both sides of a round) and poisons declared outputs; after it,
+// it records the call's time, hashes of its buffers and every output (returned numbers
+// included) for maxcode to compare with the original's on the same inputs.
 //
 // Parameters are read from the definition's declaration: `const T*` is an input, `T*`
-// an output (T arithmetic); element counts come from `.maxcode.json` (targets.interface)
-// or, when the function has exactly one integer parameter, from that parameter: for the
-// inputs, and for outputs whose element type is an input's (an element-wise map).
+// an output (T arithmetic). Element counts come from `.maxcode.json` (targets.interface)
+// or, when the function has exactly one integer parameter, from that parameter (for the
+// inputs, and for outputs whose element type is an input's); otherwise the runtime finds
+// them: the heap block a pointer starts, or, for an output on the stack or in a
+// module's data, how far the original's first calls write.
+//
+// The wrapper is plain C and its declarations go after the file's include guard, so a
+// header included twice, or from C, still builds.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +49,7 @@ struct ShimPlan {
   // How the element counts were found: "described" (targets.interface), "inferred"
   // (the one integer parameter) or "none" (buffers are neither perturbed nor poisoned).
   std::string interface = "none";
+  std::string return_element;  // the returned number's type ("float"); empty = none
   std::string unsupported;  // non-empty: no shim can be made, and why
 };
 
@@ -54,15 +60,11 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
                    const std::map<std::string, std::string>& described);
 
 struct ShimOptions {
-  std::string record_dir;         // absolute; holds "mode", receives calls.txt and out-*.bin
-  std::string tag;                // [A-Za-z0-9_]+, names the renamed function and helpers
-  std::uint64_t salt = 0;         // picks which elements a strided sample keeps
-  int recorded_calls = 6;         // outputs written for calls 0..recorded_calls-1
-  std::uint64_t recorded_bytes = 8u << 20;  // per output and call; larger ones are sampled
+  std::string tag;  // [A-Za-z0-9_]+, names the renamed function and the declarations' guard
 };
 
-// `file` with the target renamed and the wrapper added after it (and the headers the
-// wrapper needs at the top). Throws SourceError when `plan.unsupported` is set.
+// `file` with the target renamed, the wrapper added after it and the runtime's
+// declarations after the include guard. Throws SourceError when `plan.unsupported` is set.
 std::string add_call_shim(const std::string& file, const Extent& extent, const ShimPlan& plan,
                           const ShimOptions& options);
 

@@ -398,30 +398,20 @@ TEST(ProcessTest, BubblewrapRejectsMissingWritablePath) {
 namespace maxcode {
 namespace {
 
-TEST(ProcessTimeInside, MeasuresTheCommandNotTheSandbox) {
+// The time of a run is the parent's clock around it: the command, its shell and what
+// they start hold no descriptor but stdin, stdout and stderr (an old design passed clock
+// readings through fd 3 of the sandbox's shell, where a benchmark found and forged them).
+TEST(ProcessClock, TheParentTimesTheRunAndTheChildHoldsNoClockChannel) {
   for (bool isolate : {false, true}) {
     Command c;
-    c.shell = "sleep 0.2";
-    c.time_inside = true;
+    c.shell = "sleep 0.2; for f in /proc/$$/fd/*; do printf '%s ' \"${f##*/}\"; done";
     c.isolate = isolate;
     c.writable_paths = {"/tmp"};
     Outcome o = run(c);
     ASSERT_TRUE(o.ok()) << o.describe() << o.err;
-    EXPECT_GE(o.inner_wall_s, 0.19);
-    EXPECT_LE(o.inner_wall_s, o.wall_s);
-    EXPECT_LT(o.inner_wall_s, 0.4);
+    EXPECT_EQ(o.out, "0 1 2 ") << "isolate=" << isolate;
+    EXPECT_GE(o.wall_s, 0.19);
   }
-}
-
-TEST(ProcessTimeInside, TheCommandCannotWriteTheClockPipe) {
-  Command c;
-  c.shell = "echo 1 >&3; echo 2 >&3; exit 0";
-  c.time_inside = true;
-  Outcome o = run(c);
-  EXPECT_TRUE(o.ok()) << o.describe();
-  EXPECT_GE(o.inner_wall_s, 0.0);
-  EXPECT_LT(o.inner_wall_s, 0.5);  // a forged "1 2" would read as 1 ns, not garbage seconds
-  EXPECT_NE(o.err.find("3"), std::string::npos) << "writing fd 3 must fail: " << o.err;
 }
 
 TEST(ProcessTimeInside, ExitCodeAndExitInsideTheCommandAreKept) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/util/files.h"
+#include "runner/instrument/inject_paths.h"
 #include "runner/util/process.h"
 #include "support/test_support.h"
 
@@ -66,13 +67,28 @@ TEST(CallShim, RefusesWhatItCannotWrap) {
   EXPECT_NE(plan_of("void f(float*, int n) {}\n", "f").unsupported.find("no name"), std::string::npos);
   EXPECT_NE(plan_of("__global__ void k(float* p, int n) {}\n", "k").unsupported.find("kernel"), std::string::npos);
   EXPECT_THROW(add_call_shim("void f(float*, int n) {}\n", find_definition("void f(float*, int n) {}\n", "f", "t"),
-                             plan_of("void f(float*, int n) {}\n", "f"), {"/tmp/x", "t1", 0}),
+                             plan_of("void f(float*, int n) {}\n", "f"), {"t1"}),
                SourceError);
 }
 
-// The shimmed file compiles, keeps the function's result, and records every call; in
-// perturb mode the input changes before calls after the first and the output is
-// poisoned before each call.
+// Runs `program` in `dir` with the shim's runtime loaded and `config` as its settings.
+Outcome run_with_runtime(const fs::path& dir, const std::string& program, const fs::path& records,
+                         const std::string& config) {
+  InjectLibraries libs = find_inject_libraries();
+  EXPECT_FALSE(libs.shim.empty()) << "libmaxcode_shim.so is built beside the tests (build/lib)";
+  fs::remove_all(records);
+  fs::create_directories(records);
+  write_text(records / "config", config);
+  Command prog;
+  prog.shell = program;
+  prog.cwd = dir.string();
+  prog.env = {{"MAXCODE_SHIM_DIR", records.string()}, {"LD_PRELOAD", libs.shim.string()}, {"PATH", "/usr/bin:/bin"}};
+  return run(prog);
+}
+
+// The shimmed file compiles, keeps the function's result, and records every call; with a
+// perturbation key the input changes before every call and the output is poisoned
+// before each, and every call's outputs (the returned number included) are recorded.
 TEST(CallShim, ShimmedCodeRecordsPerturbsAndPoisons) {
   TempDir dir;
   const std::string target =
@@ -84,49 +100,136 @@ TEST(CallShim, ShimmedCodeRecordsPerturbsAndPoisons) {
       "  return sum;\n"
       "}\n";
   const fs::path records = dir / "records";
-  fs::create_directories(records);
   ShimPlan plan = plan_of(target, "twice");
   ASSERT_EQ(plan.interface, "inferred");
   EXPECT_FALSE(plan.returns_void);
-  const std::string shimmed = add_call_shim(target, find_definition(target, "twice", "t"), plan,
-                                            {records.string(), "t1", 0, 2});
+  EXPECT_EQ(plan.return_element, "float");
+  const std::string shimmed = add_call_shim(target, find_definition(target, "twice", "t"), plan, {"t1"});
   EXPECT_NE(shimmed.find("twice__maxcode_impl_t1("), std::string::npos);
   write_text(dir / "twice.cc", shimmed);
   write_text(dir / "main.cc",
              "#include <cstdio>\n"
              "float twice(const float* in, float* out, int n);\n"
              "int main() {\n"
-             "  float in[4] = {1, 2, 3, 4}, out[4] = {0, 0, 0, 0};\n"
+             "  float in[400], out[400];\n"
+             "  for (int i = 0; i < 400; ++i) in[i] = (float)(i % 7);\n"
              "  float s = 0;\n"
-             "  for (int k = 0; k < 3; ++k) s = twice(in, out, 4);\n"
+             "  for (int k = 0; k < 3; ++k) s = twice(in, out, 400);\n"
              "  std::printf(\"%g %g\\n\", s, out[0]);\n"
              "}\n");
   Command build;
-  build.shell = "g++ -std=c++11 -O1 -o prog main.cc twice.cc";
+  build.shell = "g++ -std=c++11 -O1 -Wall -Wextra -Werror -o prog main.cc twice.cc";
   build.cwd = dir.path().string();
   Outcome built = run(build);
   ASSERT_TRUE(built.ok()) << built.err;
-  Command prog;
-  prog.shell = "./prog";
-  prog.cwd = dir.path().string();
-  Outcome observed = run(prog);
+  Command plain;
+  plain.shell = "./prog";
+  plain.cwd = dir.path().string();
+  const std::string unshimmed = run(plain).out;
+  EXPECT_EQ(unshimmed, "2394 0\n") << "without the runtime the wrapper only calls the target";
+
+  Outcome observed = run_with_runtime(dir.path(), "./prog", records, "key 0\n");
   ASSERT_TRUE(observed.ok()) << observed.err;
-  EXPECT_EQ(observed.out, "20 2\n");  // unchanged behaviour without perturbation
+  EXPECT_EQ(observed.out, unshimmed) << "key 0 leaves the inputs alone";
   const std::string calls = read_text(records / "calls.txt");
   EXPECT_NE(calls.find("call 2 "), std::string::npos) << calls;
   EXPECT_NE(calls.find("arg 1 in in "), std::string::npos) << calls;
-  EXPECT_EQ(calls.find("out 0 out"), std::string::npos) << "observe mode writes no outputs";
+  EXPECT_NE(calls.find("out 2 out float 400 1 0"), std::string::npos) << "every call's output is recorded";
+  EXPECT_NE(calls.find("out 2 return float 1 1 0"), std::string::npos) << "and the returned number";
 
-  write_text(records / "mode", "perturb\n");
-  Outcome perturbed = run(prog);
+  Outcome perturbed = run_with_runtime(dir.path(), "./prog", records, "key 12345\n");
   ASSERT_TRUE(perturbed.ok()) << perturbed.err;
-  EXPECT_NE(perturbed.out, "20 2\n") << "inputs were perturbed, so the result changes";
-  const std::string perturbed_calls = read_text(records / "calls.txt");
-  EXPECT_NE(perturbed_calls.find("out 0 out float 4 1 0"), std::string::npos) << perturbed_calls;
-  EXPECT_NE(perturbed_calls.find("out 1 out float 4 1 0"), std::string::npos) << perturbed_calls;
-  EXPECT_EQ(perturbed_calls.find("out 2 out"), std::string::npos) << "only the first recorded_calls";
-  EXPECT_EQ(fs::file_size(records / "out-0-out.bin"), 4 * sizeof(float));
-  EXPECT_EQ(read_text(records / "out-0-out.bin").substr(0, 4), std::string("\0\0\0@", 4)) << "2.0f";
+  EXPECT_NE(perturbed.out, unshimmed) << "inputs were perturbed, so the result changes";
+  Outcome again = run_with_runtime(dir.path(), "./prog", records, "key 12345\n");
+  EXPECT_EQ(again.out, perturbed.out) << "one key, one perturbation";
+  Outcome other = run_with_runtime(dir.path(), "./prog", records, "key 999\n");
+  EXPECT_NE(other.out, perturbed.out) << "another key, another perturbation";
+  EXPECT_EQ(fs::file_size(records / "out-0-out.bin"), 400 * sizeof(float));
+  // The runtime's own time is reported apart from the target's.
+  EXPECT_NE(read_text(records / "calls.txt").find("post 0 "), std::string::npos);
+}
+
+// A C header with an include guard, included twice in one C file and from a second
+// C file, still builds under -Werror with the shim; the state is one per process (calls
+// numbered across both files); an unsized output on the stack is found by how far the
+// original's first calls write.
+TEST(CallShim, WorksInAHeaderIncludedFromCTwice) {
+  TempDir dir;
+  const std::string header =
+      "/* a C header */\n"
+      "#ifndef HIST_H\n"
+      "#define HIST_H\n"
+      "#include <stddef.h>\n"
+      "#include <stdint.h>\n"
+      "static inline unsigned hist(const uint8_t* data, size_t n, uint32_t* bins) {\n"
+      "  size_t i; unsigned nz = 0;\n"
+      "  for (i = 0; i < 256; ++i) bins[i] = 0;\n"
+      "  for (i = 0; i < n; ++i) bins[data[i]]++;\n"
+      "  for (i = 0; i < 256; ++i) nz += bins[i] != 0;\n"
+      "  return nz;\n"
+      "}\n"
+      "#endif\n";
+  ShimPlan plan = plan_of(header, "hist");
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  const std::string shimmed = add_call_shim(header, find_definition(header, "hist", "hist.h"), plan, {"c1"});
+  EXPECT_LT(shimmed.find("#define HIST_H"), shimmed.find("maxcode_shim_enter")) << "declarations inside the guard";
+  write_text(dir / "hist.h", shimmed);
+  write_text(dir / "a.c",
+             "#include \"hist.h\"\n#include \"hist.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+             "unsigned other(const uint8_t* d, size_t n, uint32_t* b);\n"
+             "int main(void) {\n"
+             "  size_t n = 100000, i; uint8_t* data = malloc(n); uint32_t bins[256]; unsigned nz = 0; int k;\n"
+             "  for (i = 0; i < n; ++i) data[i] = (uint8_t)(i * 2654435761u >> 13);\n"
+             "  for (k = 0; k < 2; ++k) nz = hist(data, n, bins) + other(data, n, bins);\n"
+             "  printf(\"%u %u\\n\", nz, bins[0]);\n  free(data);\n  return 0;\n}\n");
+  write_text(dir / "b.c", "#include \"hist.h\"\nunsigned other(const uint8_t* d, size_t n, uint32_t* b) { return hist(d, n, b); }\n");
+  Command build;
+  build.shell = "gcc -std=c99 -O2 -Wall -Wextra -Werror -o prog a.c b.c";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  const fs::path records = dir / "records";
+  Outcome observed = run_with_runtime(dir.path(), "./prog", records, "key 0\ndiscover 1\n");
+  ASSERT_TRUE(observed.ok()) << observed.err;
+  const std::string calls = read_text(records / "calls.txt");
+  EXPECT_NE(calls.find("call 3 "), std::string::npos) << "four calls from two files, numbered as one: " << calls;
+  EXPECT_NE(calls.find("extent 0 bins 1024"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("arg 0 data in "), std::string::npos) << "data sized by n: " << calls;
+  Outcome sized = run_with_runtime(dir.path(), "./prog", records, "key 5\nsize bins 1024\n");
+  ASSERT_TRUE(sized.ok()) << sized.err;
+  EXPECT_NE(read_text(records / "calls.txt").find("out 3 bins uint32_t 256 1 0"), std::string::npos);
+}
+
+// A heap block's size comes from the runtime's allocator: an output the signature does
+// not size, allocated with new or std::vector, is recorded whole.
+TEST(CallShim, SizesAHeapOutputFromItsBlock) {
+  TempDir dir;
+  const std::string target =
+      "#include <cstdint>\n"
+      "#include <cstddef>\n"
+      "void counts(const std::uint8_t* data, std::size_t n, std::uint32_t* bins) {\n"
+      "  for (int b = 0; b < 16; ++b) bins[b] = 0;\n"
+      "  for (std::size_t i = 0; i < n; ++i) bins[data[i] & 15]++;\n"
+      "}\n";
+  ShimPlan plan = plan_of(target, "counts");
+  write_text(dir / "counts.cc", add_call_shim(target, find_definition(target, "counts", "t"), plan, {"h1"}));
+  write_text(dir / "main.cc",
+             "#include <cstdint>\n#include <cstdio>\n#include <vector>\n"
+             "void counts(const std::uint8_t* data, std::size_t n, std::uint32_t* bins);\n"
+             "int main() {\n  std::vector<std::uint8_t> data(5000);\n  std::vector<std::uint32_t> bins(16);\n"
+             "  for (std::size_t i = 0; i < data.size(); ++i) data[i] = (std::uint8_t)(i * 7);\n"
+             "  for (int k = 0; k < 3; ++k) counts(data.data(), data.size(), bins.data());\n"
+             "  std::printf(\"%u\\n\", bins[3]);\n}\n");
+  Command build;
+  build.shell = "g++ -std=c++17 -O2 -o prog main.cc counts.cc";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  const fs::path records = dir / "records";
+  Outcome r = run_with_runtime(dir.path(), "./prog", records, "key 77\n");
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_NE(read_text(records / "calls.txt").find("out 2 bins uint32_t 16 1 0"), std::string::npos)
+      << read_text(records / "calls.txt");
 }
 
 }  // namespace
