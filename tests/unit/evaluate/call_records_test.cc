@@ -50,5 +50,33 @@ TEST(CallRecords, ABadLineNamesFileAndLine) {
   }
 }
 
+// Calls made from several threads reach the file in any order; each call's lines stay
+// together, and the shim's own time is kept apart from the target's.
+TEST(CallRecords, CallsFromThreadsAreSortedAndTheShimsTimeIsApart) {
+  TempDir dir;
+  write_text(dir / "calls.txt",
+             "call 1 2000 300\npost 1 700\ncall 0 1000 100\nextent 0 bins 1024\npost 0 900\n");
+  auto records = read_call_records(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].call, 0);
+  EXPECT_NEAR(records[0].seconds, 1e-6, 1e-15);
+  ASSERT_EQ(records[0].extents.size(), 1u);
+  EXPECT_EQ(records[0].extents[0].bytes, 1024u);
+  EXPECT_NEAR(shim_overhead_s(records), (300 + 700 + 100 + 900) * 1e-9, 1e-15);
+}
+
+// The file is written inside the run, where candidate code can replace it: a link is
+// never followed (it could point at a file the sandbox hides), a call given twice is an
+// error.
+TEST(CallRecords, ALinkOrACallGivenTwiceIsRefused) {
+  TempDir dir;
+  write_text(dir / "secret", "call 0 5\n");
+  std::filesystem::create_symlink(dir / "secret", dir / "calls.txt");
+  EXPECT_THROW(read_call_records(dir.path()), std::runtime_error);
+  std::filesystem::remove(dir / "calls.txt");
+  write_text(dir / "calls.txt", "call 0 5\ncall 0 6\n");
+  EXPECT_THROW(read_call_records(dir.path()), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace maxcode

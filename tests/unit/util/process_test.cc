@@ -404,23 +404,23 @@ namespace {
 TEST(ProcessClock, TheParentTimesTheRunAndTheChildHoldsNoClockChannel) {
   for (bool isolate : {false, true}) {
     Command c;
-    c.shell = "sleep 0.2; for f in /proc/$$/fd/*; do printf '%s ' \"${f##*/}\"; done";
+    // The shell's descriptors, read by child processes (a glob would open one itself).
+    c.shell = "sleep 0.2; for i in 3 4 5 6 7 8 9; do readlink /proc/$$/fd/$i; done; echo end";
     c.isolate = isolate;
     c.writable_paths = {"/tmp"};
     Outcome o = run(c);
     ASSERT_TRUE(o.ok()) << o.describe() << o.err;
-    EXPECT_EQ(o.out, "0 1 2 ") << "isolate=" << isolate;
+    EXPECT_EQ(o.out, "end\n") << "isolate=" << isolate;
     EXPECT_GE(o.wall_s, 0.19);
   }
 }
 
-TEST(ProcessTimeInside, ExitCodeAndExitInsideTheCommandAreKept) {
+TEST(ProcessClock, ExitCodeIsKept) {
   Command c;
   c.shell = "exit 7";
-  c.time_inside = true;
   Outcome o = run(c);
   EXPECT_EQ(o.exit_code, 7);
-  EXPECT_GE(o.inner_wall_s, 0.0);
+  EXPECT_GE(o.wall_s, 0.0);
 }
 
 }  // namespace
@@ -660,12 +660,10 @@ TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
 
   Command timed;
   timed.shell = "sleep 0.2";
-  timed.time_inside = true;
   timed.isolate = true;
   Outcome o = run_isolated(timed, Isolation::kNamespaces);
   ASSERT_TRUE(o.ok()) << o.describe() << o.err;
-  EXPECT_GE(o.inner_wall_s, 0.19);
-  EXPECT_LT(o.inner_wall_s, 0.4);
+  EXPECT_GE(o.wall_s, 0.19);
 }
 
 }  // namespace
