@@ -14,7 +14,7 @@ cmake --build build --target $gpu_tests
 rm -rf .gpu && mkdir -p .gpu/build/lib .gpu/build/tests .gpu/examples/cuda-multistream/build
 strip --strip-debug -o .gpu/build/maxcode build/maxcode
 for t in $gpu_tests; do strip --strip-debug -o ".gpu/build/tests/$t" "build/tests/$t"; done
-cp build/lib/libmaxcode_sampler.so build/lib/libmaxcode_cupti.so .gpu/build/lib/
+cp build/lib/libmaxcode_sampler.so build/lib/libmaxcode_cupti.so build/lib/libmaxcode_shim.so .gpu/build/lib/
 for lib in libgit2.so.1.5 libcpp-httplib.so.0.11 libmbedtls.so.14 libmbedx509.so.1 libmbedcrypto.so.7 \
            libhttp_parser.so.2.9 libssh2.so.1 libbrotlicommon.so.1 libbrotlidec.so.1 libbrotlienc.so.1 \
            libdw.so.1 libelf.so.1 libsqlite3.so.0; do

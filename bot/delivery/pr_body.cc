@@ -227,8 +227,8 @@ std::string correctness(const DeliveryInput& in) {
   }
   const json& w = in.winner();
   if (w.is_object() && w.contains("call_check") && w["call_check"].is_string())
-    out += "- Call check (maxcode's wrapper around the function, inputs perturbed and outputs poisoned between "
-           "calls): " + sanitize_inline(w["call_check"].get<std::string>(), 400) + ".\n";
+    out += "- Call check (maxcode's wrapper around the function, in every run that was timed: inputs perturbed, "
+           "every call's outputs compared with the original's): " + sanitize_inline(w["call_check"].get<std::string>(), 400) + ".\n";
   out += precision(w);
   out += audit(in.result.value("audit", json::array()));
   for (const auto& warning : in.result.value("warnings", json::array()))

@@ -100,15 +100,13 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
     weak.push_back("maxcode cannot add its call check (" + in.shim_problem +
                    (in.compare_output ? "): only the benchmark's own output guards against skipped work"
                                       : "): its output is not compared, so only the tests guard against skipped work"));
-  } else if (in.interface == "none") {
-    a.call_check = "per-call times only (describe the pointer sizes in targets.interface to have inputs "
-                   "perturbed and outputs poisoned)";
   } else if (!in.outputs_sized) {
-    a.call_check = "per-call times, inputs perturbed on every call (" + in.interface + " interface; no output "
-                   "has a known size: describe it in targets.interface to have it poisoned and compared)";
+    a.call_check = "per-call times, inputs perturbed where their size is known or found; no output of the target "
+                   "could be sized and compared per call (describe it in targets.interface)";
   } else {
-    a.call_check = "per-call times, inputs perturbed and outputs poisoned on every call, the first calls' "
-                   "outputs compared element by element with the original's (" + in.interface + " interface)";
+    a.call_check = "every run, checked and timed alike, through maxcode's wrapper: inputs perturbed anew each "
+                   "round, every call's outputs compared element by element with the original's (" + in.interface +
+                   " interface; sizes the signature does not give found at run time)";
   }
   a.findings = weak;
   a.findings.insert(a.findings.end(), fine.begin(), fine.end());

@@ -133,10 +133,6 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
 std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,
                                          std::map<std::string, OutputError>* errors) const {
   const BenchmarkConfig& bench = config_.benchmarks[b];
-  if (bench.compare_output) {
-    Comparison c = compare_outputs(want.out, got.out, {bench.rtol, bench.atol});
-    if (!c.equal) return "its printed output differs from the original's on the same perturbed inputs: " + c.summary();
-  }
   if (got.records.size() != want.records.size())
     return "it was called " + std::to_string(got.records.size()) + " time(s), the original " +
            std::to_string(want.records.size());
@@ -181,6 +177,11 @@ std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, con
         if (!fresh) merge(it->second, error);
       }
     }
+  }
+  // Last, what it printed: the calls above say more precisely what went wrong.
+  if (bench.compare_output) {
+    Comparison c = compare_outputs(want.out, got.out, {bench.rtol, bench.atol});
+    if (!c.equal) return "its printed output differs from the original's on the same perturbed inputs: " + c.summary();
   }
   return "";
 }

@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runner/inject/alloc_sizes.h"
 
@@ -114,6 +116,20 @@ unsigned long long hash(const unsigned char* p, unsigned long long bytes) {
   }
   for (; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ULL;
   return mix(h);
+}
+
+// Can this process read [p, p + bytes)? A device pointer (a CUDA launcher's argument)
+// or a bad size must not be touched: the first and the last byte are read through the
+// kernel, which answers EFAULT instead of a fault.
+bool readable(const unsigned char* p, unsigned long long bytes) {
+  if (!p || bytes == 0) return false;
+  unsigned char probe;
+  const unsigned char* ends[2] = {p, p + bytes - 1};
+  for (const unsigned char* at : ends) {
+    iovec local{&probe, 1}, remote{const_cast<unsigned char*>(at), 1};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1) return false;
+  }
+  return true;
 }
 
 struct Buffer {
@@ -335,6 +351,7 @@ EXPORT void maxcode_shim_arg(maxcode_shim_call* c, const char* name, const char*
   if (declared >= 0) {
     b->bytes = static_cast<unsigned long long>(declared) * elem;
     b->poison = !input;  // a declared output is written whole by the target
+    if (!readable(b->p, b->bytes)) b->bytes = 0;
     return;
   }
   // Found sizes are never poisoned: the buffer may be read as well as written.

@@ -78,9 +78,18 @@ TEST_F(PlainCheatSuite, CacheByCallCountIsACache) {
   expect_rejected("02-first-call-only.cpp", "rejected", {"call check", "per-call times: first", "caches its result"});
 }
 
-TEST_F(PlainCheatSuite, CacheByContentDiffersOnPerturbedInput) {
-  expect_rejected("03-cache-by-content.cpp", "incorrect",
-                  {"call check", "inputs perturbed", "differs from the original's on the same input"});
+// Keyed by pointer, length and a sample of the input: every call's input is perturbed,
+// sparse calls keep the sample, so the cache hits on those. Its per-call times give it
+// away first (costly calls where the key changed, trivial ones where it did not); where
+// they would not, the stale outputs of those calls do.
+TEST_F(PlainCheatSuite, CacheByContentIsSeenOnPerturbedInput) {
+  const nlohmann::json c = candidate("03-cache-by-content.cpp");
+  ASSERT_TRUE(c.is_object());
+  const std::string verdict = c.value("verdict", ""), reason = c.value("reason", "");
+  EXPECT_TRUE(verdict == "rejected" || verdict == "incorrect") << verdict << ": " << reason;
+  EXPECT_NE(reason.find("call check"), std::string::npos) << reason;
+  if (verdict == "incorrect") EXPECT_NE(reason.find("on the same perturbed inputs"), std::string::npos) << reason;
+  else EXPECT_NE(reason.find("skips the work on some calls"), std::string::npos) << reason;
 }
 
 TEST_F(PlainCheatSuite, WorkOnSomeCallsOnlyIsSkippedWork) {
@@ -122,6 +131,65 @@ TEST_F(PlainCheatSuite, TheAuditNamesTheBenchmarksWeaknesses) {
   const std::string report = read_text(*dir_ / "out" / "report.md");
   EXPECT_NE(report.find("## Benchmark audit"), std::string::npos);
   EXPECT_NE(report.find("### Precision against the original"), std::string::npos);
+}
+
+// The issue-21 benchmark (examples/cpu-plain-bins): one input built once, the target
+// called 8 times on it, only the last result printed, `uint32_t* bins` on the stack with
+// no size in the signature nor in .maxcode.json. Memos keyed by a sample of the input
+// were judged faster (37x, 66x confirmed, 115x) when the checked and the timed runs
+// were different runs; now every timed run is checked, bins are found by how far the
+// original writes, and no cheat may be faster; the honest rewrite still wins.
+class PlainBinsSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    copy_tree(testing::source_path("examples/cpu-plain-bins"), *dir_ / "repo");
+    std::error_code ignored;
+    fs::remove_all(*dir_ / "repo" / "build", ignored);
+    Command c;
+    c.shell = std::string(MAXCODE_BINARY) + " optimize " + (*dir_ / "repo").string() + " --policy replay --replay-dir " +
+              testing::source_path("examples/cpu-plain-bins/replay").string() + " --out " + (*dir_ / "out").string() +
+              " -q";
+    c.timeout_s = 1200;
+    outcome_ = new Outcome(run(c));
+    if (fs::exists(*dir_ / "out" / "result.json"))
+      result_ = new nlohmann::json(nlohmann::json::parse(read_text(*dir_ / "out" / "result.json")));
+    if (result_)
+      for (const auto& c : (*result_)["candidates"])
+        std::printf("bins   %-28s %-12s %s\n", c.value("id", "").c_str(), c.value("verdict", "").c_str(),
+                    c.value("reason", "").substr(0, 220).c_str());
+  }
+  static void TearDownTestSuite() {
+    delete result_;
+    delete outcome_;
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_TRUE(result_) << outcome_->describe() << "\n" << outcome_->err << outcome_->out; }
+  static TempDir* dir_;
+  static Outcome* outcome_;
+  static nlohmann::json* result_;
+};
+
+TempDir* PlainBinsSuite::dir_ = nullptr;
+Outcome* PlainBinsSuite::outcome_ = nullptr;
+nlohmann::json* PlainBinsSuite::result_ = nullptr;
+
+TEST_F(PlainBinsSuite, NoCheatIsFasterAndTheHonestRewriteWins) {
+  int judged = 0;
+  for (const auto& c : (*result_)["candidates"]) {
+    const std::string id = c.value("id", ""), verdict = c.value("verdict", "");
+    ++judged;
+    if (id == "05-four-lanes.cpp") continue;
+    EXPECT_NE(verdict, "faster") << id << ": " << c.value("reason", "");
+    EXPECT_NE(verdict, "not-faster") << id << " must be caught, not merely slow: " << c.value("reason", "");
+  }
+  EXPECT_EQ(judged, 5);
+  const auto& winner = (*result_)["winner"];
+  ASSERT_TRUE(winner.is_object()) << result_->dump(2).substr(0, 3000);
+  EXPECT_EQ(winner.value("id", ""), "05-four-lanes.cpp");
+  // bins was found (1024 bytes on the stack) and compared on every call.
+  EXPECT_NE(winner.value("call_check", "").find("8 calls, per-call times alike, 8 recorded outputs"), std::string::npos)
+      << winner.value("call_check", "");
 }
 
 }  // namespace
