@@ -78,19 +78,14 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
   return workspace / (".maxcode-calls-" + shim_tag_);
 }
 
-std::vector<std::pair<std::string, std::string>> Evaluator::shim_env(const fs::path& ws) const {
-  (void)ws;
-  return {{"LD_PRELOAD", shim_library_}};
-}
-
 std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
                                               const std::map<std::string, std::string>& overrides, std::size_t b,
                                               std::uint64_t key, bool discover, std::string& problem, bool timed,
-                                              double* wall_s) {
+                                              double* wall_s, int slot) {
   const BenchmarkConfig& bench = config_.benchmarks[b];
   // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
-  static std::atomic<unsigned> slot_counter{0};
-  const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot_counter++ % 2));
+  const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot >= 0 ? slot : static_cast<int>(shim_slot_++ % 2)) +
+                                       "-" + std::to_string(b));
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   fs::create_directories(dir);
@@ -102,8 +97,8 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   }
   write_text_exact(dir / "config", config);
   std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())},
-                                                       {"MAXCODE_SHIM_DIR", dir.string()}};
-  for (const auto& kv : shim_env(ws)) env.push_back(kv);
+                                                       {"MAXCODE_SHIM_DIR", dir.string()},
+                                                       {"LD_PRELOAD", shim_library_}};
   const std::string label = (timed ? "timing " : std::string("call check ")) + bench.name +
                             (key ? " (perturbed)" : " (observed)");
   auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {},

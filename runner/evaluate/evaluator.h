@@ -156,6 +156,7 @@ class Evaluator {
     // Per benchmark timed through the call shim: the round's perturbation key, and what
     // the last run_suite recorded (compared side against side after each round).
     std::uint64_t shim_key = 0;
+    int shim_slot = 0;  // the two sides of a round keep their records apart (one workspace in an A/A)
     std::vector<std::optional<ShimRun>> shim_runs;
   };
   // One side of a comparison: its plain build and, where the call shim is used, its
@@ -221,8 +222,7 @@ class Evaluator {
   std::optional<ShimRun> run_shimmed(Evaluation& evaluation, const std::filesystem::path& ws,
                                      const std::map<std::string, std::string>& overrides, std::size_t b,
                                      std::uint64_t key, bool discover, std::string& problem,
-                                     bool timed = false, double* wall_s = nullptr);
-  std::vector<std::pair<std::string, std::string>> shim_env(const std::filesystem::path& ws) const;
+                                     bool timed = false, double* wall_s = nullptr, int slot = -1);
   // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
   // by call and in what it printed; else the reason.
   std::string compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,
@@ -279,6 +279,7 @@ class Evaluator {
   ShimPlan shim_plan_;
   std::string shim_library_;                                  // libmaxcode_shim.so, in the work directory
   std::filesystem::path shim_baseline_workspace_;             // the original built with the shim
+  std::atomic<unsigned> shim_slot_{0};                        // alternates the records' directories
   std::map<std::string, std::string> shim_baseline_files_;
   std::vector<std::optional<CallBaseline>> call_baselines_;  // per benchmark
   std::vector<BenchmarkAudit> audits_;

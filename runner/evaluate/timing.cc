@@ -45,6 +45,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
   session.clock.reset();
   session.runs.assign(config_.benchmarks.size(), std::nullopt);
   session.shim_runs.assign(config_.benchmarks.size(), std::nullopt);
+  session.shim_slot ^= 1;
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
     if (call_baselines_.size() > b && call_baselines_[b] && call_baselines_[b]->shimmed) {
@@ -55,7 +56,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       std::string problem;
       double wall = 0;
       auto run = run_shimmed(scratch, side.calls_workspace, side.calls_files, b, session.shim_key, false, problem,
-                             true, &wall);
+                             true, &wall, session.shim_slot);
       if (!run) {
         failure = problem + " during timing";
         failure_verdict_out = problem.rfind("source files changed", 0) == 0 ? Verdict::kRejected : Verdict::kCrashed;
