@@ -13,12 +13,22 @@
 namespace maxcode {
 
 // One version's kernel work per run of its kernel benchmarks (all summed): every
-// kernel of every process, warm-up included.
+// kernel of every process, warm-up included; and the part of it the timer counts.
 struct WitnessSide {
   std::uint64_t ncu_launches = 0;
   double ncu_ns = 0;
   std::uint64_t cupti_launches = 0;
   double cupti_ns = 0;
+  // The launches the timer counts (its kernels, past the warm-up): how many (CUPTI's),
+  // and their kernel time by ncu and by CUPTI (the timer's own figure).
+  std::uint64_t counted_launches = 0;
+  double ncu_counted_ns = 0;
+  double cupti_counted_ns = 0;
+  // true: ncu's launches were matched to CUPTI's kernels (by name, else by order of
+  // first launch, with the same launches per kernel), and `ncu_counted_ns` sums ncu's
+  // own durations of the counted ones; false: they could not be, and it is `ncu_ns`
+  // times the counted share of CUPTI's kernel time.
+  bool per_launch = false;
   // ncu's kernel time over CUPTI's (1 = the same; 0 when CUPTI recorded none).
   double agreement() const { return cupti_ns > 0 ? ncu_ns / cupti_ns : 0; }
 };
@@ -32,13 +42,21 @@ struct WitnessRecord {
   double tolerance = 0.25;  // relative, from gpu.witness_tolerance
   WitnessSide original, candidate;
   double claimed_speedup = 0;   // the A/B median (kernel time the timer counts); 0: not compared
-  double counted_share = 0;     // of the original's kernel time (CUPTI), the part the timer counts
-  double expected_speedup = 0;  // the claim over all kernel time: 1 / (1 - share + share / claimed)
-  double witness_speedup = 0;   // ncu: original's kernel time / the candidate's; 0 = unknown
+  // ncu over the launches the timer counts: the original's kernel time on them / the
+  // candidate's; 0 = unknown. The claim is held against this figure.
+  double witness_speedup = 0;
+  double counted_share = 0;     // of the original's kernel time (ncu), the part on the counted launches
+  double all_kernels_speedup = 0;  // ncu over all kernel time: the original's / the candidate's
+  // The claim over all kernel time, were the launches the timer does not count as long
+  // as the original's: 1 / (1 - share + share / claimed); held against
+  // `all_kernels_speedup`, so that work moved into uncounted launches shows.
+  double expected_speedup = 0;
 };
 
-// "witness: ncu 2.31x vs claimed 2.35x (agree within 25%)"; for a claim over a part of
-// the kernel time: "... vs claimed 2.35x (2.10x over all kernel time) ..."; or
+// "witness: ncu 2.31x vs claimed 2.35x (agree within 25%)"; where the timer counts part
+// of the kernel time: "witness: ncu 2.94x vs claimed 3.00x on the launches the timer
+// counts (over all kernel time: ncu 1.49x, the claim 1.50x were the other launches
+// unchanged) (agree within 25%)"; or
 // "not witnessed: <note>" / "witness rejected: <note>".
 std::string describe(const WitnessRecord& record);
 

@@ -80,9 +80,10 @@ struct Checked {
   std::filesystem::path calls_workspace;
   std::map<std::string, std::string> calls_files;
   bool passed = false;  // ready for timing
-  // The out-of-process witness's ncu run of this candidate, once made (at timing); the
+  // The out-of-process witness's ncu run of this candidate, once made (at timing): the
+  // kernels of each benchmark (empty for those not timed by kernel time); the
   // confirmation judges its own session against it without running ncu again.
-  std::optional<KernelWork> witness_ncu;
+  std::optional<std::vector<std::vector<NcuKernel>>> witness_ncu;
 };
 
 class Evaluator {
@@ -194,9 +195,10 @@ class Evaluator {
   void prepare_gpu();
   // The out-of-process witness of a confirmed winner (gpu_checks.cc).
   WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
-  // Every "kernels" benchmark once under ncu_duration_argv, summed; nullopt with
-  // `problem` set when a run fails or its log cannot be read.
-  std::optional<KernelWork> ncu_witness_work(const std::filesystem::path& workspace,
+  // Every "kernels" benchmark once under ncu_duration_argv: its kernels, per benchmark
+  // (empty for the others); nullopt with `problem` set when a run fails or its log
+  // cannot be read.
+  std::optional<std::vector<std::vector<NcuKernel>>> ncu_witness_work(const std::filesystem::path& workspace,
                                              const std::map<std::string, std::string>& overrides,
                                              const GpuDevice* device, std::string& problem);
   // The fixed cost of starting a program in a timed run (sandbox shell, exec, loader),
@@ -265,7 +267,7 @@ class Evaluator {
   std::vector<double> floors_;                     // per benchmark: roofline floor in s; 0 = none
   std::vector<NcuKernel> baseline_ncu_;
   // The witness's ncu run of the original, made at the first winner; or why it failed.
-  std::optional<KernelWork> witness_original_;
+  std::optional<std::vector<std::vector<NcuKernel>>> witness_original_;
   std::string witness_original_problem_;
   bool witness_original_tried_ = false;
   std::mutex witness_mutex_;  // the original's run is made once, whichever worker needs it first

@@ -212,12 +212,13 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
   }
 }
 
-std::optional<KernelWork> Evaluator::ncu_witness_work(const fs::path& ws,
-                                                      const std::map<std::string, std::string>& overrides,
-                                                      const GpuDevice* device, std::string& problem) {
+std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
+    const fs::path& ws, const std::map<std::string, std::string>& overrides, const GpuDevice* device,
+    std::string& problem) {
   const std::string ncu = find_cuda_tool("ncu");
-  KernelWork total;
-  for (const BenchmarkConfig& bench : config_.benchmarks) {
+  std::vector<std::vector<NcuKernel>> runs(config_.benchmarks.size());
+  for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
+    const BenchmarkConfig& bench = config_.benchmarks[b];
     if (bench.metric != "kernels") continue;
     std::uint64_t tag = 0;
     {
@@ -251,21 +252,20 @@ std::optional<KernelWork> Evaluator::ncu_witness_work(const fs::path& ws,
     }
     if (!problem.empty()) return std::nullopt;
     try {
-      const KernelWork w = ncu_work(parse_ncu_csv(text));
+      std::vector<NcuKernel> kernels = parse_ncu_csv(text);
       // No kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU): ncu
       // could not look, which is not the same as there being nothing to see.
-      if (const std::size_t at = text.find("==ERROR=="); w.launches == 0 && at != std::string::npos) {
+      if (const std::size_t at = text.find("==ERROR=="); ncu_work(kernels).launches == 0 && at != std::string::npos) {
         problem = "benchmark '" + bench.name + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
         return std::nullopt;
       }
-      total.launches += w.launches;
-      total.ns += w.ns;
+      runs[b] = std::move(kernels);
     } catch (const std::exception& error) {
       problem = "benchmark '" + bench.name + "': " + error.what();
       return std::nullopt;
     }
   }
-  return total;
+  return runs;
 }
 
 WitnessRecord Evaluator::witness(Checked& c, const Session& session, double claimed_speedup) {
@@ -283,25 +283,29 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
   };
   if (find_cuda_tool("ncu").empty()) return not_witnessed("Nsight Compute (ncu) not found");
 
-  // CUPTI's side: each version's last run in the A/B session being judged; the share of
-  // the original's kernel time that the timer counts.
-  WitnessSide original, candidate;
-  double counted_ns = 0;
+  // CUPTI's side: each version's last run in the A/B session being judged, read with
+  // the timer's kernel selection; ncu's: a run of each version under it. Both are
+  // summed over the kernel benchmarks, as the timer sums their counted kernel time.
+  std::vector<std::size_t> kernel_benchmarks;
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     if (config_.benchmarks[b].metric != "kernels") continue;
     if (b >= session.baseline_runs.size() || !session.baseline_runs[b] || b >= session.candidate_runs.size() ||
         !session.candidate_runs[b])
       return not_witnessed("the A/B session kept no CUPTI record of benchmark '" +
                            config_.benchmarks[b].name + "'");
-    const KernelWork o = cupti_work(*session.baseline_runs[b]), k = cupti_work(*session.candidate_runs[b]);
-    original.cupti_launches += o.launches;
-    original.cupti_ns += o.ns;
-    candidate.cupti_launches += k.launches;
-    candidate.cupti_ns += k.ns;
-    counted_ns += 1e9 * selections_[b].seconds(*session.baseline_runs[b]);
+    kernel_benchmarks.push_back(b);
   }
+  // Each version's side, from ncu's kernels per benchmark (none: CUPTI's figures only).
+  auto sides = [&](const std::vector<std::vector<NcuKernel>>* ncu, const std::vector<std::optional<RunKernels>>& runs) {
+    static const std::vector<NcuKernel> none;
+    std::vector<WitnessSide> each;
+    for (std::size_t b : kernel_benchmarks)
+      each.push_back(witness_side(ncu && b < ncu->size() ? (*ncu)[b] : none, *runs[b], selections_[b]));
+    return sum_sides(each);
+  };
 
   // ncu's side: the original once per evaluator, the candidate once (at timing).
+  std::vector<std::vector<NcuKernel>> original_ncu;
   {
     std::lock_guard<std::mutex> lock(witness_mutex_);
     if (!witness_original_tried_) {
@@ -310,31 +314,28 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
       witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
     }
     if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
-    original.ncu_launches = witness_original_->launches;
-    original.ncu_ns = witness_original_->ns;
+    original_ncu = *witness_original_;
   }
+  const WitnessSide original = sides(&original_ncu, session.baseline_runs);
   record.original = original;
   if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(why);
 
   std::string problem;
   if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
-  const std::optional<KernelWork>& work = c.witness_ncu;
-  if (!work) {
+  if (!c.witness_ncu) {
     // The original ran under ncu: a candidate that cannot is not witnessed, and so
     // cannot win.
-    record.candidate = candidate;
+    record.candidate = sides(nullptr, session.candidate_runs);
     record.status = "rejected";
     record.note = "out-of-process witness (Nsight Compute): " + problem;
     return record;
   }
-  candidate.ncu_launches = work->launches;
-  candidate.ncu_ns = work->ns;
+  const WitnessSide candidate = sides(&*c.witness_ncu, session.candidate_runs);
   // A claim that also covers benchmarks timed by wall clock cannot be set against
   // kernel time: only the records are compared then.
   const bool all_kernels = std::all_of(config_.benchmarks.begin(), config_.benchmarks.end(),
                                        [](const BenchmarkConfig& bench) { return bench.metric == "kernels"; });
-  return judge_witness(original, candidate, all_kernels ? claimed_speedup : 0,
-                       original.cupti_ns > 0 ? counted_ns / original.cupti_ns : 0, tolerance);
+  return judge_witness(original, candidate, all_kernels ? claimed_speedup : 0, tolerance);
 }
 
 }  // namespace maxcode

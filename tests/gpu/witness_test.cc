@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
 
 struct Figures {
   KernelWork cupti, ncu;
+  WitnessSide side;  // every launch counted (no warm-up), ncu's launches matched to CUPTI's
 };
 
 Figures measure(const TempDir& dir, const fs::path& program, const std::string& mode, const std::string& ncu,
@@ -77,7 +78,8 @@ Figures measure(const TempDir& dir, const fs::path& program, const std::string& 
   timed.timeout_s = 120;
   Outcome o = run(timed);
   EXPECT_EQ(o.exit_code, 0) << o.tail(2000);
-  f.cupti = cupti_work(read_run_kernels(profile));
+  const RunKernels records = read_run_kernels(profile);
+  f.cupti = cupti_work(records);
 
   const fs::path log = dir / ("ncu-" + mode + ".csv");
   Command witnessed;
@@ -85,7 +87,9 @@ Figures measure(const TempDir& dir, const fs::path& program, const std::string& 
   witnessed.timeout_s = 300;
   o = run(witnessed);
   EXPECT_EQ(o.exit_code, 0) << o.tail(2000);
-  f.ncu = ncu_work(parse_ncu_csv(read_text(log)));
+  const std::vector<NcuKernel> kernels = parse_ncu_csv(read_text(log));
+  f.ncu = ncu_work(kernels);
+  f.side = witness_side(kernels, records, KernelSelection({}, {}, 0));
   std::printf("%-6s CUPTI %llu launches, %.3f ms; ncu %llu launches, %.3f ms\n", mode.c_str(),
               static_cast<unsigned long long>(f.cupti.launches), f.cupti.ns * 1e-6,
               static_cast<unsigned long long>(f.ncu.launches), f.ncu.ns * 1e-6);
@@ -113,7 +117,13 @@ TEST(WitnessOnGpu, SeesTheChildProcessThatCuptiMissed) {
   const Figures honest = measure(dir, dir / "child", "plain", ncu, libs.cupti);
   EXPECT_EQ(honest.cupti.launches, 10u);
   EXPECT_EQ(honest.ncu.launches, 10u);
-  const WitnessSide original{honest.ncu.launches, honest.ncu.ns, honest.cupti.launches, honest.cupti.ns};
+  const WitnessSide original = honest.side;
+  EXPECT_EQ(original.ncu_launches, honest.ncu.launches);
+  EXPECT_EQ(original.cupti_launches, honest.cupti.launches);
+  // ncu's names ("work(float *, int)") matched to the demangler's ("work(float*, int)"),
+  // launch for launch.
+  EXPECT_TRUE(original.per_launch);
+  EXPECT_DOUBLE_EQ(original.ncu_counted_ns, original.ncu_ns);
   EXPECT_EQ(check_original_witness(original, tolerance), "");
   std::printf("honest: ncu / CUPTI = %.3f\n", original.agreement());
 
@@ -121,9 +131,10 @@ TEST(WitnessOnGpu, SeesTheChildProcessThatCuptiMissed) {
   const Figures hidden = measure(dir, dir / "child", "hide", ncu, libs.cupti);
   EXPECT_EQ(hidden.cupti.launches, 5u);
   EXPECT_EQ(hidden.ncu.launches, 10u);
-  const WitnessSide candidate{hidden.ncu.launches, hidden.ncu.ns, hidden.cupti.launches, hidden.cupti.ns};
+  const WitnessSide candidate = hidden.side;
+  EXPECT_FALSE(candidate.per_launch);  // ncu's kernels are not CUPTI's
   const double claimed = honest.cupti.ns / hidden.cupti.ns;
-  const WitnessRecord r = judge_witness(original, candidate, claimed, 1.0, tolerance);
+  const WitnessRecord r = judge_witness(original, candidate, claimed, tolerance);
   std::printf("hidden: claimed %.2fx; %s\n", claimed, r.note.c_str());
   EXPECT_EQ(r.status, "rejected");
   EXPECT_NE(r.note.find("the timer did not see the work"), std::string::npos) << r.note;

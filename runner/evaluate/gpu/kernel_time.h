@@ -79,14 +79,16 @@ class KernelSelection {
   std::uint64_t counted_launches(const RunKernels& run) const;
   std::uint64_t counted_launches_all(const RunKernels& run) const;  // warm-up included
 
- private:
   // How many launches of each counted kernel are warm-up. The first `warmup_launches`
   // of each kernel, but once the original is known, no more in all than the original
   // left out (its counted kernels times `warmup_launches`), taken in order of first
   // launch: warm-up is a budget of the run, not a right of every kernel name, so a
   // candidate that launches each call's work under a new name (a new template
-  // instance per call) has that work counted, not dropped as warm-up.
+  // instance per call) has that work counted, not dropped as warm-up. By mangled name;
+  // the witness (witness.h) leaves out the same launches of ncu's.
   std::map<std::string, std::uint64_t> warmup(const RunKernels& run) const;
+
+ private:
   std::vector<std::regex> patterns_;
   std::set<std::string> original_;
   int warmup_launches_;

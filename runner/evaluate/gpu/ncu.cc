@@ -160,6 +160,9 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
     std::string name;
     std::set<std::pair<std::string, std::string>> launches;  // (process, ID)
     std::map<std::string, Sum> metrics;
+    // Each launch's duration: (numeric ID, order first seen in the log) -> ns.
+    std::map<std::pair<long long, std::size_t>, double> durations;
+    std::map<std::pair<std::string, std::string>, std::pair<long long, std::size_t>> launch_key;
   };
   std::vector<Kernel> kernels;
   std::map<std::string, std::size_t> index;
@@ -206,11 +209,21 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
 
     const std::string& name = fields[col_kernel];
     auto [it, fresh] = index.emplace(name, kernels.size());
-    if (fresh) kernels.push_back({name, {}, {}});
+    if (fresh) kernels.push_back({name, {}, {}, {}, {}});
     Kernel& k = kernels[it->second];
-    k.launches.emplace(col_pid >= 0 ? fields[col_pid] : "", fields[col_id]);
+    const std::pair<std::string, std::string> launch{col_pid >= 0 ? fields[col_pid] : "", fields[col_id]};
+    k.launches.insert(launch);
+    auto [key, first_row] = k.launch_key.emplace(launch, std::pair<long long, std::size_t>{0, line_no});
+    if (first_row) {
+      long long id = -1;
+      const std::string& text = fields[col_id];
+      if (std::from_chars(text.data(), text.data() + text.size(), id).ec != std::errc{}) id = -1;
+      key->second.first = id;
+      k.durations.emplace(key->second, 0.0);
+    }
     double value = 0;
     if (!parse_number(fields[col_value], value)) continue;  // "n/a": as if missing
+    if (fields[col_metric] == "gpu__time_duration.sum") k.durations[key->second] += value;
     Sum& sum = k.metrics[fields[col_metric]];
     sum.total += value;
     sum.count += 1;
@@ -230,6 +243,7 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
     k.launches = static_cast<int>(acc.launches.size());
     k.duration_ns = mean("gpu__time_duration.sum");
     if (auto d = acc.metrics.find("gpu__time_duration.sum"); d != acc.metrics.end()) k.total_duration_ns = d->second.total;
+    for (const auto& [order, ns] : acc.durations) k.launch_ns.push_back(ns);
     k.dram_throughput_pct = mean("dram__throughput.avg.pct_of_peak_sustained_elapsed");
     k.sm_throughput_pct = mean("sm__throughput.avg.pct_of_peak_sustained_elapsed");
     k.achieved_occupancy_pct = mean("sm__warps_active.avg.pct_of_peak_sustained_active");

@@ -39,6 +39,10 @@ struct NcuKernel {
   int launches = 0;  // profiled launches aggregated
   double duration_ns = 0;  // mean per launch, as are all other numbers
   double total_duration_ns = 0;  // the sum over launches (the witness's figure)
+  // gpu__time_duration.sum of each launch, in launch order (ncu's "ID", then the order
+  // of the log); a launch with no duration reported counts 0. The witness sets them
+  // against the launches the timer counts (witness.h).
+  std::vector<double> launch_ns;
   double dram_throughput_pct = 0, sm_throughput_pct = 0;
   double achieved_occupancy_pct = 0, theoretical_occupancy_pct = 0;
   // "registers" | "shared memory" | "warps" | "blocks": the launch__occupancy_limit_*
@@ -63,7 +67,7 @@ struct NcuKernel {
 
 // Parses the log of `ncu --csv --print-units base --log-file F`: "==PROF==" and other
 // "==...==" lines are skipped; rows are grouped by "Kernel Name" (in order first seen)
-// and averaged over launches ("ID"). Unknown metrics are ignored, missing ones stay 0
+// and averaged over launches ("ID"; each launch's duration is kept in `launch_ns`). Unknown metrics are ignored, missing ones stay 0
 // (and values ncu prints as "n/a"). A malformed row throws std::runtime_error naming
 // the line.
 std::vector<NcuKernel> parse_ncu_csv(std::string_view log);
