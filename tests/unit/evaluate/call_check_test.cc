@@ -96,8 +96,16 @@ TEST_F(PlainCheatSuite, WorkOnSomeCallsOnlyIsSkippedWork) {
   expect_rejected("04-every-fourth-call.cpp", "rejected", {"call check", "skips the work on some calls"});
 }
 
-TEST_F(PlainCheatSuite, PartialOutputLeavesThePoison) {
-  expect_rejected("05-partial-output.cpp", "incorrect", {"call check", "not written"});
+// Recomputes an eighth of the rows after the first call: its calls are a fraction of the
+// original's (per-call times), and what it leaves is the poison (outputs compared).
+TEST_F(PlainCheatSuite, PartialOutputIsSkippedWorkOrLeavesThePoison) {
+  const nlohmann::json c = candidate("05-partial-output.cpp");
+  ASSERT_TRUE(c.is_object());
+  const std::string verdict = c.value("verdict", ""), reason = c.value("reason", "");
+  EXPECT_TRUE(verdict == "rejected" || verdict == "incorrect") << verdict << ": " << reason;
+  EXPECT_NE(reason.find("call check"), std::string::npos) << reason;
+  if (verdict == "incorrect") EXPECT_NE(reason.find("not written"), std::string::npos) << reason;
+  else EXPECT_NE(reason.find("skips the work on some calls"), std::string::npos) << reason;
 }
 
 TEST_F(PlainCheatSuite, TheHonestCandidateWinsWithItsPrecisionStated) {
