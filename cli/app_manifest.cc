@@ -3,6 +3,7 @@
 
 #include "bot/service/app_manifest.h"
 #include "cli/subcommand.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::cli {
 namespace {
@@ -16,7 +17,7 @@ class AppManifest : public Subcommand {
     return cmd;
   }
   int run() override {
-    std::cout << bot::service::app_manifest(name_, url_).dump(2) << "\n";
+    std::cout << dump_json(bot::service::app_manifest(name_, url_), 2) << "\n";
     return 0;
   }
 

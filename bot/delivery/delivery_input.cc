@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 #include "runner/workspace/patch.h"
 
 namespace maxcode::bot {
@@ -80,7 +81,7 @@ DeliveryInput load_delivery_input(const fs::path& dir) {
       !w.contains("baseline_median_s") || !w.contains("candidate_median_s"))
     throw DeliveryError((dir / "result.json").string() + ": winner lacks speedup or medians");
   if (const auto& changes = in.result["repository"]["local_changes"]; changes.is_array() && !changes.empty())
-    throw DeliveryError("the run included uncommitted changes (" + changes.dump() +
+    throw DeliveryError("the run included uncommitted changes (" + dump_json(changes) +
                         "): its patch is against them, not against commit " + in.commit() +
                         "; commit and push them, then run maxcode optimize again");
   if (const std::string c = in.commit(); !c.empty() && c.size() != 40)

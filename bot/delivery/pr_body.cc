@@ -10,6 +10,7 @@
 #include "bot/delivery/pr_metadata.h"
 #include "bot/delivery/sanitize.h"
 #include "runner/core/witness_record.h"
+#include "runner/util/json_io.h"
 #include "runner/util/secrets.h"
 
 namespace maxcode::bot {
@@ -57,7 +58,7 @@ std::string critique_of(const json& candidate) {
   const json& c = candidate["critique"];
   if (c.is_string()) return c.get<std::string>();
   if (c.is_object() && c.contains("text") && c["text"].is_string()) return c["text"].get<std::string>();
-  return c.is_null() ? "" : c.dump(2);
+  return c.is_null() ? "" : dump_json(c, 2);
 }
 
 std::string speedup_cell(const json& candidate) {
@@ -196,7 +197,7 @@ std::string correctness(const DeliveryInput& in) {
            "): exact for integers and text, within the configured relative tolerance for floating point.\n";
   }
   if (checks.empty() && in.result["settings"].contains("seeds"))
-    out += "- Seeds configured: " + sanitize_inline(in.result["settings"]["seeds"].dump(), 100) + ".\n";
+    out += "- Seeds configured: " + sanitize_inline(dump_json(in.result["settings"]["seeds"]), 100) + ".\n";
   if (!sanitizers.empty()) {
     for (const auto& s : sanitizers) out += "- Sanitizer " + s + ".\n";
   } else {
@@ -275,7 +276,7 @@ std::string environment(const DeliveryInput& in) {
   std::string out = "### Environment\n\n| | |\n|---|---|\n";
   auto row = [&](const std::string& key, const json& value) {
     out += "| " + sanitize_inline(key, 40) + " | " +
-           sanitize_inline(value.is_string() ? value.get<std::string>() : value.dump(), 200) + " |\n";
+           sanitize_inline(value.is_string() ? value.get<std::string>() : dump_json(value), 200) + " |\n";
   };
   for (const auto& key : order)
     if (env.contains(key)) row(key, env[key]);

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot {
 
@@ -13,7 +14,7 @@ constexpr std::string_view kClose = " -->";
 
 std::string render_metadata(const nlohmann::json& metadata) {
   std::string json;
-  for (char c : metadata.dump()) {
+  for (char c : dump_json(metadata)) {
     // Outside strings JSON has no '<' or '>', so escaping them everywhere is safe.
     if (c == '<') json += "\\u003c";
     else if (c == '>') json += "\\u003e";

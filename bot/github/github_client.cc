@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "bot/github/token_source.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot {
 
@@ -53,7 +54,7 @@ std::string describe_errors(const nlohmann::json& errors) {
         item = e.value("resource", std::string());
         if (e.contains("field") && e["field"].is_string()) item += "." + e["field"].get<std::string>();
         item += " " + e.value("code", std::string("invalid"));
-        if (e.contains("value") && !e["value"].is_null()) item += " (" + e["value"].dump() + ")";
+        if (e.contains("value") && !e["value"].is_null()) item += " (" + dump_json(e["value"]) + ")";
       }
     }
     if (!item.empty()) out += (out.empty() ? "" : "; ") + item;
@@ -206,7 +207,7 @@ void GithubClient::fail(const std::string& method, const std::string& path, cons
 HttpResult GithubClient::request(const std::string& method, const std::string& path,
                                  const std::optional<nlohmann::json>& body,
                                  const std::string& authorization) {
-  const std::string payload = body ? body->dump() : "";
+  const std::string payload = body ? dump_json(*body) : "";
   bool refreshed_token = false;
   HttpResult r;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {

@@ -1,4 +1,5 @@
 #include "bot/github/jwt.h"
+#include "runner/util/json_io.h"
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -96,7 +97,7 @@ std::string make_app_jwt(const std::string& app_id, const std::string& private_k
   const nlohmann::json header{{"alg", "RS256"}, {"typ", "JWT"}};
   // GitHub documents iss as the App id or client id, a string or an integer.
   const nlohmann::json payload{{"iat", now - 60}, {"exp", now + 540}, {"iss", app_id}};
-  return sign_rs256(header.dump(), payload.dump(), private_key_pem);
+  return sign_rs256(dump_json(header), dump_json(payload), private_key_pem);
 }
 
 }  // namespace maxcode::bot

@@ -1,4 +1,5 @@
 #include "bot/service/job_queue.h"
+#include "runner/util/json_io.h"
 
 #include <openssl/rand.h>
 
@@ -273,7 +274,7 @@ bool JobQueue::complete(std::int64_t id, const std::string& lease, const json& r
   std::lock_guard lock(mutex_);
   return db_.run("UPDATE jobs SET state = 'delivering', result = ?3, lease = '', heartbeat_at = ?4 "
                  "WHERE id = ?1 AND lease = ?2 AND state = 'running'",
-                 {id, lease, result.dump(), now()}) == 1;
+                 {id, lease, dump_json(result), now()}) == 1;
 }
 
 void JobQueue::requeue_or_fail(const Job& j, const std::string& error) {
@@ -319,7 +320,7 @@ void JobQueue::finish(std::int64_t id, const std::string& state, const std::stri
             {id, state, outcome, summary, pr_url, now()});
   else
     db_.run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7 WHERE id = ?1",
-            {id, state, outcome, summary, pr_url, now(), result.dump()});
+            {id, state, outcome, summary, pr_url, now(), dump_json(result)});
 }
 
 bool JobQueue::cancel(std::int64_t id) {
@@ -412,7 +413,7 @@ void JobQueue::set_installation(const std::string& id, const std::string& accoun
   db_.run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, ?2, ?3, ?4, ?5) "
           "ON CONFLICT(id) DO UPDATE SET account = ?2, state = ?3, repos = CASE WHEN ?4 = 'null' THEN repos ELSE ?4 END, "
           "updated_at = ?5",
-          {id, account, state, repos.dump(), now()});
+          {id, account, state, dump_json(repos), now()});
   if (state == "deleted" || state == "suspended") {
     // Nothing may run for an installation that is gone or suspended.
     db_.run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = ?2, finished_at = ?3 "
@@ -436,7 +437,7 @@ void JobQueue::add_installation_repos(const std::string& id, const json& added, 
     if (std::find(next.begin(), next.end(), r) == next.end()) next.push_back(r);
   db_.run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, '', 'active', ?2, ?3) "
           "ON CONFLICT(id) DO UPDATE SET repos = ?2, updated_at = ?3",
-          {id, next.dump(), now()});
+          {id, dump_json(next), now()});
   for (const auto& r : removed)
     if (r.is_string())
       db_.run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = 'the repository was removed from "

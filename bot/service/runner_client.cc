@@ -16,6 +16,7 @@
 
 #include "bot/github/git_remote.h"
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 #include "runner/util/process.h"
 
 namespace maxcode::bot::service {
@@ -38,7 +39,7 @@ class Api {
   // {status, body}; status 0 = no answer.
   std::pair<int, json> post(const std::string& path, const json& body) {
     httplib::Headers headers{{"Authorization", "Bearer " + token_}};
-    auto r = client_.Post(path.c_str(), headers, body.dump(), "application/json");
+    auto r = client_.Post(path.c_str(), headers, dump_json(body), "application/json");
     if (!r) return {0, json{{"error", httplib::to_string(r.error())}}};
     json answer = json::parse(r->body, nullptr, false);
     return {r->status, answer.is_discarded() ? json() : answer};
@@ -113,7 +114,7 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::
   json document = job["document"];
   document["repository"] = (dir / "src").string();
   document["delivery"] = json{{"mode", "none"}};  // the service opens the PR from the results
-  write_text(dir / "job.json", document.dump(2));
+  write_text(dir / "job.json", dump_json(document, 2));
   const std::string base = o.run_command.empty() ? shell_quote(self_exe()) + " run" : o.run_command;
   const std::string command = base + " --job " + shell_quote((dir / "job.json").string()) + " --out " +
                               shell_quote((dir / "out").string());
@@ -145,7 +146,7 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::
         if (code == 409) return {"lost", -1, "the service says this runner no longer holds the job"};
         return {"cancelled", -1, "cancelled"};
       }
-      if (code != 200) say("heartbeat for job " + std::to_string(id) + " got no answer (" + answer.dump() + "); going on");
+      if (code != 200) say("heartbeat for job " + std::to_string(id) + " got no answer (" + dump_json(answer) + "); going on");
       next_beat = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.heartbeat_s));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -238,7 +239,7 @@ int run_runner(const RunnerOptions& options) {
       }
       if (status == 409 || (status >= 400 && status < 500) || attempt >= 8) {
         say("job " + std::to_string(id) + ": the service did not take the result (" + std::to_string(status) + " " +
-            reply.dump() + ")");
+            dump_json(reply) + ")");
         break;
       }
       std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt * 2, 30)));

@@ -10,6 +10,7 @@
 #include "bot/service/webhook_signature.h"
 #include "runner/store/history.h"
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot::service {
 
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(dump_json(body), "application/json");
 }
 
 const char* kResultFiles[] = {"result.json", "patch.diff", "report.md", "report.html", "trajectory.jsonl", "job.json"};
@@ -198,7 +199,7 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
           }
           targets.push_back(slug);
         }
-      if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", body["job"].dump(2));
+      if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", dump_json(body["job"], 2));
       const json result{{"dir", dir.string()},
                         {"exit_code", body.value("exit_code", -1)},
                         {"log", body.value("log", std::string())},

@@ -28,6 +28,7 @@
 #include "bot/service/webhook_signature.h"
 #include "runner/report/trend_page.h"
 #include "runner/store/history.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot::service {
 
@@ -272,7 +273,7 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
       jobs.push_back(j.to_json());
     for (const RunnerInfo& r : s.queue.runners())
       runners.push_back({{"name", r.name}, {"labels", r.labels}, {"last_seen", r.last_seen}, {"job", r.job_id}});
-    res.set_content(nlohmann::json{{"counts", s.queue.counts_by_state()}, {"jobs", jobs}, {"runners", runners}}.dump(2),
+    res.set_content(dump_json(nlohmann::json{{"counts", s.queue.counts_by_state()}, {"jobs", jobs}, {"runners", runners}}, 2),
                     "application/json");
   });
   s.runners.add_routes(http);

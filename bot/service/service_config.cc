@@ -7,6 +7,7 @@
 
 #include "bot/delivery/deliver.h"
 #include "runner/util/json_fields.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot::service {
 
@@ -46,7 +47,7 @@ struct Field {
   double number(double min) const {
     expect(value.is_number(), "a number");
     const double v = value.get<double>();
-    if (!(v >= min)) fail("must be at least " + json(min).dump());
+    if (!(v >= min)) fail("must be at least " + dump_json(json(min)));
     return v;
   }
   int integer(int min) const {

@@ -1,4 +1,5 @@
 #include "runner/job/init_config.h"
+#include "runner/util/json_io.h"
 
 #include <set>
 
@@ -8,7 +9,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::string quoted(const std::string& s) { return ordered_json(s).dump(); }
+std::string quoted(const std::string& s) { return dump_json(ordered_json(s)); }
 
 // `{"a": 1, "b": ["x", "y"]}`: one line, spaced as people write it.
 std::string inline_json(const ordered_json& value) {
@@ -23,7 +24,7 @@ std::string inline_json(const ordered_json& value) {
     for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + inline_json(value[i]);
     return out + "]";
   }
-  return value.dump();
+  return dump_json(value);
 }
 
 ordered_json benchmark_entry(const ScannedBenchmark& b) {

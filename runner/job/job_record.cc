@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 #include "runner/util/slug.h"
 
 namespace maxcode {
@@ -82,7 +83,7 @@ json to_json(const JobRecord& job) {
 JobRecord read_job_record(const fs::path& file) {
   JobRecord job;
   try {
-    const json j = json::parse(read_text(file));
+    const json j = parse_json_input(read_text(file), file.string());
     if (j.value("schema", "") != "maxcode-job/1") throw std::runtime_error("not a maxcode job.json");
     job.input = parse_job_input(j.at("input"), file.string() + ": input");
     job.status = j.value("status", "running");
@@ -108,7 +109,7 @@ JobRecord read_job_record(const fs::path& file) {
 
 void write_job_record(const fs::path& file, const JobRecord& job) {
   const fs::path temporary = file.string() + ".tmp";
-  write_text(temporary, to_json(job).dump(2) + "\n");
+  write_text(temporary, dump_json(to_json(job), 2) + "\n");
   fs::rename(temporary, file);
 }
 

@@ -12,6 +12,7 @@
 #include "runner/search/method.h"
 #include "runner/store/rollout_store.h"
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 #include "runner/util/process.h"
 #include "runner/util/secrets.h"
 #include "runner/workspace/locate.h"
@@ -124,7 +125,7 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
   hooks.spend = &spend;
   hooks.stop_requested = o.stop_requested;
   hooks.on_entry = [&](const TrajectoryEntry& entry) {
-    trajectory << redact_secrets(trajectory_line(entry).dump()) << "\n";
+    trajectory << redact_secrets(dump_json(trajectory_line(entry))) << "\n";
     trajectory.flush();
     store.add_candidate(run_id, seq++, entry, best_so_far);
     best_so_far = std::max(best_so_far, entry.evaluation.reward());

@@ -12,6 +12,7 @@
 #include "runner/util/json_fields.h"
 #include "runner/llm/endpoint.h"
 #include "runner/llm/provider.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::llm {
 namespace {
@@ -74,8 +75,8 @@ struct Field {
     if (!std::isfinite(number) || (strict ? number <= min : number < min)) {
       // Whole bounds print as "> 0", not "> 0.0".
       std::string bound = min == std::trunc(min) ? std::to_string(static_cast<long long>(min))
-                                                 : json(min).dump();
-      fail(std::string("must be ") + (strict ? "> " : ">= ") + bound + ", got " + value.dump());
+                                                 : dump_json(json(min));
+      fail(std::string("must be ") + (strict ? "> " : ">= ") + bound + ", got " + dump_json(value));
     }
     return number;
   }
@@ -83,10 +84,10 @@ struct Field {
   int integer(int min) const {
     expect(value.is_number(), "an integer");
     double number = value.get<double>();
-    if (number != std::trunc(number)) fail("expected an integer, got " + value.dump());
+    if (number != std::trunc(number)) fail("expected an integer, got " + dump_json(value));
     if (number < min || number > std::numeric_limits<int>::max()) {
       fail("must be between " + std::to_string(min) + " and " +
-           std::to_string(std::numeric_limits<int>::max()) + ", got " + value.dump());
+           std::to_string(std::numeric_limits<int>::max()) + ", got " + dump_json(value));
     }
     return static_cast<int>(number);
   }
@@ -184,7 +185,7 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
     double most = config.provider == "anthropic" ? 1 : 2;
     if (config.temperature > most) {
       field.fail("must be at most " + std::to_string(static_cast<int>(most)) + " for " +
-                 config.provider + ", got " + field.value.dump());
+                 config.provider + ", got " + dump_json(field.value));
     }
   }
   if (has("max_tokens")) config.max_tokens = object.at("max_tokens").integer(1);

@@ -7,6 +7,7 @@
 #include "runner/llm/http_client.h"
 #include "runner/llm/providers.h"
 #include "runner/llm/redact.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::llm {
 namespace {
@@ -80,7 +81,7 @@ class OpenAiProvider : public Provider {
     const json& message = choice["message"];
     std::string finish = string_field(choice, "finish_reason");
     if (auto refusal = message.find("refusal"); refusal != message.end() && !refusal->is_null()) {
-      std::string text = refusal->is_string() ? refusal->get<std::string>() : refusal->dump();
+      std::string text = refusal->is_string() ? refusal->get<std::string>() : dump_json(*refusal);
       throw LlmError(ErrorKind::kRefusal, label_ + ": the model refused: " + excerpt(text, 500));
     }
     if (finish == "content_filter") {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "runner/llm/providers.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::llm {
 namespace {
@@ -79,7 +80,7 @@ long count_field(const nlohmann::json& object, const char* key) {
 }
 
 std::string dump_json(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return ::maxcode::dump_json(value);
 }
 
 std::unique_ptr<Provider> make_provider(const ProviderConfig& config) {

@@ -5,6 +5,7 @@
 
 #include "runner/util/files.h"
 #include "runner/profile/table.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -45,7 +46,7 @@ int run_profile(const ProfileOptions& o) {
       profile = profile_benchmarks(o, config, progress);
     }
     fs::create_directories(o.out);
-    write_text(o.out / "profile.json", to_json(profile).dump(2) + "\n");
+    write_text(o.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
     std::cout << render_profile_table(profile, o.top, o.min_share) << std::flush;
     progress.note("wrote " + (o.out / "profile.json").string());
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 #include "runner/util/format.h"
 #include "runner/report/html_report.h"
+#include "runner/util/json_io.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -132,7 +133,7 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
   }
   html << "<h2>Environment</h2><ul>";
   for (const auto& [key, value] : info.environment.items())
-    html << "<li>" << html_escape(key) << ": " << html_escape(value.is_string() ? value.get<std::string>() : value.dump())
+    html << "<li>" << html_escape(key) << ": " << html_escape(value.is_string() ? value.get<std::string>() : dump_json(value))
          << "</li>";
   html << "</ul>\n</body></html>\n";
   return html.str();

@@ -6,6 +6,7 @@
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/report/html_report.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -289,14 +290,14 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
   }
   md << "## Environment\n\n";
   for (const auto& [key, value] : info.environment.items())
-    md << "- " << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+    md << "- " << key << ": " << (value.is_string() ? value.get<std::string>() : dump_json(value)) << "\n";
   return md.str();
 }
 
 void write_outputs(const std::filesystem::path& out, const RunInfo& info, const SearchResult& result,
                    const std::string& patch) {
   std::filesystem::create_directories(out);
-  write_text(out / "result.json", result_to_json(info, result).dump(2) + "\n");
+  write_text(out / "result.json", dump_json(result_to_json(info, result), 2) + "\n");
   write_text(out / "report.md", render_report(info, result, patch));
   write_text(out / "report.html", render_html_report(info, result, patch));
   std::error_code ignored;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -21,7 +22,7 @@ void write_checkpoint(const fs::path& out, const Checkpoint& c) {
                    {"trajectory", entries},
                    {"spend", c.spend}};
   const fs::path tmp = out / "checkpoint.json.tmp";
-  write_text(tmp, j.dump(1) + "\n");
+  write_text(tmp, dump_json(j, 1) + "\n");
   fs::rename(tmp, out / "checkpoint.json");  // atomic on one file system
 }
 
@@ -29,7 +30,9 @@ Checkpoint read_checkpoint(const fs::path& out) {
   const fs::path file = out / "checkpoint.json";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text(file));
+    j = parse_json_input(read_text(file), file.string());
+  } catch (const JsonInputError& e) {
+    throw std::runtime_error(std::string(e.what()) + " (cannot resume from it)");
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": cannot resume: " + e.what());
   }

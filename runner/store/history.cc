@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "runner/store/sqlite_statement.h"
+#include "runner/util/json_io.h"
 #include "runner/util/stats.h"
 
 namespace maxcode {
@@ -76,10 +77,10 @@ void HistoryStore::record(const NightResult& r) {
             "?17, ?18, ?19)")
       .text(1, r.night).text(2, r.repository).text(3, r.target).text(4, r.file).text(5, r.commit).real(6, r.share)
       .real(7, r.self_ns).integer(8, static_cast<long long>(r.samples)).real(9, r.original_s)
-      .text(10, json(r.original_rounds).dump()).real(11, r.speedup).real(12, r.speedup_low).real(13, r.speedup_high)
+      .text(10, dump_json(json(r.original_rounds))).real(11, r.speedup).real(12, r.speedup_low).real(13, r.speedup_high)
       .text(14, r.status).integer(15, r.pr_number).text(16, r.pr_url).text(17, r.pr_state)
-      .text(18, json(r.commits_since).dump())
-      .text(19, r.check ? to_json(*r.check).dump() : "")
+      .text(18, dump_json(json(r.commits_since)))
+      .text(19, r.check ? dump_json(to_json(*r.check)) : "")
       .run();
 }
 

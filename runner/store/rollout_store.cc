@@ -10,6 +10,7 @@
 #include "runner/search/feedback.h"
 #include "runner/store/sqlite_statement.h"
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -89,7 +90,7 @@ void RolloutStore::add_candidate(const std::string& run_id, int seq, const Traje
       .text(1, run_id).integer(2, seq).integer(3, entry.step).text(4, c.id).text(5, c.origin).text(6, kind_of(c))
       .text(7, c.prompt_summary).text(8, e.code).text(9, c.rationale).text(10, verdict_name(e.verdict))
       .text(11, e.reason).real(12, e.reward()).real(13, speedup).real(14, low).real(15, high).text(16, e.critique)
-      .text(17, render_feedback(e)).text(18, e.timing ? to_json(*e.timing).dump() : "").integer(19, c.tokens)
+      .text(17, render_feedback(e)).text(18, e.timing ? dump_json(to_json(*e.timing)) : "").integer(19, c.tokens)
       .real(20, c.cost_usd).real(21, c.rerank_score).real(22, best_before)
       .text(23, e.duplicate_of.value_or(""))
       .run();
@@ -98,7 +99,7 @@ void RolloutStore::add_candidate(const std::string& run_id, int seq, const Traje
 void RolloutStore::finish_run(const std::string& run_id, const std::optional<std::string>& winner_id,
                               const nlohmann::json& confirmed_speedup) {
   Statement(db_, "UPDATE runs SET winner_id = ?1, confirmed_speedup = ?2 WHERE run_id = ?3")
-      .text(1, winner_id.value_or("")).text(2, confirmed_speedup.dump()).text(3, run_id).run();
+      .text(1, winner_id.value_or("")).text(2, dump_json(confirmed_speedup)).text(3, run_id).run();
 }
 
 ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) {
@@ -134,12 +135,11 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
     for (const Row& r : rows)
       if (r.id == winner && r.kind == "definition") {
         nlohmann::json speedup = nlohmann::json::parse(runs.column_text(7), nullptr, false);
-        sft << nlohmann::json{{"messages", {{{"role", "system"}, {"content", system}},
+        sft << dump_json(nlohmann::json{{"messages", {{{"role", "system"}, {"content", system}},
                                             {{"role", "user"}, {"content", user}},
                                             {{"role", "assistant"}, {"content", "```" + language + "\n" + r.code + "\n```"}}}},
                               {"run_id", run_id},
-                              {"speedup", speedup}}
-                   .dump()
+                              {"speedup", speedup}})
             << "\n";
         ++counts.sft_pairs;
       }
@@ -149,22 +149,20 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
     for (std::size_t i = rows.size(); i-- > 0;) to_go[i] = best_later = std::max(best_later, rows[i].reward);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      rtg << nlohmann::json{{"run_id", run_id},
+      rtg << dump_json(nlohmann::json{{"run_id", run_id},
                             {"state", {{"function", function}, {"original", original}, {"attempts_before", i},
                                        {"best_speedup_before", r.best_before}, {"observation", r.prompt_summary}}},
                             {"candidate", r.code},
-                            {"reward_to_go", to_go[i]}}
-                 .dump()
+                            {"reward_to_go", to_go[i]}})
           << "\n";
       ++counts.rtg_samples;
       // (c) Staged reward (KernelCompare): compiles 0.4, correct 0.4, faster 0.2.
       const bool compiles = r.verdict != "compile-error" && r.verdict != "rejected";
       const bool correct = r.verdict == "faster" || r.verdict == "not-faster";
       const bool faster = r.verdict == "faster";
-      rewards << nlohmann::json{{"run_id", run_id}, {"candidate_id", r.id}, {"verdict", r.verdict},
+      rewards << dump_json(nlohmann::json{{"run_id", run_id}, {"candidate_id", r.id}, {"verdict", r.verdict},
                                 {"compiles", compiles}, {"correct", correct}, {"faster", faster},
-                                {"reward", 0.4 * compiles + 0.4 * correct + 0.2 * faster}}
-                     .dump()
+                                {"reward", 0.4 * compiles + 0.4 * correct + 0.2 * faster}})
               << "\n";
       ++counts.staged_rewards;
     }

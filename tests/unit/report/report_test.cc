@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/test_support.h"
+
 namespace maxcode {
 namespace {
 
@@ -92,6 +94,39 @@ TEST(Report, StatesTheWitnessBesideTheClaim) {
   const std::string bare = render_report(RunInfo{}, result, "");
   EXPECT_NE(bare.find("**Not witnessed out of process:** Nsight Compute (ncu) not found."), std::string::npos) << bare;
   EXPECT_EQ(bare.find("| ncu launches"), std::string::npos);
+}
+
+// Bytes that are not UTF-8 in test output, compiler output, candidate code and reasons
+// (issue 22, point 8): every output is written, each such byte as U+FFFD, where a plain
+// dump() threw type_error.316 and the run ended with no result.json.
+TEST(Report, OutputThatIsNotUtf8StillWritesEveryFile) {
+  testing::TempDir dir;
+  SearchResult result;
+  TrajectoryEntry e;
+  e.step = 1;
+  e.candidate.id = "bytes.cpp";
+  e.candidate.definition = "int f() { return \"\xff\"[0]; }";
+  e.candidate.rationale = "because \xc3";
+  e.evaluation.candidate_id = "bytes.cpp";
+  e.evaluation.verdict = Verdict::kIncorrect;
+  e.evaluation.reason = "tests failed: \xfe\xff";
+  e.evaluation.test_output = "FAILED \x80\x81\x82";
+  e.evaluation.compiler_output = "warning: \xed\xa0\x80";
+  e.evaluation.code = *e.candidate.definition;
+  e.evaluation.steps.push_back({"test", "./test \xff", "exit code 1", 0.1, "tail \xff"});
+  result.trajectory = {e};
+  result.evaluations = 1;
+  result.stop_reason = "budget \xff";
+  RunInfo info = info_with_audit();
+  info.warnings = {"warning \xfe"};
+  info.environment = {{"compiler", "g++ \xff"}};
+  write_outputs(dir.path(), info, result, "");
+  const nlohmann::json j = nlohmann::json::parse(testing::read_file(dir / "result.json"));
+  EXPECT_EQ(j["candidates"][0]["id"], "bytes.cpp");
+  EXPECT_NE(j.dump().find("tests failed: \xEF\xBF\xBD\xEF\xBF\xBD"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "report.md"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "report.html"));
+  EXPECT_NO_THROW(trajectory_line(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace

@@ -58,5 +58,48 @@ TEST(Checkpoint, MissingOrDamagedIsAClearError) {
   }
 }
 
+// Bytes that are not UTF-8 in a candidate's code and in its compiler's and tests'
+// output (issue 22, point 8): the checkpoint is written (each such byte as U+FFFD) and
+// read back, where a plain dump() threw type_error.316 and ended the run.
+TEST(Checkpoint, OutputThatIsNotUtf8IsWrittenAndReadBack) {
+  testing::TempDir dir;
+  Checkpoint c;
+  c.run_id = "r1";
+  c.policy = "replay";
+  c.target = Target{"src/a.cc", "f", "int f()", 3, 9};
+  TrajectoryEntry e;
+  e.step = 1;
+  e.candidate.id = "bytes.cpp";
+  e.candidate.definition = "int f() { return \"\xff\"[0]; }";
+  e.evaluation.candidate_id = "bytes.cpp";
+  e.evaluation.verdict = Verdict::kCompileError;
+  e.evaluation.reason = "build failed: \xfe\xc3";
+  e.evaluation.compiler_output = "error: \x80\x81";
+  e.evaluation.test_output = "\xed\xa0\x80";
+  e.evaluation.steps.push_back({"build", "c++", "exit code 1", 0.5, "tail \xff"});
+  c.state.trajectory = {e};
+  c.state.evaluations = 1;
+  write_checkpoint(dir.path(), c);
+  const Checkpoint back = read_checkpoint(dir.path());
+  ASSERT_EQ(back.state.trajectory.size(), 1u);
+  const Evaluation& ev = back.state.trajectory[0].evaluation;
+  EXPECT_EQ(ev.reason, "build failed: \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(ev.compiler_output, "error: \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(*back.state.trajectory[0].candidate.definition, "int f() { return \"\xEF\xBF\xBD\"[0]; }");
+}
+
+TEST(Checkpoint, HostileFileIsAClearError) {
+  testing::TempDir dir;
+  testing::write_file(dir / "checkpoint.json", std::string(100'000, '[') + std::string(100'000, ']'));
+  try {
+    read_checkpoint(dir.path());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint.json: [0][0]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nested deeper than 512 levels (cannot resume from it)"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace maxcode
