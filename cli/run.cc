@@ -1,8 +1,10 @@
 // `maxcode run`: a repository to pull requests in one command (runner/job/run_job.h).
 // This file is the edge: it reads the environment (tokens, SSH key), turns SIGTERM into
 // a clean stop, and delivers winners through bot/ (runner/ never includes bot/).
+#include <algorithm>
+#include <cctype>
 #include <iostream>
-#include <regex>
+#include <string_view>
 
 #include "cli/bot_delivery.h"
 #include "cli/subcommand.h"
@@ -16,10 +18,22 @@ namespace {
 namespace fs = std::filesystem;
 
 // https://github.com/OWNER/NAME(.git) and git@github.com:OWNER/NAME(.git) -> OWNER/NAME.
+// Scanned by hand: std::regex recursed once per character of a 50 MB repository field.
 std::string github_repo_of(const std::string& url) {
-  static const std::regex pattern(R"(github\.com[/:]([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(\.git)?/?$)");
-  std::smatch m;
-  return std::regex_search(url, m, pattern) ? m[1].str() + "/" + m[2].str() : "";
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; };
+  auto all_name = [&](std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), name_char); };
+  for (std::size_t host = url.find("github.com"); host != std::string::npos; host = url.find("github.com", host + 1)) {
+    const std::size_t owner = host + 10;
+    if (owner >= url.size() || (url[owner] != '/' && url[owner] != ':')) continue;
+    const std::size_t slash = url.find('/', owner + 1);
+    if (slash == std::string::npos || !all_name(std::string_view(url).substr(owner + 1, slash - owner - 1))) continue;
+    std::string_view name = std::string_view(url).substr(slash + 1);
+    if (!name.empty() && name.back() == '/') name.remove_suffix(1);
+    if (name.size() > 4 && name.ends_with(".git")) name.remove_suffix(4);
+    if (!all_name(name)) continue;
+    return url.substr(owner + 1, slash - owner - 1) + "/" + std::string(name);
+  }
+  return "";
 }
 
 class Run : public Subcommand {

@@ -3,7 +3,9 @@
 // exact field, and a typo is an error with a suggestion rather than a silent default.
 #include "runner/core/config.h"
 
+#include "runner/util/files.h"
 #include "runner/util/json_fields.h"
+#include "runner/util/json_io.h"
 #include "runner/util/secrets.h"
 
 #include <algorithm>
@@ -28,13 +30,57 @@ using nlohmann::json;
 // Prints a bound without a trailing ".0" for whole numbers ("> 0", ">= 1.05").
 std::string format_bound(double bound) {
   if (bound == std::trunc(bound)) return std::to_string(static_cast<long long>(bound));
-  return json(bound).dump();
+  return dump_json(json(bound));
 }
 
+bool identifier_head(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identifier_tail(char c) { return identifier_head(c) || std::isdigit(static_cast<unsigned char>(c)); }
+
 bool is_identifier(std::string_view name) {
-  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
-  auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
-  return !name.empty() && head(name.front()) && std::all_of(name.begin() + 1, name.end(), tail);
+  return !name.empty() && identifier_head(name.front()) &&
+         std::all_of(name.begin() + 1, name.end(), identifier_tail);
+}
+
+// The checks below scan by hand: std::regex recurses once per character and a long
+// enough value (a hostile config) overflows the stack.
+
+// The identifier at text[at] (moving `at` past it), or false.
+bool skip_identifier(std::string_view text, std::size_t& at) {
+  if (at >= text.size() || !identifier_head(text[at])) return false;
+  while (++at < text.size() && identifier_tail(text[at])) {
+  }
+  return true;
+}
+
+// A function's name, qualified or not: `fn`, `ns::Cls::fn`, `::fn`.
+bool is_qualified_name(std::string_view text) {
+  std::size_t at = text.rfind("::", 0) == 0 ? 2 : 0;
+  while (true) {
+    if (!skip_identifier(text, at)) return false;
+    if (at == text.size()) return true;
+    if (text.compare(at, 2, "::") != 0) return false;
+    at += 2;
+  }
+}
+
+// A product of parameter names and whole numbers, spaces allowed: `width * height * 4`.
+bool is_product(std::string_view text) {
+  auto space = [&](std::size_t& at) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  };
+  std::size_t at = 0;
+  while (true) {
+    space(at);
+    if (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
+      while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+    } else if (!skip_identifier(text, at)) {
+      return false;
+    }
+    space(at);
+    if (at == text.size()) return true;
+    if (text[at] != '*') return false;
+    ++at;
+  }
 }
 
 // Lower bound of a floating-point field: `> min` when strict, else `>= min`.
@@ -45,6 +91,8 @@ struct Bound {
 constexpr Bound kPositive{0, true};
 constexpr Bound kNonNegative{0, false};
 
+constexpr std::size_t kMaxKernelPattern = 256;
+
 // One JSON value of the document and where it sits, for checked access and errors.
 struct Node {
   const json& value;
@@ -52,7 +100,8 @@ struct Node {
   const std::string& label;   // the file, as errors name it
 
   [[noreturn]] void fail(const std::string& problem) const {
-    throw ConfigError(label + ": " + (path.empty() ? "" : path + ": ") + problem);
+    // Values quoted in a problem may be megabytes long (a hostile config): quote a part.
+    throw ConfigError(label + ": " + (path.empty() ? "" : excerpt(path, 200) + ": ") + excerpt(problem, 1000));
   }
 
   void expect(bool ok, std::string_view expected) const {
@@ -81,6 +130,7 @@ struct Node {
   std::string relative_path() const {
     std::string text = non_empty_string();
     if (text.front() == '/') fail("must be relative to the repository root, got '" + text + "'");
+    if (escapes_root(text)) fail("must stay inside the repository ('..' climbs out of it), got '" + text + "'");
     return text;
   }
 
@@ -107,7 +157,7 @@ struct Node {
     bool ok = bound.strict ? number > bound.min : number >= bound.min;
     if (!ok) {
       fail("must be " + std::string(bound.strict ? "> " : ">= ") + format_bound(bound.min) +
-           ", got " + value.dump());
+           ", got " + dump_json(value));
     }
     return number;
   }
@@ -125,7 +175,7 @@ struct Node {
       if (std::in_range<Int>(whole)) result = static_cast<Int>(whole);
     } else {
       double number = value.get<double>();
-      if (number != std::trunc(number)) fail("expected an integer, got " + value.dump());
+      if (number != std::trunc(number)) fail("expected an integer, got " + dump_json(value));
       // Beyond 2^53 a double no longer holds every integer: treat as out of range.
       if (std::fabs(number) <= 9007199254740992.0 &&
           std::in_range<Int>(static_cast<std::int64_t>(number))) {
@@ -134,7 +184,7 @@ struct Node {
     }
     if (!result || std::cmp_less(*result, min)) {
       fail("must be between " + std::to_string(min) + " and " +
-           std::to_string(std::numeric_limits<Int>::max()) + ", got " + value.dump());
+           std::to_string(std::numeric_limits<Int>::max()) + ", got " + dump_json(value));
     }
     return *result;
   }
@@ -160,7 +210,7 @@ class Reader {
     node_.expect(node_.value.is_object(), "an object");
     for (const auto& [key, value] : node_.value.items()) {
       if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
-        Node{value, path_of(key), node_.label}.fail("unknown field (" + suggest(key) + ")");
+        Node{value, path_of(excerpt(key, 60)), node_.label}.fail("unknown field (" + suggest(key) + ")");
       }
     }
   }
@@ -254,6 +304,11 @@ BenchmarkConfig parse_benchmark(const Node& node) {
     bench.metric = one_of(*metric, "metric", {"wall", "kernels", "google-benchmark"});
   bench.kernels = r.strings("kernels", {}, &Node::non_empty_string);
   for (std::size_t i = 0; i < bench.kernels.size(); ++i) {
+    // std::regex compiles a group by recursion, and matches by recursion too: a short
+    // pattern keeps both within the stack.
+    if (bench.kernels[i].size() > kMaxKernelPattern)
+      r.require("kernels").element(i).fail("a pattern of at most " + std::to_string(kMaxKernelPattern) +
+                                           " characters, got " + std::to_string(bench.kernels[i].size()));
     try {
       std::regex check(bench.kernels[i]);
     } catch (const std::regex_error& error) {
@@ -316,8 +371,7 @@ ScopeConfig parse_scope(const Node& node) {
 // A function's name as a unit lists it: an identifier, qualified or not (ns::Cls::fn).
 std::string function_name(const Node& node) {
   std::string text = node.non_empty_string();
-  static const std::regex kName(R"((::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*)");
-  if (!std::regex_match(text, kName))
+  if (!is_qualified_name(text))
     node.fail("must be a function name (qualified allowed: ns::fn), got '" + text + "'");
   return text;
 }
@@ -357,8 +411,7 @@ TargetsConfig parse_targets(const Node& node) {
       Node size = interface->field(name);
       const std::string text = size.non_empty_string();
       // A product of parameter names and whole numbers: nothing else is evaluated.
-      static const std::regex kProduct(R"(\s*([A-Za-z_]\w*|\d+)(\s*\*\s*([A-Za-z_]\w*|\d+))*\s*)");
-      if (!std::regex_match(text, kProduct))
+      if (!is_product(text))
         size.fail("must be a product of parameter names and whole numbers (\"width*height\"), got '" +
                   text + "'");
       targets.interface[name] = text;
@@ -371,7 +424,7 @@ TargetsConfig parse_targets(const Node& node) {
 // A knob value as it will be written into the source: strings as given, numbers in
 // their JSON spelling (8, not 8.0; 0.5 stays 0.5).
 std::string knob_value(const Node& node) {
-  if (node.value.is_number()) return node.value.dump();
+  if (node.value.is_number()) return dump_json(node.value);
   node.expect(node.value.is_string(), "a number or a string");
   return node.non_empty_string();
 }
@@ -499,29 +552,12 @@ GpuConfig parse_gpu(const Node& node) {
   if (auto tolerance = r.get("witness_tolerance")) {
     gpu.witness_tolerance = tolerance->number(kPositive);
     // Beyond 100% (a factor of 2) the witness would pass the very tricks it is there for.
-    if (gpu.witness_tolerance > 1) tolerance->fail("must be <= 1, got " + tolerance->value.dump());
+    if (gpu.witness_tolerance > 1) tolerance->fail("must be <= 1, got " + dump_json(tolerance->value));
   }
   return gpu;
 }
 
-// nlohmann's parse_error gives a byte offset; people want a line and a column.
-std::string describe_parse_error(const std::string& label, const std::string& text,
-                                 const json::parse_error& error) {
-  std::size_t at = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
-  std::size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
-  std::size_t line_start = text.rfind('\n', at == 0 ? std::string::npos : at - 1);
-  line_start = (at == 0 || line_start == std::string::npos) ? 0 : line_start + 1;
-  std::size_t column = at - line_start + 1;
-  // what() reads "[json.exception.parse_error.101] parse error at ...: <what>": keep <what>.
-  std::string what = error.what();
-  std::size_t prefix = what.find("parse error");
-  std::size_t colon = prefix == std::string::npos ? prefix : what.find(": ", prefix);
-  if (colon != std::string::npos) what = what.substr(colon + 2);
-  return label + ": invalid JSON at line " + std::to_string(line) + ", column " +
-         std::to_string(column) + ": " + what;
-}
-
-std::string read_text(const std::filesystem::path& file) {
+std::string read_config_text(const std::filesystem::path& file) {
   auto fail = [&] {
     throw ConfigError(file.string() + ": cannot read: " + std::strerror(errno));
   };
@@ -587,13 +623,13 @@ Config parse_config(const json& document, const std::string& file_label) {
 }
 
 Config load_config(const std::filesystem::path& file) {
-  std::string text = read_text(file);
+  std::string text = read_config_text(file);
   json document;
   try {
     // `//` and `/* */` comments are allowed: `maxcode init` explains its choices in them.
-    document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& error) {
-    throw ConfigError(describe_parse_error(file.string(), text, error));
+    document = parse_json_input(text, file.string(), {.comments = true});
+  } catch (const JsonInputError& error) {
+    throw ConfigError(error.what());
   }
   Config config = parse_config(document, file.string());
   config.file = file;

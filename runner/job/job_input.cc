@@ -1,9 +1,12 @@
 #include "runner/job/job_input.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "runner/util/files.h"
 #include "runner/util/json_fields.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -19,11 +22,12 @@ class Fields {
     if (!value_.is_object()) fail_at(path_, "expected an object, got " + describe_type(value_));
     for (const auto& [key, item] : value_.items())
       if (std::find(known.begin(), known.end(), key) == known.end())
-        fail_at(at(key), "unknown field (" + suggest_field(key, known) + ")");
+        fail_at(at(excerpt(key, 60)), "unknown field (" + suggest_field(key, known) + ")");
   }
 
   [[noreturn]] void fail_at(const std::string& path, const std::string& problem) const {
-    throw JobInputError(label_ + ": " + (path.empty() ? "" : path + ": ") + problem);
+    // A value quoted in `problem` may be megabytes long (a hostile document): quote a part.
+    throw JobInputError(label_ + ": " + (path.empty() ? "" : excerpt(path, 200) + ": ") + excerpt(problem, 1000));
   }
   std::string at(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
   const json* find(std::string_view key) const {
@@ -36,6 +40,7 @@ class Fields {
     const json* v = find(key);
     if (!v) return fallback;
     if (!v->is_string()) fail_at(at(key), "expected a string, got " + describe_type(*v));
+    check_length(at(key), v->get_ref<const std::string&>());
     return v->get<std::string>();
   }
   std::optional<double> number(std::string_view key, double min, bool strict) const {
@@ -45,16 +50,19 @@ class Fields {
     const double x = v->get<double>();
     if (strict ? !(x > min) : !(x >= min))
       fail_at(at(key), std::string("must be ") + (strict ? "> " : ">= ") + std::to_string(static_cast<long>(min)) +
-                           ", got " + v->dump());
+                           ", got " + dump_json(*v));
     return x;
   }
-  std::optional<long> integer(std::string_view key, long min) const {
+  std::optional<long> integer(std::string_view key, long min, long max = std::numeric_limits<int>::max()) const {
     const json* v = find(key);
     if (!v) return std::nullopt;
     if (!v->is_number() || v->get<double>() != std::trunc(v->get<double>()))
-      fail_at(at(key), "expected an integer, got " + (v->is_number() ? v->dump() : describe_type(*v)));
-    const long x = v->get<long>();
-    if (x < min) fail_at(at(key), "must be >= " + std::to_string(min) + ", got " + std::to_string(x));
+      fail_at(at(key), "expected an integer, got " + (v->is_number() ? dump_json(*v) : describe_type(*v)));
+    // Compared as doubles first: 1e300 or 2^64 would not survive the conversion to long.
+    if (v->get<double>() > static_cast<double>(max) || (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max)))
+      fail_at(at(key), "must be <= " + std::to_string(max) + ", got " + dump_json(*v));
+    const long x = v->get<double>() < static_cast<double>(min) ? min - 1 : v->get<long>();
+    if (x < min) fail_at(at(key), "must be >= " + std::to_string(min) + ", got " + dump_json(*v));
     return x;
   }
   std::vector<std::string> strings(std::string_view key) const {
@@ -65,13 +73,23 @@ class Fields {
     for (std::size_t i = 0; i < v->size(); ++i) {
       const json& item = (*v)[i];
       if (!item.is_string() || item.get<std::string>().empty())
-        fail_at(at(key) + "[" + std::to_string(i) + "]", "expected a non-empty string, got " + item.dump());
+        fail_at(at(key) + "[" + std::to_string(i) + "]",
+                "expected a non-empty string, got " + (item.is_string() ? "\"\"" : describe_type(item)));
+      check_length(at(key) + "[" + std::to_string(i) + "]", item.get_ref<const std::string&>());
       out.push_back(item.get<std::string>());
     }
     return out;
   }
 
  private:
+  // Every value is a name, a path, a URL or a ref: none needs more than a path may hold
+  // (PATH_MAX), and a 50 MB one is a hostile document, not a job.
+  static constexpr std::size_t kMaxString = 4096;
+  void check_length(const std::string& path, const std::string& text) const {
+    if (text.size() > kMaxString)
+      fail_at(path, "at most " + std::to_string(kMaxString) + " bytes, got " + std::to_string(text.size()));
+  }
+
   const json& value_;
   std::string path_, label_;
 };
@@ -82,7 +100,7 @@ Budget parse_budget(const Fields& parent, const json& value) {
   // Zero evaluations or zero seconds leave nothing to search: an error, not an empty job.
   if (auto n = f.integer("evaluations", 1)) b.evaluations = static_cast<int>(*n);
   b.wall_s = f.number("wall_s", 0, true);
-  b.tokens = f.integer("tokens", 0).value_or(0);
+  b.tokens = f.integer("tokens", 0, std::numeric_limits<long>::max() / 2).value_or(0);
   b.dollars = f.number("dollars", 0, false).value_or(0);
   b.gpu_s = f.number("gpu_s", 0, false).value_or(0);
   return b;
@@ -133,6 +151,8 @@ JobInput parse_job_input(const json& document, const std::string& label) {
   in.config = f.string("config");
   if (!in.config.empty() && in.config.front() == '/')
     f.fail_at("config", "must be relative to the repository root, got \"" + in.config + "\"");
+  if (escapes_root(in.config))
+    f.fail_at("config", "must stay inside the repository ('..' climbs out of it), got \"" + in.config + "\"");
   in.targets = f.strings("targets");
   in.max_targets = static_cast<int>(f.integer("max_targets", 1).value_or(in.max_targets));
   in.min_share = f.number("min_share", 0, false).value_or(in.min_share);
@@ -143,6 +163,10 @@ JobInput parse_job_input(const json& document, const std::string& label) {
       in.policy != "cuda-llm" && in.policy != "effilearner")
     f.fail_at("policy", "expected tune, replay, maxcode, cuda-llm or effilearner, got \"" + in.policy + "\"");
   in.replay_dir = f.string("replay_dir");
+  if (!in.replay_dir.empty() && in.replay_dir.front() == '/')
+    f.fail_at("replay_dir", "must be relative to the repository root, got \"" + in.replay_dir + "\"");
+  if (escapes_root(in.replay_dir))
+    f.fail_at("replay_dir", "must stay inside the repository ('..' climbs out of it), got \"" + in.replay_dir + "\"");
   in.git_token_env = f.string("git_token_env", in.git_token_env);
   if (const json* d = f.find("delivery")) in.delivery = parse_delivery(f, *d);
   in.compare_with = f.string("compare_with");
@@ -152,10 +176,8 @@ JobInput parse_job_input(const json& document, const std::string& label) {
 JobInput load_job_input(const std::filesystem::path& file) {
   json document;
   try {
-    document = json::parse(read_text(file));
-  } catch (const json::parse_error& e) {
-    throw JobInputError(file.string() + ": not JSON: " + e.what());
-  } catch (const std::exception& e) {
+    document = parse_json_input(read_text(file), file.string());
+  } catch (const std::exception& e) {  // JsonInputError, or the file cannot be read
     throw JobInputError(e.what());
   }
   return parse_job_input(document, file.string());
@@ -199,8 +221,10 @@ Budget parse_budget_flag(const std::string& text, Budget budget) {
       const double x = std::stod(value, &used);
       if (used != value.size()) throw std::invalid_argument(value);
       fields[item.substr(0, eq)] = x == std::trunc(x) ? json(static_cast<long>(x)) : json(x);
+    } catch (const std::out_of_range&) {  // 1e999
+      throw JobInputError("--budget: " + item.substr(0, eq) + ": number out of range: " + excerpt(value, 40));
     } catch (const std::logic_error&) {
-      throw JobInputError("--budget: " + item.substr(0, eq) + ": expected a number, got \"" + value + "\"");
+      throw JobInputError("--budget: " + item.substr(0, eq) + ": expected a number, got \"" + excerpt(value, 40) + "\"");
     }
   }
   const json holder = json::object({{"budget", fields}});

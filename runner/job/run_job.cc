@@ -11,6 +11,7 @@
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
 #include "runner/util/files.h"
+#include "runner/util/json_io.h"
 #include "runner/workspace/clone.h"
 #include "runner/workspace/locate.h"
 
@@ -58,6 +59,10 @@ class JobRunner {
       finish();
     } catch (const JobFailure& failure) {
       fail(failure.kind, failure.what());
+    } catch (const std::exception& e) {
+      // Anything else (a file system error on a hostile input, a bug) still ends in a
+      // job.json that says what happened, not in an abort with no record.
+      fail("internal", std::string("internal error: ") + e.what());
     }
     return job_;
   }
@@ -135,7 +140,12 @@ class JobRunner {
     if (already_done_) return;
     const std::string relative = job_.input.config.empty() ? ".maxcode.json" : job_.input.config;
     config_file_ = source_dir() / relative;
-    if (!fs::exists(config_file_))
+    // The job document names the file and the repository holds it: neither may lead out
+    // of the clone, by `..` or by a symbolic link committed to the repository.
+    if (escapes_root(relative) || !resolves_inside(source_dir(), config_file_))
+      throw JobFailure("config", "config: \"" + excerpt(relative, 200) + "\" leads outside the repository");
+    std::error_code missing;
+    if (!fs::exists(config_file_, missing))
       throw JobFailure("no-config", job_.repository + " has no " + relative + " at " + job_.commit.substr(0, 12) +
                                         ": run `maxcode init` in the repository to write one (docs/configuration.md)" +
                                         (job_.input.config.empty() ? ", or name another with --config" : ""));
@@ -146,6 +156,10 @@ class JobRunner {
     }
     if (!job_.input.policy.empty()) config_.search.policy = job_.input.policy;
     if (!job_.input.replay_dir.empty()) config_.search.replay_dir = job_.input.replay_dir;
+    const std::string& replay_dir = config_.search.replay_dir;
+    if (!replay_dir.empty() && (escapes_root(replay_dir) || !resolves_inside(source_dir(), source_dir() / replay_dir)))
+      throw JobFailure("config", std::string(job_.input.replay_dir.empty() ? "search.replay_dir" : "replay_dir") +
+                                     ": \"" + excerpt(replay_dir, 200) + "\" leads outside the repository");
     progress_.note("config: " + relative + " (policy " + config_.search.policy + ")");
   }
 
@@ -186,7 +200,7 @@ class JobRunner {
       } catch (const std::exception& e) {
         throw JobFailure("profile", std::string("profiling failed: ") + e.what());
       }
-      write_text(run_.out / "profile.json", to_json(profile).dump(2) + "\n");
+      write_text(run_.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
       for (const auto* list : {&profile.kernels, &profile.functions}) {
         for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
           const ProfileEntry& e = (*list)[i];

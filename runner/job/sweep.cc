@@ -1,12 +1,13 @@
 #include "runner/job/sweep.h"
 
+#include <cctype>
 #include <ctime>
-#include <regex>
 
 #include "runner/report/trend_page.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/util/json_fields.h"
+#include "runner/util/json_io.h"
 #include "runner/util/slug.h"
 #include "runner/workspace/clone.h"
 
@@ -58,6 +59,16 @@ Budget budget_of(const Allowance& part, const Budget& given) {
   return b;
 }
 
+// YYYY-MM-DD, digits where the letters are (the calendar is not checked).
+bool is_date(std::string_view text) {
+  if (text.size() != 10) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? text[i] != '-' : !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string utc_date() {
@@ -72,19 +83,19 @@ std::string utc_date() {
 SweepInput load_sweep_input(const fs::path& file) {
   json document;
   try {
-    document = json::parse(read_text(file));
-  } catch (const json::parse_error& e) {
-    throw JobInputError(file.string() + ": not JSON: " + e.what());
-  } catch (const std::exception& e) {
+    document = parse_json_input(read_text(file), file.string());
+  } catch (const std::exception& e) {  // JsonInputError, or the file cannot be read
     throw JobInputError(e.what());
   }
+  // A value quoted in an error: a part of it (it may be megabytes long).
+  auto quote = [](const json& value) { return excerpt(dump_json(value), 80); };
   const std::string label = file.string();
   if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
   const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
                                            "budget",  "min_growth", "min_z", "same_night_check", "jobs"};
   for (const auto& [key, value] : document.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
-      throw JobInputError(label + ": " + key + ": unknown field (" + suggest_field(key, known) + ")");
+      throw JobInputError(label + ": " + excerpt(key, 60) + ": unknown field (" + suggest_field(key, known) + ")");
   const fs::path base = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   auto path_field = [&](const char* key, const std::string& fallback) {
     if (!document.contains(key)) return base / fallback;
@@ -97,9 +108,8 @@ SweepInput load_sweep_input(const fs::path& file) {
   in.history = path_field("history", "history.sqlite");
   in.out = path_field("out", file.stem().string() + "-out");
   if (document.contains("night")) {
-    static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
-    if (!document["night"].is_string() || !std::regex_match(document["night"].get<std::string>(), date))
-      throw JobInputError(label + ": night: expected a date YYYY-MM-DD, got " + document["night"].dump());
+    if (!document["night"].is_string() || !is_date(document["night"].get<std::string>()))
+      throw JobInputError(label + ": night: expected a date YYYY-MM-DD, got " + quote(document["night"]));
     in.night = document["night"];
   }
   if (document.contains("budget")) {
@@ -109,18 +119,18 @@ SweepInput load_sweep_input(const fs::path& file) {
   }
   if (document.contains("min_growth")) {
     if (!document["min_growth"].is_number() || document["min_growth"].get<double>() <= 0)
-      throw JobInputError(label + ": min_growth: expected a number > 0, got " + document["min_growth"].dump());
+      throw JobInputError(label + ": min_growth: expected a number > 0, got " + quote(document["min_growth"]));
     in.rule.min_growth = document["min_growth"];
   }
   if (document.contains("min_z")) {
     if (!document["min_z"].is_number() || document["min_z"].get<double>() <= 0)
-      throw JobInputError(label + ": min_z: expected a number > 0, got " + document["min_z"].dump());
+      throw JobInputError(label + ": min_z: expected a number > 0, got " + quote(document["min_z"]));
     in.rule.min_z = document["min_z"];
   }
   if (document.contains("same_night_check")) {
     if (!document["same_night_check"].is_boolean())
       throw JobInputError(label + ": same_night_check: expected true or false, got " +
-                          document["same_night_check"].dump());
+                          quote(document["same_night_check"]));
     in.same_night_check = document["same_night_check"];
   }
   if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())

@@ -16,6 +16,7 @@
 #include "runner/llm/redact.h"
 #include "runner/util/secrets.h"
 #include "runner/llm/retry.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::llm {
 namespace {
@@ -71,8 +72,20 @@ struct HttpClient::Verdict {
   std::optional<double> requested_wait_s;
 };
 
+// A body as JSON, or a discarded value when it is not. Through the strict reader's depth
+// limit: a body nested a million deep (a hostile or broken endpoint) is refused here,
+// not left to overflow the stack of whatever walks or prints it later.
+json parse_body(const std::string& body, std::string* problem = nullptr) {
+  try {
+    return parse_json_input(body, "reply", {.unique_keys = false});
+  } catch (const JsonInputError& e) {
+    if (problem) *problem = e.what();
+    return json(json::value_t::discarded);
+  }
+}
+
 std::string server_message(const std::string& body, const std::string& content_type) {
-  json parsed = json::parse(body, nullptr, false);
+  json parsed = parse_body(body);
   if (parsed.is_discarded()) {
     std::string type = content_type.empty() ? "no content type" : content_type;
     return "expected JSON, got " + type + ": " + excerpt(body);
@@ -253,10 +266,11 @@ JsonReply HttpClient::post_json(const std::string& path, const HeaderList& heade
     }
     if (attempt.status >= 200 && attempt.status < 300) {
       JsonReply reply;
-      reply.body = json::parse(attempt.body, nullptr, false);
+      std::string invalid;
+      reply.body = parse_body(attempt.body, &invalid);
       if (reply.body.is_discarded()) {
         std::string problem = is_json_type(attempt.content_type)
-                                  ? "invalid JSON: " + excerpt(attempt.body)
+                                  ? "invalid JSON (" + invalid + "): " + excerpt(attempt.body)
                                   : server_message(attempt.body, attempt.content_type);
         throw error(ErrorKind::kBadReply, "HTTP " + std::to_string(attempt.status) + ": " + problem);
       }

@@ -4,6 +4,7 @@
 
 #include "runner/util/files.h"
 #include "runner/search/policy.h"
+#include "runner/search/reply.h"
 
 namespace maxcode {
 
@@ -54,6 +55,13 @@ Candidate read_candidate_file(const fs::path& file, const std::string& origin) {
   c.id = file.filename().string();
   c.origin = origin;
   c.note = file.string();
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxCandidateBytes) {
+    c.error = "the file is " + std::to_string(size) + " bytes; a candidate is at most " +
+              std::to_string(kMaxCandidateBytes >> 20) + " MiB";
+    return c;
+  }
   const std::string text = read_text(file);
   if (looks_like_diff(text)) {
     c.diff = text;

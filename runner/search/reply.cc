@@ -87,6 +87,11 @@ int open_braces(std::string_view code) {
 
 ParsedReply parse_reply(std::string_view reply, std::string_view function, std::string_view finish_reason) {
   ParsedReply parsed;
+  if (reply.size() > kMaxCandidateBytes) {
+    parsed.error = "the reply is " + std::to_string(reply.size()) + " bytes; a candidate is at most " +
+                   std::to_string(kMaxCandidateBytes >> 20) + " MiB";
+    return parsed;
+  }
   std::string prose;
   std::vector<Block> blocks = fenced_blocks(reply, prose);
   parsed.rationale = trim(prose);

@@ -5,11 +5,17 @@
 // the token limit, a refusal — and each must become a clear per-candidate failure.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace maxcode {
+
+// The most text one candidate may bring (a model's reply, a replay file): a function
+// and its helpers fit many times over, and a 50 MB "candidate" would only cost time and
+// memory in every record that quotes it.
+inline constexpr std::size_t kMaxCandidateBytes = 4u << 20;
 
 struct ParsedReply {
   std::optional<std::string> code;  // helpers + the definition, when usable

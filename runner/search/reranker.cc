@@ -1,7 +1,9 @@
 #include "runner/search/reranker.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
-#include <regex>
+#include <cstdlib>
 
 namespace maxcode {
 
@@ -51,12 +53,34 @@ class LlmReranker : public Reranker {
 }  // namespace
 
 std::optional<double> parse_speedup_estimate(const std::string& reply) {
-  static const std::regex number(R"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)");
-  std::smatch m;
-  if (!std::regex_search(reply, m, number)) return std::nullopt;
-  const double value = std::stod(m.str());
-  if (!(value >= 0 && value < 1e4)) return std::nullopt;
-  return value;
+  // The first number in the reply, `[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?`, found by hand:
+  // std::regex recursed once per digit (a reply of 200,000 digits overflowed the stack),
+  // and std::stod threw on 1e999.
+  auto digit = [&](std::size_t i) { return i < reply.size() && std::isdigit(static_cast<unsigned char>(reply[i])); };
+  for (std::size_t start = 0; start < reply.size(); ++start) {
+    std::size_t at = start;
+    if (reply[at] == '+' || reply[at] == '-') ++at;
+    if (!digit(at) && !(at < reply.size() && reply[at] == '.' && digit(at + 1))) continue;
+    while (digit(at)) ++at;
+    if (at < reply.size() && reply[at] == '.') ++at;
+    while (digit(at)) ++at;
+    if (at < reply.size() && (reply[at] == 'e' || reply[at] == 'E')) {
+      std::size_t exponent = at + 1;
+      if (exponent < reply.size() && (reply[exponent] == '+' || reply[exponent] == '-')) ++exponent;
+      if (digit(exponent)) {
+        at = exponent;
+        while (digit(at)) ++at;
+      }
+    }
+    // An estimate is a few characters; one of hundreds is no estimate.
+    if (at - start > 64) return std::nullopt;
+    const std::string number = reply.substr(start, at - start);
+    errno = 0;
+    const double value = std::strtod(number.c_str(), nullptr);
+    if (errno == ERANGE || !(value >= 0 && value < 1e4)) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
 }
 
 std::unique_ptr<Reranker> make_llm_reranker(const TargetContext& context, llm::Provider& provider,

@@ -117,4 +117,30 @@ std::string sha256_hex(const std::string& data) {
   return out;
 }
 
+bool escapes_root(std::string_view relative) {
+  if (relative.empty()) return false;
+  if (relative.front() == '/') return true;
+  long depth = 0;
+  std::size_t start = 0;
+  while (start <= relative.size()) {
+    const std::size_t slash = std::min(relative.find('/', start), relative.size());
+    const std::string_view part = relative.substr(start, slash - start);
+    start = slash + 1;
+    if (part.empty() || part == ".") continue;
+    depth += part == ".." ? -1 : 1;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+bool resolves_inside(const fs::path& root, const fs::path& path) {
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  if (ec) return false;
+  const fs::path real = fs::weakly_canonical(path, ec);
+  if (ec) return false;
+  const fs::path inside = real.lexically_relative(real_root);
+  return !inside.empty() && *inside.begin() != "..";
+}
+
 }  // namespace maxcode

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace maxcode {
@@ -33,6 +34,15 @@ std::vector<std::string> list_files(const std::filesystem::path& root);
 // A new empty directory `<parent>/<prefix>XXXXXX`.
 std::filesystem::path make_unique_dir(const std::filesystem::path& parent,
                                       const std::string& prefix);
+
+// Whether `relative`, a path that names something inside a root folder (a project
+// file in a clone, a replay directory), can leave it: absolute, or a `..` that climbs
+// above the root once `.` and `name/..` are resolved. Looks at the text only; a
+// symbolic link inside the root is found by resolves_inside().
+bool escapes_root(std::string_view relative);
+// Whether `path`, once every symbolic link is resolved, lies inside `root` (or is it).
+// False where either cannot be resolved; never throws.
+bool resolves_inside(const std::filesystem::path& root, const std::filesystem::path& path);
 
 // Lowercase hex SHA-256 (OpenSSL).
 std::string sha256_hex(const std::string& data);

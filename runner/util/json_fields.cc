@@ -39,6 +39,9 @@ std::string suggest_field(std::string_view key, const std::vector<std::string_vi
   std::string_view best;
   std::size_t best_distance = 3;  // within an edit distance of 2
   for (std::string_view name : known) {
+    // Two edits change the length by two at most; skipping the rest also keeps a key of
+    // megabytes from costing its length times the name's.
+    if (key.size() > name.size() + 2 || name.size() > key.size() + 2) continue;
     std::size_t distance = edit_distance(key, name);
     if (distance < best_distance) best = name, best_distance = distance;
   }

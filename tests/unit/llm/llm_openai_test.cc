@@ -184,6 +184,21 @@ TEST_F(OpenAiProviderTest, InvalidJsonIsABadReply) {
   EXPECT_NE(message.find("invalid JSON"), std::string::npos) << message;
 }
 
+// A body nested a million deep (issue 22, point 9) is refused by the reader's depth
+// limit, not walked (printing it into the message overflowed the stack).
+TEST_F(OpenAiProviderTest, DeeplyNestedJsonIsABadReplyNotACrash) {
+  ScriptedReply deep;
+  deep.body = R"({"choices": )" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}";
+  server.script(kPath, {deep});
+  std::string message = expect_error(ErrorKind::kBadReply, [&] {
+    make_provider(config_for(server))->complete(sample_request());
+  });
+  EXPECT_NE(message.find("invalid JSON (reply: choices[0][0][0][0][0]...[0][0][0][0]: nested deeper than 512 levels)"),
+            std::string::npos)
+      << message.substr(0, 300);
+  EXPECT_LT(message.size(), 2000u);
+}
+
 TEST_F(OpenAiProviderTest, JsonOfTheWrongShapeIsABadReply) {
   ScriptedReply empty;
   empty.body = R"({"id":"chatcmpl-1","object":"chat.completion","choices":[]})";

@@ -54,5 +54,48 @@ TEST(Knobs, ValueInLineIgnoresSimilarNames) {
   EXPECT_EQ(knob_value_in_line("constexpr unsigned kN = 128u;", "kN"), "128u");
 }
 
+// The knob lines are parsed by hand (issue 22, point 9): std::regex recursed once per
+// character and a 60,000-character line overflowed the stack.
+TEST(Knobs, LongLinesParseWithoutCrashing) {
+  const std::string value(60'000, '1');
+  auto define = parse_knob_line("#define LANES " + value + "  // maxcode: tune LANES 1 2");
+  ASSERT_TRUE(define);
+  EXPECT_EQ(define->name, "LANES");
+  EXPECT_EQ(define->before, "#define LANES ");
+  EXPECT_EQ(define->value, value);
+  EXPECT_EQ(define->after, "  // maxcode: tune LANES 1 2");
+  auto constant = parse_knob_line("static constexpr int kTile = " + value + ";" + std::string(60'000, ' '));
+  ASSERT_TRUE(constant);
+  EXPECT_EQ(constant->name, "kTile");
+  EXPECT_EQ(constant->value, value);
+  EXPECT_FALSE(parse_knob_line("#define " + std::string(60'000, 'X')));           // no value
+  EXPECT_FALSE(parse_knob_line("constexpr int " + std::string(60'000, 'x') + ";"));  // no '='
+
+  std::string values;
+  for (int i = 0; i < 20'000; ++i) values += " " + std::to_string(i);
+  auto knobs = find_declared_knobs("#define LANES 1  // maxcode: tune LANES" + values + "\n", "a.cc");
+  ASSERT_EQ(knobs.size(), 1u);
+  EXPECT_EQ(knobs[0].values.size(), 20'000u);
+}
+
+// The hand parser keeps the patterns it replaced, edge cases included.
+TEST(Knobs, LineParserKeepsThePatterns) {
+  auto parts = [](const std::string& line) {
+    auto d = parse_knob_line(line);
+    return d ? d->name + "|" + d->before + "|" + d->value + "|" + d->after : std::string("none");
+  };
+  EXPECT_EQ(parts("  #  define  N  8 /* eight */"), "N|  #  define  N  |8| /* eight */");
+  EXPECT_EQ(parts("#define N 4\r"), "N|#define N |4|\r");
+  EXPECT_EQ(parts("#define N 4 // c\r"), "N|#define N |4 // c|\r");  // `.` takes no \r
+  EXPECT_EQ(parts("#define F(x) x"), "none");
+  EXPECT_EQ(parts("#defineN 4"), "none");
+  EXPECT_EQ(parts("__host__ __device__ constexpr unsigned kMask = 0xff ;  // mask"),
+            "kMask|__host__ __device__ constexpr unsigned kMask = |0xff| ;  // mask");
+  EXPECT_EQ(parts("inline constexpr auto x=1;"), "x|inline constexpr auto x=|1|;");
+  EXPECT_EQ(parts("constexpr int 2x = 1;"), "none");
+  EXPECT_EQ(parts("const constexpr int x = 1;"), "none");
+  EXPECT_EQ(parts("constexpr int a = 1; int b = 2;"), "a|constexpr int a = |1|; int b = 2;");
+}
+
 }  // namespace
 }  // namespace maxcode

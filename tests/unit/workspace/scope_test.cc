@@ -245,6 +245,20 @@ TEST(Scope, InsertedMacroOfItsOwnIsAllowed) {
   expect_ok(check(kBefore + helper + kFaster + kAfter));
 }
 
+// A 60,000-character #define (issue 22, point 9): the macro scan used std::regex, which
+// recursed once per character and overflowed the stack.
+TEST(Scope, LongMacroLinesAreCheckedWithoutCrashing) {
+  const std::string value(60'000, '7');
+  expect_rejected(check(kBefore + "#define BLOCK " + value + "\n" + kFaster + kAfter),
+                  "src/a.cpp:11: `#define BLOCK " + std::string(157 - 14, '7') +
+                      "...` would change code outside the target function, which uses BLOCK");
+  expect_ok(check(kBefore + "#define MINE " + value + "\n" + kFaster + kAfter));
+  expect_ok(check(kBefore + "#define " + std::string(60'000, 'M') + " 1\n" + kFaster + kAfter));
+  expect_rejected(check(kBefore + "#undef " + std::string(60'000, ' ') + "BLOCK\n" + kFaster + kAfter),
+                  "src/a.cpp:11: `#undef " + std::string(157 - 7, ' ') +
+                      "...` would change code outside the target function, which uses BLOCK");
+}
+
 TEST(Scope, InsertedTextMayNotSpliceOntoTheNextLine) {
   // The comment would swallow `int after(int y) {`.
   expect_rejected(check(kBefore + kFaster + "// see below \\\n" + kAfter.substr(1)),
