@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/search/policy.h"
+#include "support/test_support.h"
+
 namespace maxcode {
 namespace {
 
@@ -66,6 +69,24 @@ TEST(Reply, BlocksThatDefineSomethingElse) {
 TEST(Reply, TildeFencesAndLongerFences) {
   EXPECT_TRUE(parse_reply("~~~\nint f(int x) { return x; }\n~~~", "f").code);
   EXPECT_TRUE(parse_reply("````cpp\nint f(int x) { return x; } // ``` inside\n````", "f").code);
+}
+
+// A reply or a replay file of megabytes (issue 22, point 9) is a rejected candidate
+// with its size, not text carried through every record.
+TEST(Reply, OverFourMebibytesIsRejected) {
+  const std::string huge = "```cpp\n" + std::string(kDefinition) + "\n// " + std::string(5 << 20, 'x') + "\n```\n";
+  ParsedReply p = parse_reply(huge, "f");
+  EXPECT_FALSE(p.code);
+  EXPECT_EQ(p.error, "the reply is " + std::to_string(huge.size()) + " bytes; a candidate is at most 4 MiB");
+
+  testing::TempDir dir;
+  testing::write_file(dir / "big.cpp", huge);
+  const Candidate c = read_candidate_file(dir / "big.cpp", "replay");
+  EXPECT_FALSE(c.definition);
+  ASSERT_TRUE(c.error);
+  EXPECT_EQ(*c.error, "the file is " + std::to_string(huge.size()) + " bytes; a candidate is at most 4 MiB");
+  testing::write_file(dir / "small.cpp", kDefinition);
+  EXPECT_EQ(*read_candidate_file(dir / "small.cpp", "replay").definition, kDefinition);
 }
 
 }  // namespace
