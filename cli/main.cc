@@ -2,6 +2,8 @@
 // subcommand is a file of its own in this folder (subcommand.h).
 #include <CLI/CLI.hpp>
 
+#include <exception>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ int main(int argc, char** argv) {
   commands.push_back(serve_command());
   commands.push_back(runner_command());
   commands.push_back(app_manifest_command());
+  commands.push_back(check_input_command());
   std::vector<CLI::App*> parsers;
   for (auto& c : commands) parsers.push_back(c->add_to(app));
 
@@ -41,7 +44,16 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // usage error
   }
-  for (std::size_t i = 0; i < commands.size(); ++i)
-    if (parsers[i]->parsed()) return commands[i]->run();
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    if (!parsers[i]->parsed()) continue;
+    // Each subcommand reports its own errors; one that escapes it (a file system error on
+    // a hostile input, a bug) is still a message and an exit code, never an abort.
+    try {
+      return commands[i]->run();
+    } catch (const std::exception& e) {
+      std::cerr << "maxcode: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   return 2;
 }
