@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/json_io.h"
+
 namespace maxcode {
 
 namespace fs = std::filesystem;
@@ -177,7 +179,14 @@ bool is_test_program(const Executable& e, const std::set<std::string>& test_comm
 void read_presets(const fs::path& root, ProjectScan& scan) {
   const fs::path file = root / "CMakePresets.json";
   if (!fs::exists(file)) return;
-  nlohmann::json presets = nlohmann::json::parse(slurp(file), nullptr, false);
+  // Through the reader's depth limit: a copy of a value nested a million deep (value()
+  // copies) would overflow the stack.
+  nlohmann::json presets;
+  try {
+    presets = parse_json_input(slurp(file), file.string(), {.unique_keys = false});
+  } catch (const JsonInputError&) {
+    presets = nlohmann::json(nlohmann::json::value_t::discarded);
+  }
   if (presets.is_discarded() || !presets.is_object()) {
     scan.notes.push_back("CMakePresets.json is not JSON maxcode can read: presets not used");
     return;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "support/test_support.h"
@@ -76,6 +77,20 @@ TEST(ProjectScan, PresetsPlaceTheBuildAndNameTheCommands) {
   EXPECT_EQ(scan.benchmarks[0].framework, "plain");
   EXPECT_TRUE(scan.benchmarks[0].cuda);
   EXPECT_TRUE(scan.benchmarks[0].reads_seed);
+}
+
+// A CMakePresets.json nested a million deep (issue 22, point 9): not used, with a note;
+// reading it copied the nesting recursively and overflowed the stack.
+TEST(ProjectScan, DeepPresetsAreNotUsedAndDoNotCrash) {
+  TempDir dir;
+  write_file(dir / "CMakeLists.txt", "project(p CXX)\nadd_executable(bench bench.cc)\n");
+  write_file(dir / "CMakePresets.json",
+             R"({"version": 3, "configurePresets": )" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}");
+  ProjectScan scan = scan_project(dir.path());
+  EXPECT_EQ(scan.preset, "");
+  EXPECT_NE(std::find(scan.notes.begin(), scan.notes.end(),
+                      "CMakePresets.json is not JSON maxcode can read: presets not used"),
+            scan.notes.end());
 }
 
 TEST(ProjectScan, ARepositoryWithoutABenchmarkSaysWhatWasSeen) {
