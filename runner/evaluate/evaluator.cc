@@ -77,6 +77,10 @@ std::vector<std::pair<std::string, std::string>> Evaluator::base_env(const fs::p
 
 void Evaluator::release(Checked& c) noexcept {
   if (!c.workspace.empty() && !options_.keep_workspaces) remove_workspace(c.workspace);
+  if (!c.workspace.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seals_.erase(c.workspace);
+  }
   c.workspace.clear();
 }
 

@@ -19,6 +19,7 @@
 
 #include "runner/core/candidate.h"
 #include "runner/evaluate/audit.h"
+#include "runner/evaluate/build_seal.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/workspace/call_shim.h"
 #include "runner/core/config.h"
@@ -120,7 +121,17 @@ class Evaluator {
  private:
   struct StepResult {
     Outcome outcome;
-    std::string tampered;  // files changed behind the harness's back, if any
+    // What went on behind the harness's back, if anything (each makes the step a
+    // rejection): source files changed (workspace.h), build outputs changed since they
+    // were sealed (build_seal.h), processes left running (leftover_processes.h).
+    std::vector<std::string> sources;
+    std::string outputs;       // describe() of the broken seal
+    std::string left_running;  // "pid 7 (sleep)"
+    // All of it in one line ("" when nothing): the source files as before, then
+    // "build outputs ..." and "processes left running: ...".
+    std::string tampered;
+    // The reason for a rejection, `during` naming the step ("the tests"); "" when clean.
+    std::string tampering(const std::string& during) const;
   };
   // One run of a benchmark on a GPU: the socket its processes report through (files in
   // `dir` only where no socket could be made), and the environment that says so.
@@ -243,6 +254,11 @@ class Evaluator {
   ShimPlan shim_plan_;
   std::vector<std::optional<CallBaseline>> call_baselines_;  // per benchmark
   std::vector<BenchmarkAudit> audits_;
+  // The seal on each workspace's build outputs (build_seal.h), made by its build steps
+  // and checked around every other step. Kept here, by workspace path, because every
+  // step runs through run_step; dropped when the workspace is released.
+  std::shared_ptr<const BuildSeal> seal_of(const std::filesystem::path& workspace);
+  std::map<std::filesystem::path, std::shared_ptr<const BuildSeal>> seals_;  // guarded by mutex_
   std::mutex mutex_;
   std::mt19937_64 rng_;
   int workspace_counter_ = 0;
