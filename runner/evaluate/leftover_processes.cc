@@ -23,7 +23,11 @@ std::string watch_for_leftovers(const std::string& command) {
   // Ours: this shell and its ancestors up to the namespace's init (pid 1), found from
   // /proc/self/stat ("pid (comm) state ppid ..."); under process.cc's time_inside this
   // shell is itself a subshell of the one that reads the clock. Zombies are dead
-  // already and do not count.
+  // already and do not count. What is found is killed, and the list read again until
+  // nothing is alive: the sandbox's init may report the end of the command before the
+  // kernel has ended the rest of its namespace, and a process left behind must not get
+  // those milliseconds (to write into the workspace after its check, say). The bound
+  // only stops a loop on processes that SIGKILL cannot end at once (uninterruptible).
   return "(\n" + command +
          "\n)\n"
          "__mc_rc=$?\n"
@@ -37,13 +41,21 @@ std::string watch_for_leftovers(const std::string& command) {
          "  case \"$__mc_p\" in ''|0|1|*[!0-9]*) break;; esac\n"
          "done\n"
          "__mc_left=\n"
-         "for __mc_d in /proc/[0-9]*; do\n"
-         "  __mc_n=${__mc_d#/proc/}\n"
-         "  case \"$__mc_ours\" in *\" $__mc_n \"*) continue;; esac\n"
-         "  { read -r __mc_s < \"$__mc_d/stat\"; } 2>/dev/null || continue\n"
-         "  case \"${__mc_s##*) }\" in Z*|X*|x*) continue;; esac\n"
-         "  __mc_s=${__mc_s#* }\n"
-         "  __mc_left=\"$__mc_left, pid $__mc_n ${__mc_s%%) *})\"\n"
+         "__mc_round=0\n"
+         "while [ $__mc_round -lt 2000 ]; do\n"
+         "  __mc_alive=\n"
+         "  for __mc_d in /proc/[0-9]*; do\n"
+         "    __mc_n=${__mc_d#/proc/}\n"
+         "    case \"$__mc_ours\" in *\" $__mc_n \"*) continue;; esac\n"
+         "    { read -r __mc_s < \"$__mc_d/stat\"; } 2>/dev/null || continue\n"
+         "    case \"${__mc_s##*) }\" in Z*|X*|x*) continue;; esac\n"
+         "    __mc_alive=\"$__mc_alive $__mc_n\"\n"
+         "    __mc_s=${__mc_s#* }\n"
+         "    [ $__mc_round -eq 0 ] && __mc_left=\"$__mc_left, pid $__mc_n ${__mc_s%%) *})\"\n"
+         "  done\n"
+         "  [ -n \"$__mc_alive\" ] || break\n"
+         "  kill -9 $__mc_alive 2>/dev/null\n"
+         "  __mc_round=$((__mc_round + 1))\n"
          "done\n"
          "if [ -n \"$__mc_left\" ]; then\n"
          "  printf '\\n%s %s: %s\\n' '" +

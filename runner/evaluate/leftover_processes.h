@@ -6,8 +6,10 @@
 // process of the command is visible in the sandbox's /proc and dies with it: none can
 // outlive the step. What is left is to say so. The command runs in a subshell of a
 // small wrapper that, once the subshell has ended, lists /proc: any live process other
-// than the wrapper itself, its ancestors and the namespace's init was left behind. It
-// then exits with a code of its own and a report line on stderr (with the command's own
+// than the wrapper itself, its ancestors and the namespace's init was left behind. The
+// wrapper kills those (until the list is empty: the sandbox's init may report the end
+// of the command a moment before the kernel has ended the rest of its namespace), then
+// exits with a code of its own and a report line on stderr (with the command's own
 // exit code); take_leftovers() turns that back into the command's outcome plus the
 // description. A candidate can print a report line of its own, but only to its own
 // harm: the wrapper's exit code, which alone makes it count, is not the command's to

@@ -30,8 +30,13 @@ bool running_with(const std::string& marker) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline(std::istreambuf_iterator<char>(in), {});
+    std::string cmdline;
+    try {  // a process that ends while read throws
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      cmdline.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception&) {
+      continue;
+    }
     for (char& c : cmdline)
       if (c == '\0') c = ' ';
     if (cmdline.find(marker) != std::string::npos) return true;
