@@ -80,7 +80,7 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
 
 std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
                                               const std::map<std::string, std::string>& overrides, std::size_t b,
-                                              std::uint64_t key, bool discover, std::string& problem, bool timed,
+                                              std::uint64_t key, bool discover, ShimProblem& problem, bool timed,
                                               double* wall_s, int slot) {
   const BenchmarkConfig& bench = config_.benchmarks[b];
   // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
@@ -105,11 +105,11 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
                     {fs::path(shim_library_).parent_path().string()});
   if (wall_s) *wall_s = r.outcome.wall_s;
   if (!r.tampered.empty()) {
-    problem = "source files changed during the " + label + " run: " + r.tampered;
+    problem = {r.tampering("the " + label + " run"), true};
     return std::nullopt;
   }
   if (!r.outcome.ok()) {
-    problem = "benchmark '" + bench.name + "' " + r.outcome.describe() + " under the call shim" +
+    problem.reason = "benchmark '" + bench.name + "' " + r.outcome.describe() + " under the call shim" +
               (key ? " with perturbed inputs" : "");
     return std::nullopt;
   }
@@ -119,7 +119,7 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   try {
     run.records = read_call_records(dir);
   } catch (const std::exception& error) {
-    problem = error.what();
+    problem.reason = error.what();
     return std::nullopt;
   }
   return run;
@@ -249,7 +249,7 @@ void Evaluator::prepare_call_check() {
     if (in.shim_problem.empty()) {
       progress_.status("baseline: call check of '" + bench.name + "'");
       CallBaseline baseline;
-      std::string why;
+      ShimProblem why;
       // 1. Observe (no perturbation), finding how far unsized outputs are written.
       auto observed = run_shimmed(e, ws, overrides, b, 0, true, why);
       if (observed) {
@@ -278,8 +278,8 @@ void Evaluator::prepare_call_check() {
           again = run_shimmed(e, ws, overrides, b, reference_key_, false, why);
         }
         if (!reference || !again) {
-          in.shim_problem = why;
-          baseline.unverifiable = "the benchmark fails under the call shim: " + why;
+          in.shim_problem = why.reason;
+          baseline.unverifiable = "the benchmark fails under the call shim: " + why.reason;
         } else {
           in.perturbed_output = reference->out;
           baseline.reference = *reference;
@@ -308,8 +308,8 @@ void Evaluator::prepare_call_check() {
           }
         }
       } else {
-        in.shim_problem = why;
-        baseline.unverifiable = "the benchmark fails under the call shim: " + why;
+        in.shim_problem = why.reason;
+        baseline.unverifiable = "the benchmark fails under the call shim: " + why.reason;
       }
       call_baselines_[b] = std::move(baseline);
     } else if (checked_by_calls(bench) && !target_.function.empty()) {
@@ -370,7 +370,7 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
     auto r = run_step(e, name, command, ws, config_.build.timeout_s, overrides);
     if (!r.tampered.empty()) {
       e.verdict = Verdict::kRejected;
-      e.reason = "source files changed during the call check's " + name + ": " + r.tampered;
+      e.reason = "call check: " + r.tampering("its " + name);
       return false;
     }
     if (!r.outcome.ok()) {
@@ -390,11 +390,11 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
     if (!call_baselines_[b] || !call_baselines_[b]->shimmed) continue;
     const ShimRun& original = call_baselines_[b]->reference;
     const BenchmarkConfig& bench = config_.benchmarks[b];
-    std::string problem;
+    ShimProblem problem;
     auto run = run_shimmed(e, ws, overrides, b, reference_key_, false, problem);
     if (!run) {
-      e.verdict = problem.rfind("source files changed", 0) == 0 ? Verdict::kRejected : Verdict::kCrashed;
-      e.reason = "call check: " + problem;
+      e.verdict = problem.tampered ? Verdict::kRejected : Verdict::kCrashed;
+      e.reason = "call check: " + problem.reason;
       return false;
     }
     const std::string times = check_call_times(call_seconds(original.records), call_seconds(run->records));

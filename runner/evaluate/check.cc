@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "runner/evaluate/evaluator_steps.h"
+#include "runner/evaluate/leftover_processes.h"
 #include "runner/evaluate/google_benchmark.h"
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
@@ -17,6 +18,20 @@ namespace maxcode {
 
 namespace fs = std::filesystem;
 using namespace evaluator_steps;
+
+std::string Evaluator::StepResult::tampering(const std::string& during) const {
+  std::vector<std::string> parts;
+  if (!sources.empty()) parts.push_back("source files changed during " + during + ": " + join(sources, ", "));
+  if (!outputs.empty()) parts.push_back("build outputs changed during " + during + ": " + outputs);
+  if (!left_running.empty()) parts.push_back("left a process running after " + during + ": " + left_running);
+  return join(parts, "; ");
+}
+
+std::shared_ptr<const BuildSeal> Evaluator::seal_of(const fs::path& workspace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = seals_.find(workspace);
+  return found == seals_.end() ? nullptr : found->second;
+}
 
 Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::string& name,
                                           const std::string& command, const fs::path& workspace,
@@ -45,29 +60,71 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   // And the directory of the profiler's socket, which the run reports through.
   cmd.readable_paths.insert(cmd.readable_paths.end(), readable_paths.begin(), readable_paths.end());
 
-  StepResult result{run(cmd), ""};
+  // A step that builds (the project's configure or build command, also as the call
+  // check rebuilds) seals what it wrote; every other step runs on sealed outputs and
+  // must leave them as they were, and no process behind it.
+  const bool builds = command == config_.build.command ||
+                      (!config_.build.configure.empty() && command == config_.build.configure);
+  std::set<std::string> not_outputs;  // the sources, proven by tampered_files instead
+  if (builds) {
+    for (const auto& [path, hash] : source_.manifest) not_outputs.insert(path);
+    for (const auto& [path, content] : overrides) not_outputs.insert(path);
+  }
+  const std::shared_ptr<const BuildSeal> seal = seal_of(workspace);
+  StepResult result;
+  StepRecord record{name, command, "", 0, ""};
+  if (seal) {
+    // Nothing may run what changed since the last step ended.
+    if (auto breaks = verify_seal(workspace, *seal); !breaks.empty()) {
+      result.outputs = describe(breaks);
+      result.outcome.spawn_failed = true;
+      result.outcome.spawn_error = "not run: build outputs changed since they were built: " + result.outputs;
+    }
+  }
+  const bool runs = result.outputs.empty();
+  std::map<std::string, FileStat> before;
+  if (builds && runs) before = stat_tree(workspace, not_outputs);
+  const Isolation isolation = cmd.isolate ? available_isolation() : Isolation::kNone;
+  const bool watch = !builds && can_watch_for_leftovers(isolation);
+  if (watch) cmd.shell = watch_for_leftovers(command);
+
+  result.outcome.isolation = isolation;
+  if (runs) result.outcome = run_isolated(cmd, isolation);
+  if (watch) result.left_running = take_leftovers(result.outcome);
   evaluation.child_s += result.outcome.wall_s;
   evaluation.isolation = isolation_name(result.outcome.isolation);
-  StepRecord record{name, command, result.outcome.describe(), result.outcome.wall_s, ""};
+  record.status = result.outcome.describe();
+  record.wall_s = result.outcome.wall_s;
   if (!result.outcome.ok()) record.output_tail = result.outcome.tail(kFeedbackBytes);
-  // Whatever ran may have written anywhere in its workspace: prove the sources intact.
-  auto tampered = tampered_files(source_, workspace, overrides);
-  if (!tampered.empty()) result.tampered = join(tampered, ", ");
+  // Whatever ran may have written anywhere in its workspace: prove the sources intact,
+  // and the build outputs.
+  result.sources = tampered_files(source_, workspace, overrides);
+  if (builds && runs) {
+    auto sealed = std::make_shared<const BuildSeal>(seal_build(workspace, before, seal ? *seal : BuildSeal{}, not_outputs));
+    std::lock_guard<std::mutex> lock(mutex_);
+    seals_[workspace] = std::move(sealed);
+  } else if (seal && runs) {
+    result.outputs = describe(verify_seal(workspace, *seal));
+  }
+  std::vector<std::string> tampered = result.sources;
+  if (!result.outputs.empty()) tampered.push_back("build outputs " + result.outputs);
+  if (!result.left_running.empty()) tampered.push_back("processes left running: " + result.left_running);
+  result.tampered = join(tampered, ", ");
   evaluation.steps.push_back(std::move(record));
   return result;
 }
 
 bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
                                const std::map<std::string, std::string>& overrides) {
-  auto tampered = [&](const StepResult& r, const std::string& step) {
+  auto tampered = [&](const StepResult& r, const std::string& during) {
     if (r.tampered.empty()) return false;
     e.verdict = Verdict::kRejected;
-    e.reason = "source files changed during " + step + ": " + r.tampered;
+    e.reason = r.tampering(during);
     return true;
   };
   if (!config_.build.configure.empty()) {
     auto r = run_step(e, "configure", config_.build.configure, ws, config_.build.timeout_s, overrides);
-    if (tampered(r, "configure")) return false;
+    if (tampered(r, "the configure step")) return false;
     if (!r.outcome.ok()) {
       e.verdict = failure_verdict(r.outcome, Verdict::kCompileError);
       e.reason = "configure failed: " + r.outcome.describe();
@@ -76,7 +133,7 @@ bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
     }
   }
   auto build = run_step(e, "build", config_.build.command, ws, config_.build.timeout_s, overrides);
-  if (tampered(build, "build")) return false;
+  if (tampered(build, "the build")) return false;
   if (!build.outcome.ok()) {
     e.verdict = failure_verdict(build.outcome, Verdict::kCompileError);
     e.reason = "build failed: " + build.outcome.describe();
@@ -97,7 +154,7 @@ bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
   }
   auto test = run_step(e, "test", config_.test.command, ws, config_.test.timeout_s, overrides,
                        {{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())}});
-  if (tampered(test, "test")) return false;
+  if (tampered(test, "the tests")) return false;
   if (!test.outcome.ok()) {
     e.verdict = failure_verdict(test.outcome, Verdict::kTestFailed);
     e.reason = "tests failed: " + test.outcome.describe();
@@ -129,7 +186,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
       auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {}, gpu.readable_paths);
       if (!r.tampered.empty()) {
         e.verdict = Verdict::kRejected;
-        e.reason = "source files changed during " + label + ": " + r.tampered;
+        e.reason = r.tampering("the benchmark '" + bench.name + "' (MAXCODE_SEED=" + std::to_string(seeds[s]) + ")");
         return false;
       }
       if (!r.outcome.ok()) {
@@ -226,7 +283,7 @@ void Evaluator::prepare_baseline() {
       if (!r.outcome.ok() || !r.tampered.empty())
         throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" +
                          std::to_string(seeds[s]) + "): " +
-                         (r.tampered.empty() ? r.outcome.describe() : "it changed " + r.tampered) +
+                         (r.tampered.empty() ? r.outcome.describe() : r.tampering("it")) +
                          "\n" + r.outcome.tail(2000));
       reference_[b].push_back(r.outcome.out);
       if (framework && s == 0) {
@@ -264,6 +321,8 @@ void Evaluator::prepare_baseline() {
     auto again = run_step(e, "reference " + bench.name + " (repeat)", bench.command,
                           baseline_workspace_, bench.timeout_s, {},
                           {{"MAXCODE_SEED", std::to_string(seeds[0])}});
+    if (!again.tampered.empty())
+      throw SetupError("benchmark '" + bench.name + "' fails on the original code: " + again.tampering("its second run"));
     Comparison c = compare_outputs(reference_[b][0], again.outcome.out, {bench.rtol, bench.atol});
     if (!again.outcome.ok() || !c.equal)
       throw SetupError("benchmark '" + bench.name +

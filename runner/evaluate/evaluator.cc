@@ -80,6 +80,11 @@ void Evaluator::release(Checked& c) noexcept {
     if (!c.workspace.empty()) remove_workspace(c.workspace);
     if (!c.calls_workspace.empty()) remove_workspace(c.calls_workspace);
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!c.workspace.empty()) seals_.erase(c.workspace);
+    if (!c.calls_workspace.empty()) seals_.erase(c.calls_workspace);
+  }
   c.workspace.clear();
   c.calls_workspace.clear();
 }

@@ -19,6 +19,7 @@
 
 #include "runner/core/candidate.h"
 #include "runner/evaluate/audit.h"
+#include "runner/evaluate/build_seal.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/core/output_error.h"
 #include "runner/workspace/call_shim.h"
@@ -134,7 +135,17 @@ class Evaluator {
  private:
   struct StepResult {
     Outcome outcome;
-    std::string tampered;  // files changed behind the harness's back, if any
+    // What went on behind the harness's back, if anything (each makes the step a
+    // rejection): source files changed (workspace.h), build outputs changed since they
+    // were sealed (build_seal.h), processes left running (leftover_processes.h).
+    std::vector<std::string> sources;
+    std::string outputs;       // describe() of the broken seal
+    std::string left_running;  // "pid 7 (sleep)"
+    // All of it in one line ("" when nothing): the source files as before, then
+    // "build outputs ..." and "processes left running: ...".
+    std::string tampered;
+    // The reason for a rejection, `during` naming the step ("the tests"); "" when clean.
+    std::string tampering(const std::string& during) const;
   };
   // One run of a benchmark on a GPU: the socket its processes report through (files in
   // `dir` only where no socket could be made), and the environment that says so.
@@ -219,11 +230,17 @@ class Evaluator {
   void prepare_call_check();
   bool call_check(Evaluation& evaluation, Checked& checked);
   std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
+  // Why a shimmed run gave no records; `tampered`: it went behind the harness's back
+  // (a rejection), else it failed or wrote records that cannot be read.
+  struct ShimProblem {
+    std::string reason;
+    bool tampered = false;
+  };
   // One run of benchmark `b` through the shim with perturbation `key` (0: none);
   // nullopt with `problem` set when it fails or its records cannot be read.
   std::optional<ShimRun> run_shimmed(Evaluation& evaluation, const std::filesystem::path& ws,
                                      const std::map<std::string, std::string>& overrides, std::size_t b,
-                                     std::uint64_t key, bool discover, std::string& problem,
+                                     std::uint64_t key, bool discover, ShimProblem& problem,
                                      bool timed = false, double* wall_s = nullptr, int slot = -1);
   // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
   // by call and in what it printed; else the reason.
@@ -285,6 +302,11 @@ class Evaluator {
   std::map<std::string, std::string> shim_baseline_files_;
   std::vector<std::optional<CallBaseline>> call_baselines_;  // per benchmark
   std::vector<BenchmarkAudit> audits_;
+  // The seal on each workspace's build outputs (build_seal.h), made by its build steps
+  // and checked around every other step. Kept here, by workspace path, because every
+  // step runs through run_step; dropped when the workspace is released.
+  std::shared_ptr<const BuildSeal> seal_of(const std::filesystem::path& workspace);
+  std::map<std::filesystem::path, std::shared_ptr<const BuildSeal>> seals_;  // guarded by mutex_
   std::mutex mutex_;
   std::mt19937_64 rng_;
   int workspace_counter_ = 0;

@@ -145,7 +145,7 @@ bool Evaluator::sanitize_with(Evaluation& e, const fs::path& ws, const std::map<
     e.gpu["sanitizer"].push_back(record);
     if (!r.tampered.empty()) {
       e.verdict = Verdict::kRejected;
-      e.reason = "source files changed under compute-sanitizer: " + r.tampered;
+      e.reason = r.tampering("compute-sanitizer");
       return false;
     }
     if (report.errors > 0 || r.outcome.exit_code == kSanitizerErrorExit) {
@@ -243,7 +243,7 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
     }
     fs::remove(log, ec);
     if (!r.tampered.empty()) {
-      problem = "source files changed under ncu: " + r.tampered;
+      problem = r.tampering("ncu");
       return std::nullopt;
     }
     if (!r.outcome.ok()) {

@@ -53,13 +53,13 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       // held against the original's run of the same round (ab_session). The time is the
       // parent's clock around the whole run, out of the candidate's reach.
       Evaluation scratch;
-      std::string problem;
+      ShimProblem problem;
       double wall = 0;
       auto run = run_shimmed(scratch, side.calls_workspace, side.calls_files, b, session.shim_key, false, problem,
                              true, &wall, session.shim_slot);
       if (!run) {
-        failure = problem + " during timing";
-        failure_verdict_out = problem.rfind("source files changed", 0) == 0 ? Verdict::kRejected : Verdict::kCrashed;
+        failure = problem.reason + (problem.tampered ? "" : " during timing");
+        failure_verdict_out = problem.tampered ? Verdict::kRejected : Verdict::kCrashed;
         for (const StepRecord& step : scratch.steps)
           if (step.status.find("timed out") != std::string::npos) failure_verdict_out = Verdict::kTimeout;
         return -1;
@@ -102,7 +102,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       if (processes) gpu_processes = processes->stop();
     }
     if (!r.tampered.empty()) {
-      failure = "source files changed during timing: " + r.tampered;
+      failure = r.tampering("timing");
       failure_verdict_out = Verdict::kRejected;
       return -1;
     }

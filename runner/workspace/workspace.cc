@@ -150,7 +150,18 @@ std::vector<std::string> tampered_files(const SourceSnapshot& source, const fs::
   for (const auto& [path, hash] : source.manifest) {
     const fs::path file = workspace / path;
     std::error_code ec;
-    if (!fs::is_regular_file(fs::symlink_status(file, ec)) && !fs::is_symlink(fs::symlink_status(file, ec))) {
+    const fs::file_status status = fs::symlink_status(file, ec);
+    if (!fs::is_regular_file(status) && !fs::is_symlink(status)) {
+      tampered.push_back(path);
+      continue;
+    }
+    // As the snapshot has it: a file made a link (or the reverse), or made executable,
+    // unreadable or writable to others, changed too (a test script's mode decides how
+    // it runs).
+    std::error_code original_ec;
+    const fs::file_status original = fs::symlink_status(source.root / path, original_ec);
+    if (!original_ec && (original.type() != status.type() ||
+                         (fs::is_regular_file(status) && original.permissions() != status.permissions()))) {
       tampered.push_back(path);
       continue;
     }

@@ -43,8 +43,9 @@ SourceSnapshot capture_source(const std::filesystem::path& repo,
 void create_workspace(const SourceSnapshot& source, const std::filesystem::path& destination,
                       const std::map<std::string, std::string>& overrides = {});
 
-// Source files of the snapshot that are modified or missing in `workspace`; files in
-// `overrides` are expected to hold their override content instead. Sorted.
+// Source files of the snapshot that are modified or missing in `workspace`, or whose
+// kind (file or link) or permissions differ from the snapshot's; files in `overrides`
+// are expected to hold their override content instead. Sorted.
 std::vector<std::string> tampered_files(const SourceSnapshot& source,
                                         const std::filesystem::path& workspace,
                                         const std::map<std::string, std::string>& overrides);

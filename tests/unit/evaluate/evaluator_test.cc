@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "runner/evaluate/leftover_processes.h"
+
 #include "support/fixture_repo.h"
 
 namespace maxcode {
@@ -95,6 +99,96 @@ TEST_F(EvaluatorTest, EditingTheBenchmarkAtRunTimeIsRejected) {
                      "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
   EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
   EXPECT_NE(e.reason.find("bench/main.cpp"), std::string::npos) << e.reason;
+}
+
+TEST_F(EvaluatorTest, ChangingTheModeOfATestFileAtRunTimeIsRejected) {
+  // The content stays: only the mode proves the change.
+  Evaluation e = check_definition(
+      "chmods-test", "  std::system(\"chmod 0777 tests/test.cpp\");\n"
+                     "  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("source files changed during the tests: tests/test.cpp"), std::string::npos) << e.reason;
+}
+
+// The cheat of issue 21: code run at test time puts a script that prints saved output
+// in place of the built benchmark, which later runs would have timed.
+TEST_F(EvaluatorTest, ReplacingTheBuiltBenchmarkAtTestTimeIsRejected) {
+  Evaluation e = check_definition("replaces-bench", R"CODE(
+  static bool done = false;
+  if (!done && n <= 1000) {
+    done = true;
+    std::system("printf '#!/bin/sh\\necho 42\\n' > bench.tmp && chmod +x bench.tmp && mv bench.tmp bench.bin");
+  }
+  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;)CODE");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("build outputs changed during the tests: bench.bin ("), std::string::npos) << e.reason;
+  EXPECT_FALSE(e.timing);
+}
+
+TEST_F(EvaluatorTest, RewritingTheBuiltTestsFromTheBenchmarkIsRejected) {
+  Evaluation e = check_definition("rewrites-tests", R"CODE(
+  static bool done = false;
+  if (!done && n > 1000) {
+    done = true;
+    std::system("printf '#!/bin/sh\\necho ok\\n' > test.bin");
+  }
+  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;)CODE");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("build outputs changed during the benchmark 'main'"), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find("test.bin (its content changed)"), std::string::npos) << e.reason;
+}
+
+// As in the issue, once the checks are over: the sixth program run (the tests, three
+// seeds and the call check come first) replaces the benchmark by a script. The work
+// stays the original's, and the swap happens before main (in a static initializer),
+// so that no check on the way there sees anything. A timed run that changed a build
+// output ends the candidate.
+TEST_F(EvaluatorTest, ReplacingTheBuiltBenchmarkOnceTheChecksAreOverIsRejected) {
+  Evaluation e = check(definition_candidate("replaces-bench-later", R"CODE(#include <cstdlib>
+static const int swap_later = std::system(
+    "n=$(cat runs.txt 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs.txt; "
+    "if [ $n -ge 6 ]; then printf '#!/bin/sh\\necho 42\\n' > bench.tmp; "
+    "chmod +x bench.tmp; mv bench.tmp bench.bin; fi");
+long long sum_squares(const int* v, int n) {
+  long long s = 0;
+  for (int p = 0; p < PASSES; ++p) {
+    s = 0;
+    const volatile int* data = v;
+    for (int i = 0; i < n; ++i) s += square(data[i]);
+  }
+  return s;
+})CODE"));
+  std::string steps;
+  for (const StepRecord& step : e.steps) steps += step.name + ": " + step.status + "\n";
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason << "\n" << steps;
+  EXPECT_NE(e.reason.find("build outputs changed during"), std::string::npos) << e.reason << "\n" << steps;
+  EXPECT_NE(e.reason.find("bench.bin (its content changed)"), std::string::npos) << e.reason << "\n" << steps;
+}
+
+TEST_F(EvaluatorTest, ADaemonLeftByTheBenchmarkIsRejectedAndDoesNotSurvive) {
+  if (!can_watch_for_leftovers(available_isolation()))
+    GTEST_SKIP() << "no sandbox with a pid namespace here: nothing can find an escaped daemon";
+  // setsid and a double fork leave the benchmark's process group.
+  Evaluation e = check_definition("daemon", R"CODE(
+  static bool done = false;
+  if (!done && n > 1000) {
+    done = true;
+    std::system("setsid sh -c '(exec sleep 74.25) &' </dev/null >/dev/null 2>&1");
+  }
+  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]); return s;)CODE");
+  EXPECT_EQ(e.verdict, Verdict::kRejected) << e.reason;
+  EXPECT_NE(e.reason.find("left a process running after the benchmark 'main'"), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find(": pid "), std::string::npos) << e.reason;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string cmdline;
+    try {  // a process that ends while read throws
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      cmdline.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::exception&) {
+      continue;
+    }
+    EXPECT_EQ(cmdline.find("74.25"), std::string::npos) << "left running: " << entry.path();
+  }
 }
 
 TEST_F(EvaluatorTest, DiffEditingTheTestsIsRejectedBeforeBuilding) {

@@ -84,6 +84,23 @@ TEST(Workspace, TamperedFilesAreFoundAndOverridesExpected) {
   EXPECT_EQ(tampered_files(s, dir / "ws", {{"src/a.cc", "other"}}).front(), "bench/b.cc");
 }
 
+TEST(Workspace, ChangedModeOrALinkInPlaceOfASourceIsTampering) {
+  TempDir dir;
+  write_file(dir / "repo/src/a.cc", "int a;");
+  write_file(dir / "repo/tests/run.sh", "exit 1\n");
+  write_file(dir / "repo/tests/t.cc", "int t;");
+  SourceSnapshot s = capture_source(dir / "repo", dir / "snap", {});
+  create_workspace(s, dir / "ws");
+  EXPECT_TRUE(tampered_files(s, dir / "ws", {}).empty());
+  // Same content, other mode: a test script made executable (or unreadable) changed.
+  fs::permissions(dir / "ws/tests/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+  // Same content behind a link: what the link points to can change at any time.
+  write_file(dir / "ws/elsewhere.cc", "int t;");
+  fs::remove(dir / "ws/tests/t.cc");
+  fs::create_symlink(dir / "ws/elsewhere.cc", dir / "ws/tests/t.cc");
+  EXPECT_EQ(tampered_files(s, dir / "ws", {}), (std::vector<std::string>{"tests/run.sh", "tests/t.cc"}));
+}
+
 TEST(Workspace, MissingRepositoryIsAClearError) {
   TempDir dir;
   try {
