@@ -1345,13 +1345,14 @@ def run_logged(cmd, log_path, timeout):
             return 124
 
 
-def judge_batch(target, variants, out, maxcode, timeout):
+def judge_batch(target, variants, out, maxcode, timeout, check_parallel=1):
     """One replay search over all of a target's variants: one baseline, each variant judged
     as eval would judge it, one at a time."""
     example = os.path.join(ROOT, "examples", target.example)
     vdir = os.path.join(out, "variants", target.example)
     cfg = json.load(open(os.path.join(example, ".maxcode.json")))
-    cfg["search"] = dict(cfg.get("search", {}), policy="replay", max_evaluations=len(variants), batch=1)
+    cfg["search"] = dict(cfg.get("search", {}), policy="replay", max_evaluations=len(variants),
+                         batch=check_parallel)
     cfg["search"].pop("replay_dir", None)
     os.makedirs(os.path.join(out, "configs"), exist_ok=True)
     cfg_path = os.path.join(out, "configs", target.example + ".json")
@@ -1372,6 +1373,18 @@ def judge_batch(target, variants, out, maxcode, timeout):
     wall = time.time() - t0
     result = read_result(os.path.join(run_dir, "result.json")) or {}
     by_id = {c.get("id"): c for c in result.get("candidates", [])}
+    if not result:
+        # Cut short (a time limit): the verdicts written so far are in trajectory.jsonl.
+        try:
+            with open(os.path.join(run_dir, "trajectory.jsonl")) as f:
+                for line in f:
+                    try:
+                        c = json.loads(line)
+                    except ValueError:
+                        continue
+                    by_id[c.get("id")] = c
+        except OSError:
+            pass
     outcomes = {}
     for v in variants:
         c = by_id.get(v.file_name)
@@ -1507,6 +1520,8 @@ def main():
     ap.add_argument("--mode", choices=("batch", "eval"), default="batch")
     ap.add_argument("--maxcode", default=os.environ.get("MAXCODE") or os.path.join(ROOT, "build", "maxcode"))
     ap.add_argument("--timeout", type=int, default=7200, help="seconds per maxcode process")
+    ap.add_argument("--check-parallel", type=int, default=1,
+                    help="batch mode: variants built and checked at once (search.batch; timing stays one at a time)")
     ap.add_argument("--list", action="store_true", help="print the variants and stop")
     ap.add_argument("--generate-only", action="store_true", help="write the variants and stop")
     ap.add_argument("--compile-only", action="store_true", help="compile each variant in its source and stop")
@@ -1593,7 +1608,7 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             if args.mode == "batch":
                 groups = [(t, [v for v in todo if v.target is t]) for t in targets]
-                futs = {pool.submit(judge_batch, t, vs, out, args.maxcode, args.timeout): t for t, vs in groups if vs}
+                futs = {pool.submit(judge_batch, t, vs, out, args.maxcode, args.timeout, args.check_parallel): t for t, vs in groups if vs}
                 for fut in concurrent.futures.as_completed(futs):
                     t = futs[fut]
                     got, run = fut.result()
@@ -1612,7 +1627,7 @@ def main():
     finally:
         cleanup_cache_files()
 
-    meta = {"maxcode": args.maxcode, "mode": args.mode, "host": os.uname().nodename + (" (GPU)" if run_gpu else " (no GPU)"),
+    meta = {"maxcode": args.maxcode, "mode": args.mode, "check_parallel": args.check_parallel, "host": os.uname().nodename + (" (GPU)" if run_gpu else " (no GPU)"),
             "started": started, "wall_s": time.time() - t0}
     md, summary = make_table(variants, outcomes, targets, meta)
     with open(os.path.join(out, "table.md"), "w") as f:
