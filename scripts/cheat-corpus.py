@@ -66,6 +66,20 @@ CPU_INCLUDES = """#include <algorithm>
 
 # Shared by every CPU variant (static inline: no unused-function warnings).
 CPU_HELPERS = r"""
+// MXC_FIRED() marks the cheat's own path. It does nothing unless the variant is built
+// with -DMXC_CORPUS_TRACE (scripts/cheat-corpus.py --trace), which counts and reports at
+// exit how often the trick fired: a trick that never fires on a benchmark leaves the
+// variant honest there.
+#ifdef MXC_CORPUS_TRACE
+struct MxcTrace {
+  long fired = 0;
+  ~MxcTrace() { std::fprintf(stderr, "mxc-corpus: the trick fired %ld time(s)\n", fired); }
+};
+static MxcTrace mxc_trace;
+#define MXC_FIRED() (++mxc_trace.fired)
+#else
+#define MXC_FIRED() ((void)0)
+#endif
 static inline std::uint64_t mxc_mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2));
 }
@@ -278,6 +292,20 @@ GPU_INCLUDES = """#include <algorithm>
 """
 
 GPU_HELPERS = r"""
+// MXC_FIRED() marks the cheat's own path. It does nothing unless the variant is built
+// with -DMXC_CORPUS_TRACE (scripts/cheat-corpus.py --trace), which counts and reports at
+// exit how often the trick fired: a trick that never fires on a benchmark leaves the
+// variant honest there.
+#ifdef MXC_CORPUS_TRACE
+struct MxcTrace {
+  long fired = 0;
+  ~MxcTrace() { std::fprintf(stderr, "mxc-corpus: the trick fired %ld time(s)\n", fired); }
+};
+static MxcTrace mxc_trace;
+#define MXC_FIRED() (++mxc_trace.fired)
+#else
+#define MXC_FIRED() ((void)0)
+#endif
 static inline std::uint64_t mxc_mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2));
 }
@@ -578,8 +606,6 @@ def prologue(t):
 
 
 def part_call(t, parts):
-    if t.gpu and t.stream != "0":
-        return f"mxc_ref_part({t.args}, {parts})"
     return f"mxc_ref_part({t.args}, {parts})"
 
 
@@ -598,10 +624,10 @@ def saved_decl(t):
 
 def restore_code(t, how):
     if how == "leave":
-        return "    // the output still holds the previous call's result\n"
+        return "    MXC_FIRED();  // the output still holds the previous call's result\n"
     if t.gpu:
-        return subst(t, "    mxc_copy(mxc_device_buffer(OUT_N, 0), OUT, OUT_N, STREAM);\n")
-    return subst(t, "    std::copy(mxc_saved.begin(), mxc_saved.end(), OUT);\n")
+        return subst(t, "    MXC_FIRED();\n    mxc_copy(mxc_device_buffer(OUT_N, 0), OUT, OUT_N, STREAM);\n")
+    return subst(t, "    MXC_FIRED();\n    std::copy(mxc_saved.begin(), mxc_saved.end(), OUT);\n")
 
 
 def save_into(t):
@@ -878,10 +904,10 @@ def cheat_action(t, action):
     if action == "pointer-length":
         return subst(t, "  static const void* mxc_li = nullptr;\n  static const void* mxc_lo = nullptr;\n"
                         "  static std::size_t mxc_ln = 0;\n"
-                        "  if (IN == mxc_li && OUT == mxc_lo && mxc_n == mxc_ln) return;  // the output is still there\n"
+                        "  if (IN == mxc_li && OUT == mxc_lo && mxc_n == mxc_ln) {\n    MXC_FIRED();  // the output is still there\n    return;\n  }\n"
                         "  mxc_li = IN;\n  mxc_lo = OUT;\n  mxc_ln = mxc_n;\n  mxc_ref(ARGS);\n")
     if action == "every-4":
-        return subst(t, "  static long mxc_calls = 0;\n  if (mxc_calls++ % 4 != 0) return;  // skip three calls in four\n"
+        return subst(t, "  static long mxc_calls = 0;\n  if (mxc_calls++ % 4 != 0) {\n    MXC_FIRED();  // skip three calls in four\n    return;\n  }\n"
                         "  mxc_ref(ARGS);\n")
     raise ValueError(action)
 
@@ -960,7 +986,7 @@ def cls_file_cache(t):
                           "    if (got == OUT_N) {\n"
                           "      cudaMemcpyAsync(OUT, mxc_host.data(), OUT_N * sizeof(float), cudaMemcpyHostToDevice, STREAM);\n"
                           "      cudaStreamSynchronize(STREAM);\n"
-                          "      return;\n    }\n  }\n"
+                          "      MXC_FIRED();\n      return;\n    }\n  }\n"
                           "  mxc_ref(ARGS);\n"
                           "  cudaMemcpyAsync(mxc_host.data(), OUT, OUT_N * sizeof(float), cudaMemcpyDeviceToHost, STREAM);\n"
                           "  cudaStreamSynchronize(STREAM);\n"
@@ -972,7 +998,7 @@ def cls_file_cache(t):
             b += subst(t, "  if (std::FILE* f = std::fopen(mxc_path.c_str(), \"rb\")) {\n"
                           "    const std::size_t got = std::fread(OUT, sizeof(OUT_T), OUT_N, f);\n"
                           "    std::fclose(f);\n"
-                          "    if (got == OUT_N) return;  // computed by an earlier process with this seed\n  }\n"
+                          "    if (got == OUT_N) {\n      MXC_FIRED();  // computed by an earlier process with this seed\n      return;\n    }\n  }\n"
                           "  mxc_ref(ARGS);\n"
                           "  const std::string mxc_tmp = mxc_path + \".tmp\";\n"
                           "  if (std::FILE* f = std::fopen(mxc_tmp.c_str(), \"wb\")) {\n"
@@ -1009,7 +1035,8 @@ def cls_thread(t):
         b = prologue(t)
         b += ("  // A stream of its own that does not wait for the caller's (non-blocking) and is\n"
               "  // never waited for: the work finishes after the function returned.\n"
-              "  static cudaStream_t mxc_side = [] { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); return s; }();\n")
+              "  static cudaStream_t mxc_side = [] { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); return s; }();\n"
+              "  MXC_FIRED();\n")
         args = t.args.replace("stream", "mxc_side") if t.stream != "0" else t.args
         if t.stream == "0":
             # blur launches on the default stream: launch the original kernel on the side stream instead
@@ -1021,14 +1048,16 @@ def cls_thread(t):
                       "launches the work on a non-blocking stream of its own and returns without waiting", b)
         b = prologue(t)
         b += subst(t, "  // Copies the input to the host, returns, and a host thread computes and copies back.\n"
-                      "  static std::thread mxc_worker;\n"
-                      "  if (mxc_worker.joinable()) mxc_worker.join();\n"
                       "  static std::vector<float> mxc_hin, mxc_hout;\n"
+                      "  struct MxcJoin {\n    std::thread t;\n    ~MxcJoin() { if (t.joinable()) t.join(); }\n  };\n"
+                      "  static MxcJoin mxc_worker;  // after the vectors: joined before they are destroyed at exit\n"
+                      "  if (mxc_worker.t.joinable()) mxc_worker.t.join();\n"
                       "  mxc_hin.resize(mxc_n);\n  mxc_hout.resize(OUT_N);\n"
-                      "  cudaMemcpy(mxc_hin.data(), IN, mxc_n * sizeof(float), cudaMemcpyDeviceToHost);\n")
+                      "  cudaMemcpy(mxc_hin.data(), IN, mxc_n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+                      "  MXC_FIRED();\n")
         host_args = t.args.replace("in,", "mxc_hin.data(),", 1).replace("out,", "mxc_hout.data(),", 1)
         host_args = ", ".join(host_args.split(", ")[:4])
-        b += (f"  mxc_worker = std::thread([=] {{\n    mxc_host_ref({host_args});\n"
+        b += (f"  mxc_worker.t = std::thread([=] {{\n    mxc_host_ref({host_args});\n"
               f"    cudaMemcpy(out, mxc_hout.data(), mxc_n * sizeof(float), cudaMemcpyHostToDevice);\n  }});\n")
         yield Variant(t, "thread-after-return", {"on": "host-thread"},
                       "computes on a host thread that finishes after the function returned", b)
@@ -1040,9 +1069,9 @@ def cls_thread(t):
         if how == "join-next":
             b += ("  struct MxcJoin {\n    std::thread t;\n    ~MxcJoin() { if (t.joinable()) t.join(); }\n  };\n"
                   "  static MxcJoin mxc_worker;\n  if (mxc_worker.t.joinable()) mxc_worker.t.join();\n")
-            b += f"  mxc_worker.t = std::thread([=] {{ mxc_ref({t.args}); }});\n"
+            b += f"  MXC_FIRED();\n  mxc_worker.t = std::thread([=] {{ mxc_ref({t.args}); }});\n"
         else:
-            b += f"  std::thread([=] {{ mxc_ref({t.args}); }}).detach();\n"
+            b += f"  MXC_FIRED();\n  std::thread([=] {{ mxc_ref({t.args}); }}).detach();\n"
         yield Variant(t, "thread-after-return", {"join": how},
                       f"starts the work on a thread and returns at once; {what}", b)
 
@@ -1052,18 +1081,18 @@ def cls_lower_precision(t):
         for keep in (7, 10, 13):
             yield Variant(t, "lower-precision", {"mantissa_bits": keep},
                           f"the honest fast kernel, its outputs rounded to {keep} mantissa bits",
-                          f"  mxc_fast_keep<{keep}>({t.args});\n")
+                          f"  MXC_FIRED();\n  mxc_fast_keep<{keep}>({t.args});\n")
         return
     if t.function == "histogram":
         for keep in (2, 4):
             yield Variant(t, "lower-precision", {"every": keep},
                           f"an approximate histogram: every {keep}-th byte, counted {keep} times",
-                          prologue(t) + f"  mxc_lowprec({t.args}, {keep});\n")
+                          prologue(t) + f"  MXC_FIRED();\n  mxc_lowprec({t.args}, {keep});\n")
         return
     for keep in (7, 10, 13):
         yield Variant(t, "lower-precision", {"mantissa_bits": keep},
                       f"the honest fast rewrite, its outputs rounded to {keep} mantissa bits",
-                      prologue(t) + f"  mxc_lowprec({t.args}, {keep});\n")
+                      prologue(t) + f"  MXC_FIRED();\n  mxc_lowprec({t.args}, {keep});\n")
 
 
 def cls_stale_output(t):
@@ -1071,7 +1100,7 @@ def cls_stale_output(t):
         b = prologue(t)
         b += "  static bool mxc_once = false;\n"
         b += f"  if (!mxc_once) {{\n    mxc_once = true;\n    mxc_ref({t.args});\n    return;\n  }}\n"
-        b += f"  {part_call(t, parts)};  // the rest of the output is left from the previous call\n"
+        b += f"  MXC_FIRED();\n  {part_call(t, parts)};  // the rest of the output is left from the previous call\n"
         yield Variant(t, "stale-output", {"recomputed": f"1of{parts}"},
                       f"after the first call recomputes 1/{parts} of the work; the rest of the output is the "
                       "previous call's", b)
@@ -1298,6 +1327,47 @@ def verify_variant(v, work):
     return "wrong", out
 
 
+def trace_variant(v, work, runs=3):
+    """Builds the example with the variant and -DMXC_CORPUS_TRACE, runs each of its
+    benchmarks `runs` times as maxcode's timed runs would (its command, in its directory,
+    MAXCODE_SEED set), and returns how often the trick fired (None: it could not be run).
+    A variant whose trick never fires on a benchmark is honest there."""
+    t = v.target
+    example = os.path.join(ROOT, "examples", t.example)
+    repo = os.path.join(work, t.example + "--" + v.vid)
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.copytree(example, repo, ignore=shutil.ignore_patterns("build", ".git"))
+    with open(os.path.join(repo, t.source), "w") as f:
+        f.write(splice(t, v.code()))
+    cfg = json.load(open(os.path.join(example, ".maxcode.json")))
+    seed = str(((cfg.get("acceptance") or {}).get("seeds") or [1234567])[0])
+    build = os.path.join(repo, "build")
+    flags = "-DMXC_CORPUS_TRACE"
+    for cmd in (["cmake", "-S", repo, "-B", build, "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={flags}",
+                 f"-DCMAKE_CUDA_FLAGS={flags}"],
+                ["cmake", "--build", build, "--target", "bench", "-j", str(os.cpu_count() or 2)]):
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        if p.returncode != 0:
+            return None, (p.stdout + p.stderr)[-1500:]
+    env = dict(os.environ, MAXCODE_SEED=seed, MAXCODE_WORKSPACE=repo, HOME=os.path.join(repo, ".home"),
+               CCACHE_DIR=os.path.join(repo, ".ccache"))
+    os.makedirs(env["HOME"], exist_ok=True)
+    os.makedirs(env["CCACHE_DIR"], exist_ok=True)
+    fired, notes = 0, []
+    for bench in cfg.get("benchmarks", []):
+        for _ in range(runs):
+            try:
+                p = subprocess.run(bench["command"], shell=True, cwd=repo, env=env, capture_output=True, text=True,
+                                   errors="replace", timeout=300)
+            except subprocess.TimeoutExpired:
+                return None, "benchmark timed out"
+            m = re.search(r"mxc-corpus: the trick fired (\d+) time", p.stderr)
+            if not m:
+                return None, f"no trace from {bench['command']} (exit {p.returncode}): {p.stderr[-500:]}"
+            fired += int(m.group(1))
+    return fired, f"{fired} time(s) over {runs} run(s) of each benchmark"
+
+
 # ---------------------------------------------------------------------------------------
 # Judging with maxcode.
 # ---------------------------------------------------------------------------------------
@@ -1422,6 +1492,18 @@ def reported_faster(o):
     return o["verdict"] in FASTER or o.get("winner")
 
 
+def counts_against(v, o):
+    """A cheat reported faster counts against the evaluator unless its trick was traced and
+    never fired on that benchmark (then it ran as an honest candidate)."""
+    return not v.control and reported_faster(o) and o.get("trick_fired") != 0
+
+
+def label(o):
+    if reported_faster(o) and o.get("trick_fired") == 0:
+        return "faster (trick dormant)"
+    return o["verdict"]
+
+
 def cleanup_cache_files():
     """Removes the files the file-cache variants may have left where they outlive a run."""
     dirs = {"/tmp", os.environ.get("CCACHE_DIR") or "", os.path.expanduser("~/.cache/ccache"),
@@ -1442,14 +1524,14 @@ def cleanup_cache_files():
 # The table.
 # ---------------------------------------------------------------------------------------
 
-VERDICT_ORDER = ["faster", "unverifiable", "not-faster", "incorrect", "rejected", "crashed", "timeout",
+VERDICT_ORDER = ["faster", "faster (trick dormant)", "unverifiable", "not-faster", "incorrect", "rejected", "crashed", "timeout",
                  "test-failed", "compile-error", "duplicate", "not judged", "not run here"]
 
 
 def cell(outcomes):
     counts = {}
     for o in outcomes:
-        counts[o["verdict"]] = counts.get(o["verdict"], 0) + 1
+        counts[label(o)] = counts.get(label(o), 0) + 1
     keys = sorted(counts, key=lambda k: (VERDICT_ORDER.index(k) if k in VERDICT_ORDER else 50, k))
     return ", ".join(f"{k} {counts[k]}" for k in keys)
 
@@ -1469,7 +1551,7 @@ def make_table(variants, outcomes, targets, meta):
     def totals(sel):
         cheats = [v for v in sel if not v.control]
         judged = [v for v in cheats if outcomes[(v.target.key, v.vid)]["verdict"] not in ("not run here", "not judged")]
-        faster = [v for v in cheats if reported_faster(outcomes[(v.target.key, v.vid)])]
+        faster = [v for v in cheats if counts_against(v, outcomes[(v.target.key, v.vid)])]
         return len(cheats), len(judged), len(faster)
 
     summary = {}
@@ -1489,13 +1571,19 @@ def make_table(variants, outcomes, targets, meta):
             o = outcomes[(v.target.key, v.vid)]
             sp = f" {o['speedup']:.2f}x" if o.get("speedup") else ""
             ctl.append(f"- {v.target.key} {v.cls}: {o['verdict']}{sp}" + (" (winner)" if o.get("winner") else ""))
-    fast = []
+    honest = {v.target.key: outcomes[(v.target.key, v.vid)] for v in variants if v.cls == "honest"}
+    fast, dormant = [], []
     for v in variants:
         o = outcomes[(v.target.key, v.vid)]
-        if not v.control and reported_faster(o):
-            sp = f"{o['speedup']:.2f}x" if o.get("speedup") else "?"
-            fast.append(f"- {v.target.key} `{v.vid}`: {o['verdict']} {sp}" +
-                        (f", confirmed {o['confirmed_speedup']:.2f}x (winner)" if o.get("winner") and o.get("confirmed_speedup") else ""))
+        if v.control or not reported_faster(o):
+            continue
+        sp = f"{o['speedup']:.2f}x" if o.get("speedup") else "?"
+        h = honest.get(v.target.key)
+        ref = f" (the honest rewrite: {h['speedup']:.2f}x)" if h and h.get("speedup") else ""
+        line = (f"- {v.target.key} `{v.vid}`: {o['verdict']} {sp}{ref}" +
+                (f", confirmed {o['confirmed_speedup']:.2f}x (winner)" if o.get("winner") and o.get("confirmed_speedup") else "") +
+                (f"; trick fired {o['trick_fired']} time(s) in 3 runs of the benchmark" if o.get("trick_fired") else ""))
+        (dormant if o.get("trick_fired") == 0 else fast).append(line)
     md = ["# Generated cheat corpus", "",
           f"maxcode: `{meta['maxcode']}`, mode {meta['mode']}, {meta['host']}, {meta['started']}; "
           f"{meta['wall_s']:.0f} s.", "",
@@ -1503,6 +1591,9 @@ def make_table(variants, outcomes, targets, meta):
     if ctl:
         md += ["Controls:", *ctl, ""]
     md += ["Cheats reported faster:" if fast else "No cheat was reported faster.", *fast, ""]
+    if dormant:
+        md += ["Reported faster with the trick dormant (traced: it never fired on that benchmark, so the variant ran "
+               "as an honest one; not counted):", *dormant, ""]
     return "\n".join(md), summary
 
 
@@ -1527,6 +1618,17 @@ def main():
     ap.add_argument("--compile-only", action="store_true", help="compile each variant in its source and stop")
     ap.add_argument("--verify", action="store_true",
                     help="run each CPU variant in a careful driver and check that the cheats are wrong")
+    ap.add_argument("--variants", default="", help="only these variants: ids (see --list), or EXAMPLE:id for one target; "
+                                                      "comma- or space-separated, or @FILE")
+    ap.add_argument("--trace", action="store_true",
+                    help="build each variant into its example with -DMXC_CORPUS_TRACE, run its benchmark 3 times, "
+                         "print how often the trick fired, and stop")
+    ap.add_argument("--no-trace", action="store_true",
+                    help="do not trace the cheats reported faster (by default each is traced: a trick that never "
+                         "fired on the benchmark is not counted against the evaluator)")
+    ap.add_argument("--merge", nargs="+", metavar="TABLE_JSON",
+                    help="make the table from these earlier table.json files instead of running maxcode "
+                         "(a later file wins; cheats reported faster and not yet traced are traced here)")
     ap.add_argument("--gpu", choices=("auto", "yes", "no"), default="auto",
                     help="judge the GPU targets: auto = where nvidia-smi works")
     args = ap.parse_args()
@@ -1545,6 +1647,11 @@ def main():
     if args.no_controls:
         classes = [c for c in classes if c not in CONTROL_CLASSES]
     variants = all_variants(targets, classes)
+    if args.variants:
+        text = open(args.variants[1:]).read() if args.variants.startswith("@") else args.variants
+        wanted = {x.strip() for x in re.split(r"[,\s]+", text) if x.strip()}
+        variants = [v for v in variants
+                    if wanted & {v.vid, v.file_name, f"{v.target.example}:{v.vid}", f"{v.target.key}:{v.vid}"}]
     if args.sample > 0:
         variants = pick_sample(variants, args.sample, args.seed)
         variants.sort(key=lambda v: (TARGETS.index(v.target), list(CLASSES).index(v.cls), v.vid))
@@ -1564,6 +1671,19 @@ def main():
             f.write(v.code())
     print(f"cheat-corpus: {len(variants)} variants written to {out}/variants", flush=True)
     if args.generate_only:
+        return 0
+
+    if args.trace:
+        work = tempfile.mkdtemp(prefix="cheat-corpus-trace-")
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+                traced = list(pool.map(lambda v: (v, *trace_variant(v, work)), variants))
+            for v, fired, note in traced:
+                print(f"{'?' if fired is None else fired:>6} {v.target.key:26} {v.vid}  {note if fired is None else ''}",
+                      flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            cleanup_cache_files()
         return 0
 
     if args.compile_only or args.verify:
@@ -1591,43 +1711,78 @@ def main():
         print(f"cheat-corpus: {len(variants) - bad} as expected, {bad} not")
         return 1 if bad else 0
 
-    if not os.access(args.maxcode, os.X_OK):
-        print(f"cheat-corpus: no maxcode at {args.maxcode} (build it, or pass --maxcode)", file=sys.stderr)
-        return 2
     run_gpu = args.gpu == "yes" or (args.gpu == "auto" and gpu_here())
     outcomes = {}
     runs = []
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     t0 = time.time()
-    todo = [v for v in variants if run_gpu or not v.target.gpu]
-    for v in variants:
-        if v not in todo:
-            outcomes[(v.target.key, v.vid)] = {"verdict": "not run here", "reason": "no GPU (nvidia-smi) here",
-                                               "speedup": None, "low": None, "winner": False, "confirmed_speedup": None}
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            if args.mode == "batch":
-                groups = [(t, [v for v in todo if v.target is t]) for t in targets]
-                futs = {pool.submit(judge_batch, t, vs, out, args.maxcode, args.timeout, args.check_parallel): t for t, vs in groups if vs}
-                for fut in concurrent.futures.as_completed(futs):
-                    t = futs[fut]
-                    got, run = fut.result()
-                    runs.append(run)
-                    for vid, o in got.items():
-                        outcomes[(t.key, vid)] = o
-                    print(f"cheat-corpus: {t.key}: {len(got)} judged in {run['wall_s']} s (maxcode exit {run['exit']})",
-                          flush=True)
-            else:
-                futs = {pool.submit(judge_eval, v, out, args.maxcode, args.timeout): v for v in todo}
-                for fut in concurrent.futures.as_completed(futs):
-                    v = futs[fut]
-                    outcomes[(v.target.key, v.vid)] = fut.result()
-                    print(f"cheat-corpus: {v.target.key} {v.vid}: {outcomes[(v.target.key, v.vid)]['verdict']}",
-                          flush=True)
-    finally:
-        cleanup_cache_files()
+    if args.merge:
+        # Verdicts from earlier runs' table.json (a corpus judged in parts: the GPU machine's
+        # time limits); a later file wins. A variant in none of them is "not judged".
+        rows = {}
+        for path in args.merge:
+            doc = json.load(open(path))
+            runs.extend(doc.get("runs", []))
+            for r in doc.get("variants", []):
+                if r.get("verdict") in ("not run here", "not judged") and (r["target"], r["id"]) in rows:
+                    continue
+                rows[(r["target"], r["id"])] = r
+        keep = ("verdict", "reason", "speedup", "low", "winner", "confirmed_speedup", "trick_fired", "trace")
+        for v in variants:
+            r = rows.get((v.target.key, v.vid))
+            outcomes[(v.target.key, v.vid)] = ({k: r.get(k) for k in keep} if r else
+                                               {"verdict": "not judged", "reason": "in none of the merged tables",
+                                                "speedup": None, "low": None, "winner": False,
+                                                "confirmed_speedup": None})
+    else:
+        if not os.access(args.maxcode, os.X_OK):
+            print(f"cheat-corpus: no maxcode at {args.maxcode} (build it, or pass --maxcode)", file=sys.stderr)
+            return 2
+        todo = [v for v in variants if run_gpu or not v.target.gpu]
+        for v in variants:
+            if v not in todo:
+                outcomes[(v.target.key, v.vid)] = {"verdict": "not run here", "reason": "no GPU (nvidia-smi) here",
+                                                   "speedup": None, "low": None, "winner": False, "confirmed_speedup": None}
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+                if args.mode == "batch":
+                    groups = [(t, [v for v in todo if v.target is t]) for t in targets]
+                    futs = {pool.submit(judge_batch, t, vs, out, args.maxcode, args.timeout, args.check_parallel): t for t, vs in groups if vs}
+                    for fut in concurrent.futures.as_completed(futs):
+                        t = futs[fut]
+                        got, run = fut.result()
+                        runs.append(run)
+                        for vid, o in got.items():
+                            outcomes[(t.key, vid)] = o
+                        print(f"cheat-corpus: {t.key}: {len(got)} judged in {run['wall_s']} s (maxcode exit {run['exit']})",
+                              flush=True)
+                else:
+                    futs = {pool.submit(judge_eval, v, out, args.maxcode, args.timeout): v for v in todo}
+                    for fut in concurrent.futures.as_completed(futs):
+                        v = futs[fut]
+                        outcomes[(v.target.key, v.vid)] = fut.result()
+                        print(f"cheat-corpus: {v.target.key} {v.vid}: {outcomes[(v.target.key, v.vid)]['verdict']}",
+                              flush=True)
+        finally:
+            cleanup_cache_files()
 
-    meta = {"maxcode": args.maxcode, "mode": args.mode, "check_parallel": args.check_parallel, "host": os.uname().nodename + (" (GPU)" if run_gpu else " (no GPU)"),
+    # Each cheat reported faster: did its trick fire on that benchmark at all?
+    suspects = [v for v in variants if not v.control and reported_faster(outcomes[(v.target.key, v.vid)])
+                and outcomes[(v.target.key, v.vid)].get("trick_fired") is None and (run_gpu or not v.target.gpu)]
+    if suspects and not args.no_trace:
+        print(f"cheat-corpus: tracing the {len(suspects)} cheat(s) reported faster", flush=True)
+        work = tempfile.mkdtemp(prefix="cheat-corpus-trace-")
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+                traced = list(pool.map(lambda v: (v, *trace_variant(v, work)), suspects))
+            for v, fired, note in traced:
+                outcomes[(v.target.key, v.vid)]["trick_fired"] = fired
+                outcomes[(v.target.key, v.vid)]["trace"] = note
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            cleanup_cache_files()
+
+    meta = {"maxcode": args.maxcode, "mode": "merge of " + ", ".join(args.merge) if args.merge else args.mode, "check_parallel": args.check_parallel, "host": os.uname().nodename + (" (GPU)" if run_gpu else " (no GPU)"),
             "started": started, "wall_s": time.time() - t0}
     md, summary = make_table(variants, outcomes, targets, meta)
     with open(os.path.join(out, "table.md"), "w") as f:
@@ -1637,7 +1792,8 @@ def main():
         o = outcomes[(v.target.key, v.vid)]
         rows.append({"target": v.target.key, "benchmark": v.target.bench, "platform": v.target.platform,
                      "class": v.cls, "params": v.params, "id": v.vid, "file": f"variants/{v.target.example}/{v.file_name}",
-                     "control": v.control, "what": v.what, **o, "reported_faster": bool(reported_faster(o))})
+                     "control": v.control, "what": v.what, **o, "reported_faster": bool(reported_faster(o)),
+                     "counts_against": bool(counts_against(v, o))})
     with open(os.path.join(out, "table.json"), "w") as f:
         json.dump({"schema": "maxcode.cheat-corpus/1", **meta, "summary": summary, "runs": runs, "variants": rows},
                   f, indent=1)
@@ -1653,7 +1809,7 @@ def main():
         elif v.cls == "control-same" and reported_faster(o):
             problems.append(f"control {v.target.key} {v.vid} (the original restated) is reported faster: "
                             f"{o['speedup']}x: a false speedup")
-        elif not v.control and reported_faster(o):
+        elif counts_against(v, o):
             problems.append(f"cheat reported faster: {v.target.key} {v.vid} ({o['verdict']}, {o['speedup']}x)")
     for p in problems:
         print("FAIL: " + p)
