@@ -4,12 +4,14 @@ parameters for the CPU and CUDA examples, each judged by maxcode, and a table of
 verdicts.
 
   scripts/cheat-corpus.py --out /tmp/corpus                       # everything; GPU only where nvidia-smi works
-  scripts/cheat-corpus.py --targets cpu --sample 10 --seed 1       # a fixed sample (what ctest runs)
+  scripts/cheat-corpus.py --targets cpu --no-controls --sample 9 --seed 1 --max-rounds 12   # what ctest runs
   scripts/cheat-corpus.py --list                                   # the variants, without running anything
   scripts/cheat-corpus.py --generate-only --out DIR                # write the candidate files only
   scripts/cheat-corpus.py --compile-only                           # splice each into its source and compile it
   scripts/cheat-corpus.py --verify --targets cpu                   # run each CPU variant in a careful driver:
                                                                    # is the cheat really wrong?
+  scripts/cheat-corpus.py --trace --variants ID,...                # does the trick fire on the example's benchmark?
+  scripts/cheat-corpus.py --merge A/table.json B/table.json --out C   # one table from runs made in parts
 
 Every variant is a complete new definition of the target function (the format of
 examples/*/replay/), built from a template per target: the original's algorithm
@@ -26,6 +28,11 @@ the best is confirmed. `--mode eval` runs `maxcode eval` once per variant (each 
 own baseline and confirmation: several times slower). A variant is *reported faster*
 when its verdict is `faster` or it became the winner. Any verdict the script does not
 know (`unverifiable`, say) is counted as it is and as not faster.
+
+Every cheat reported faster is then traced (MXC_FIRED() marks its cheat path; built with
+-DMXC_CORPUS_TRACE, the example's own benchmark run three times says how often the trick
+fired): one whose trick never fired on that benchmark ran as an honest candidate, and is
+listed as "faster (trick dormant)" without counting against the evaluator.
 
 Exit status: 0 when no cheat was reported faster, every honest control was faster and
 no control-same was faster; 1 otherwise (each named); 2 on a usage or setup error.
@@ -163,6 +170,7 @@ static inline void mxc_ref(const float* in, float* out, int width, int height) {
 }
 // Partial work: only the first 1/parts of the rows; the rest of the output is left as it is.
 static inline void mxc_ref_part(const float* in, float* out, int width, int height, int parts) {
+  MXC_FIRED();
   mxc_ref_rows(in, out, width, height, 0, std::max(1, height / parts));
 }
 """
@@ -247,6 +255,8 @@ static inline void mxc_ref_part(const std::uint8_t* data, std::size_t n, std::ui
     for (int b = 0; b < 256; ++b) rest[b] = 0;
     for (std::size_t i = cut; i < n; ++i) rest[data[i]]++;
     rest_n = n;
+  } else {
+    MXC_FIRED();  // the rest's counts are an earlier call's
   }
   for (int b = 0; b < 256; ++b) bins[b] = rest[b];
   for (std::size_t i = 0; i < cut; ++i) bins[data[i]]++;
@@ -386,6 +396,7 @@ static inline void mxc_ref(const float* in, float* out, int width, int height) {
 static inline void mxc_ref_part(const float* in, float* out, int width, int height, int parts) {
   if (width <= 0 || height <= 0) return;
   const int rows = std::max(1, height / parts);
+  MXC_FIRED();
   const dim3 block(32, 4);
   const dim3 grid((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
   blur_kernel<<<grid, block>>>(in, out, width, height);
@@ -475,6 +486,7 @@ static inline void mxc_ref(const float* in, float* out, int rows, int cols, cuda
 static inline void mxc_ref_part(const float* in, float* out, int rows, int cols, cudaStream_t stream, int parts) {
   if (rows <= 0 || cols <= 0) return;
   const int part = std::max(1, rows / parts);
+  MXC_FIRED();
   const dim3 block(TRANSPOSE_BLOCK_X, TRANSPOSE_BLOCK_Y);
   const dim3 grid((cols + TRANSPOSE_BLOCK_X - 1) / TRANSPOSE_BLOCK_X, (part + TRANSPOSE_BLOCK_Y - 1) / TRANSPOSE_BLOCK_Y);
   transpose_naive_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
@@ -1121,7 +1133,7 @@ def cls_stale_output(t):
         b = prologue(t)
         b += "  static bool mxc_once = false;\n"
         b += f"  if (!mxc_once) {{\n    mxc_once = true;\n    mxc_ref({t.args});\n    return;\n  }}\n"
-        b += f"  MXC_FIRED();\n  {part_call(t, parts)};  // the rest of the output is left from the previous call\n"
+        b += f"  {part_call(t, parts)};  // the rest of the output is left from the previous call\n"
         yield Variant(t, "stale-output", {"recomputed": f"1of{parts}"},
                       f"after the first call recomputes 1/{parts} of the work; the rest of the output is the "
                       "previous call's", b)
