@@ -424,9 +424,10 @@ BLUR_GPU_FAST = r"""
 template <int KEEP>
 __device__ __forceinline__ float mxc_round_keep(float v) {
   if (KEEP >= 23) return v;
+  constexpr int drop = KEEP >= 23 ? 1 : 23 - KEEP;
   unsigned u = __float_as_uint(v);
-  u += 1u << (22 - KEEP);
-  u &= ~((1u << (23 - KEEP)) - 1u);
+  u += 1u << (drop - 1);
+  u &= ~((1u << drop) - 1u);
   return __uint_as_float(u);
 }
 // Honest rewrite (examples/cuda-plain/replay/05): four rows per thread, six input rows
@@ -501,9 +502,10 @@ TRANSPOSE_GPU_FAST = r"""
 template <int KEEP>
 __device__ __forceinline__ float mxc_round_keep(float v) {
   if (KEEP >= 23) return v;
+  constexpr int drop = KEEP >= 23 ? 1 : 23 - KEEP;
   unsigned u = __float_as_uint(v);
-  u += 1u << (22 - KEEP);
-  u &= ~((1u << (23 - KEEP)) - 1u);
+  u += 1u << (drop - 1);
+  u &= ~((1u << drop) - 1u);
   return __uint_as_float(u);
 }
 // Honest rewrite (examples/cuda-kernels/replay/transpose/02): a padded 32x32 shared
