@@ -1761,6 +1761,7 @@ def main():
                         print("    " + log[-1500:].replace("\n", "\n    "))
         finally:
             shutil.rmtree(work, ignore_errors=True)
+            cleanup_cache_files()
         print(f"cheat-corpus: {len(variants) - bad} as expected, {bad} not")
         return 1 if bad else 0
 
