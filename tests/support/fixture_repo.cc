@@ -42,7 +42,7 @@ Candidate definition_candidate(const std::string& id, const std::string& code) {
 void copy_example_with_short_timing(const std::string& name, const std::filesystem::path& dest) {
   copy_tree(source_path("examples/" + name), dest);
   nlohmann::json config = nlohmann::json::parse(read_text(dest / ".maxcode.json"));
-  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 10}, {"warmup_rounds", 1}};
+  config["acceptance"] = {{"min_speedup", 1.05}, {"min_rounds", 10}, {"max_rounds", 30}, {"warmup_rounds", 1}};
   write_text(dest / ".maxcode.json", config.dump(2));
 }
 
