@@ -40,12 +40,26 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
                                           std::vector<std::pair<std::string, std::string>> extra_env,
                                           std::function<void(long pid)> started,
                                           std::vector<std::string> readable_paths) {
+  // A step that builds (the project's configure or build command, also as the call
+  // check rebuilds) seals what it wrote; every other step runs on sealed outputs and
+  // must leave them as they were, and no process behind it.
+  const bool builds = command == config_.build.command ||
+                      (!config_.build.configure.empty() && command == config_.build.configure);
   Command cmd;
   cmd.started = std::move(started);
   cmd.shell = command;
   cmd.cwd = workspace.string();
   // Candidate code sees an allow-listed environment, never maxcode's (model keys, tokens).
   std::vector<std::pair<std::string, std::string>> step_env = base_env(workspace);
+  // The compiler cache outlives this run, and later runs take its objects on trust: only
+  // the original's builds (the user's code as committed) write it. A candidate's build
+  // reads it (CCACHE_READONLY, its scratch files in the workspace), and no step that
+  // runs candidate code can write it: a poisoned object of the original would make a
+  // copy of the original look faster in a later run.
+  const bool writes_cache = builds && (workspace == baseline_workspace_ || workspace == shim_baseline_workspace_);
+  if (!options_.ccache_dir.empty() && !writes_cache)
+    step_env.insert(step_env.end(), {{"CCACHE_READONLY", "true"},
+                                     {"CCACHE_TEMPDIR", (workspace / ".maxcode-ccache-tmp").string()}});
   step_env.insert(step_env.end(), extra_env.begin(), extra_env.end());
   cmd.env = candidate_env(config_, process_environment(), workspace / ".maxcode-home", step_env);
   cmd.parent_env = ParentEnv::kDrop;
@@ -53,18 +67,14 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   cmd.output_cap = config_.workspace.output_cap_bytes;
   cmd.isolate = config_.workspace.isolate;
   cmd.writable_paths = {workspace.string()};
-  if (!options_.ccache_dir.empty()) cmd.writable_paths.push_back(options_.ccache_dir.string());
+  if (!options_.ccache_dir.empty() && writes_cache) cmd.writable_paths.push_back(options_.ccache_dir.string());
   // The injection libraries live in the work directory, which the private /tmp hides;
   // shown read-only, so that a candidate cannot replace the profiler that times it.
   if (!cupti_library_.empty()) cmd.readable_paths = {fs::path(cupti_library_).parent_path().string()};
+  if (!options_.ccache_dir.empty() && !writes_cache) cmd.readable_paths.push_back(options_.ccache_dir.string());
   // And the directory of the profiler's socket, which the run reports through.
   cmd.readable_paths.insert(cmd.readable_paths.end(), readable_paths.begin(), readable_paths.end());
 
-  // A step that builds (the project's configure or build command, also as the call
-  // check rebuilds) seals what it wrote; every other step runs on sealed outputs and
-  // must leave them as they were, and no process behind it.
-  const bool builds = command == config_.build.command ||
-                      (!config_.build.configure.empty() && command == config_.build.configure);
   std::set<std::string> not_outputs;  // the sources, proven by tampered_files instead
   if (builds) {
     for (const auto& [path, hash] : source_.manifest) not_outputs.insert(path);

@@ -20,7 +20,7 @@ Evaluator& FixtureRepo::evaluator() {
   const Unit unit = find_unit(source_.root, config_.scope, located_, config_.targets.unit);
   located_.target.unit = unit.names();
   evaluator_ = std::make_unique<Evaluator>(config_, source_, located_.target, unit, knobs,
-                                           EvaluatorOptions{dir_ / "work", "", false}, progress_);
+                                           EvaluatorOptions{dir_ / "work", ccache_dir_, false}, progress_);
   evaluator_->prepare_baseline();
   return *evaluator_;
 }

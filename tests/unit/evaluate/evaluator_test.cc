@@ -13,6 +13,8 @@
 namespace maxcode {
 namespace {
 
+namespace fs = std::filesystem;
+
 using testing::definition_candidate;
 using testing::FixtureRepo;
 
@@ -245,6 +247,49 @@ TEST_F(EvaluatorTest, KnobOutsideItsValuesIsRejected) {
   Evaluation e = check(c);
   EXPECT_EQ(e.verdict, Verdict::kRejected);
   EXPECT_NE(e.reason.find("PASSES=3"), std::string::npos) << e.reason;
+}
+
+// Issue 22, point 6: a candidate poisoned the shared compiler cache from its tests, and a
+// later run confirmed a copy of the original as faster. Only the original's builds write
+// the cache; the candidate's build, tests and benchmark cannot, though CCACHE_DIR is set.
+TEST(EvaluatorCache, OnlyTheOriginalsBuildWritesTheSharedCompilerCache) {
+  if (available_isolation() == Isolation::kNone) GTEST_SKIP() << "no sandbox here: nothing is read-only to a run";
+  testing::TempDir cache;
+  FixtureRepo repo("sum");
+  repo.set_ccache_dir(cache.path());
+  // Each build leaves a mark in the cache where it can (the baseline's workspace is
+  // named ws-1-baseline, a candidate's after the candidate).
+  repo.config().build.command = "(touch \"$CCACHE_DIR/built-in-$(basename \"$PWD\")\" 2>/dev/null || true) && " +
+                                repo.config().build.command;
+  Evaluator& ev = repo.evaluator();
+  Checked c = ev.check(ev.materialize(definition_candidate("poisoner", R"CODE(#include <cstdlib>
+static const int poison = std::system("echo poisoned > \"$CCACHE_DIR/poisoned\" 2>/dev/null; "
+                                      "mkdir -p \"$CCACHE_DIR/0\" 2>/dev/null");
+long long sum_squares(const int* v, int n) {
+  long long s = 0;
+  for (int p = 0; p < PASSES; ++p) {
+    s = 0;
+    for (int i = 0; i < n; ++i) s += square(v[i]);
+  }
+  return s;
+})CODE")));
+  if (c.passed) ev.time(c);
+  ev.release(c);
+  std::vector<std::string> entries;
+  for (const auto& entry : fs::directory_iterator(cache.path())) entries.push_back(entry.path().filename().string());
+  std::string listing;
+  for (const auto& name : entries) listing += name + " ";
+  bool baseline = false;
+  for (const auto& name : entries) {
+    baseline = baseline || name.find("baseline") != std::string::npos;
+    EXPECT_EQ(name.find("poisoner"), std::string::npos) << "a candidate's build wrote the cache: " << listing;
+  }
+  EXPECT_TRUE(baseline) << "the original's build could not write the cache: " << listing;
+  EXPECT_FALSE(fs::exists(cache.path() / "poisoned")) << listing;
+  EXPECT_FALSE(fs::exists(cache.path() / "0")) << listing;
+  EXPECT_TRUE(c.evaluation.verdict == Verdict::kNotFaster || c.evaluation.verdict == Verdict::kFaster ||
+              c.evaluation.verdict == Verdict::kRejected)
+      << verdict_name(c.evaluation.verdict) << ": " << c.evaluation.reason;
 }
 
 TEST(EvaluatorSetup, OriginalThatFailsItsTestsIsASetupError) {
