@@ -21,8 +21,7 @@ bool can_watch_for_leftovers(Isolation isolation) {
 std::string watch_for_leftovers(const std::string& command) {
   // POSIX sh, builtins only after the command (nothing forked may show in the list).
   // Ours: this shell and its ancestors up to the namespace's init (pid 1), found from
-  // /proc/self/stat ("pid (comm) state ppid ..."); under process.cc's time_inside this
-  // shell is itself a subshell of the one that reads the clock. Zombies are dead
+  // /proc/self/stat ("pid (comm) state ppid ..."). Zombies are dead
   // already and do not count. What is found is killed, and the list read again until
   // nothing is alive: the sandbox's init may report the end of the command before the
   // kernel has ended the rest of its namespace, and a process left behind must not get

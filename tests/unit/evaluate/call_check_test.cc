@@ -11,6 +11,7 @@
 
 #include "runner/util/files.h"
 #include "runner/util/process.h"
+#include "support/fixture_repo.h"
 #include "support/test_support.h"
 
 namespace maxcode {

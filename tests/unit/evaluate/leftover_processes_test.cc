@@ -50,12 +50,11 @@ class LeftoverProcesses : public ::testing::Test {
     modes_ = pid_namespace_modes();
     if (modes_.empty()) GTEST_SKIP() << "no sandbox with a pid namespace works on this machine";
   }
-  static Outcome run_watched(const std::string& shell, Isolation mode, bool time_inside = false) {
+  static Outcome run_watched(const std::string& shell, Isolation mode) {
     Command c;
     c.shell = watch_for_leftovers(shell);
     c.timeout_s = 20;
     c.isolate = true;
-    c.time_inside = time_inside;
     return run_isolated(c, mode);
   }
   std::vector<Isolation> modes_;
@@ -63,11 +62,10 @@ class LeftoverProcesses : public ::testing::Test {
 
 TEST_F(LeftoverProcesses, ADaemonIsFoundAndDiesWithTheSandbox) {
   for (Isolation mode : modes_) {
-    for (bool time_inside : {false, true}) {
-      SCOPED_TRACE(std::string(isolation_name(mode)) + (time_inside ? ", timed inside" : ""));
+    {
+      SCOPED_TRACE(isolation_name(mode));
       // setsid and a double fork: the daemon leaves the process group and its parent.
-      Outcome o = run_watched("setsid sh -c '(exec sleep 73.5) &' </dev/null >/dev/null 2>&1; echo done; exit 3", mode,
-                              time_inside);
+      Outcome o = run_watched("setsid sh -c '(exec sleep 73.5) &' </dev/null >/dev/null 2>&1; echo done; exit 3", mode);
       std::string left = take_leftovers(o);
       // "pid 5 (sleep)", or "(sh)" when the daemon had not reached its exec yet.
       EXPECT_EQ(left.rfind("pid ", 0), 0u) << left << "\n" << o.describe() << "\n" << o.err;
@@ -81,9 +79,9 @@ TEST_F(LeftoverProcesses, ADaemonIsFoundAndDiesWithTheSandbox) {
 
 TEST_F(LeftoverProcesses, ACommandThatWaitsForItsChildrenLeavesNothing) {
   for (Isolation mode : modes_) {
-    for (bool time_inside : {false, true}) {
-      SCOPED_TRACE(std::string(isolation_name(mode)) + (time_inside ? ", timed inside" : ""));
-      Outcome o = run_watched("sleep 0.1 & sleep 0.1 | cat; wait; echo ok; exec true", mode, time_inside);
+    {
+      SCOPED_TRACE(isolation_name(mode));
+      Outcome o = run_watched("sleep 0.1 & sleep 0.1 | cat; wait; echo ok; exec true", mode);
       EXPECT_EQ(take_leftovers(o), "") << o.err;
       EXPECT_TRUE(o.ok()) << o.describe() << o.err;
       EXPECT_EQ(o.out, "ok\n");
