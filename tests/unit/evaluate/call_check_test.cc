@@ -20,36 +20,49 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
+// One `maxcode optimize --policy replay` over examples/<name> and its replay/ candidates,
+// made once for a suite: its result.json (null when there is none) and how it ended.
+struct ExampleRun {
+  TempDir dir;
+  Outcome outcome;
+  nlohmann::json result;
+};
+
+ExampleRun* optimize_example(const std::string& name, const char* tag) {
+  auto* r = new ExampleRun;
+  // The verdicts come from the call check and the records compared in every timed
+  // round, not from a narrow interval: the short timing (at most 30 rounds) will do.
+  testing::copy_example_with_short_timing(name, r->dir / "repo");
+  std::error_code ignored;
+  fs::remove_all(r->dir / "repo" / "build", ignored);
+  Command c;
+  c.shell = std::string(MAXCODE_BINARY) + " optimize " + (r->dir / "repo").string() + " --policy replay --replay-dir " +
+            testing::source_path("examples/" + name + "/replay").string() + " --out " + (r->dir / "out").string() +
+            " -q";
+  c.timeout_s = 1200;
+  r->outcome = run(c);
+  if (fs::exists(r->dir / "out" / "result.json"))
+    r->result = nlohmann::json::parse(read_text(r->dir / "out" / "result.json"));
+  // Each verdict with its reason, for the record (the tests judge them).
+  if (r->result.is_object())
+    for (const auto& candidate : r->result["candidates"])
+      std::printf("%-6s %-28s %-12s %s\n", tag, candidate.value("id", "").c_str(), candidate.value("verdict", "").c_str(),
+                  candidate.value("reason", "").substr(0, 220).c_str());
+  return r;
+}
+
 class PlainCheatSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    // The verdicts come from the call check and the records compared in every timed
-    // round, not from a narrow interval: the short timing (at most 30 rounds) will do.
-    testing::copy_example_with_short_timing("cpu-plain", *dir_ / "repo");
-    std::error_code ignored;
-    fs::remove_all(*dir_ / "repo" / "build", ignored);
-    Command c;
-    c.shell = std::string(MAXCODE_BINARY) + " optimize " + (*dir_ / "repo").string() + " --policy replay --replay-dir " +
-              testing::source_path("examples/cpu-plain/replay").string() + " --out " + (*dir_ / "out").string() +
-              " -q";
-    c.timeout_s = 1200;
-    outcome_ = new Outcome(run(c));
-    if (fs::exists(*dir_ / "out" / "result.json"))
-      result_ = new nlohmann::json(nlohmann::json::parse(read_text(*dir_ / "out" / "result.json")));
-    // Each verdict with its reason, for the record (the tests below judge them).
-    if (result_)
-      for (const auto& c : (*result_)["candidates"])
-        std::printf("cheat  %-28s %-10s %s\n", c.value("id", "").c_str(), c.value("verdict", "").c_str(),
-                    c.value("reason", "").substr(0, 220).c_str());
+    run_ = optimize_example("cpu-plain", "cheat");
+    result_ = &run_->result;
   }
   static void TearDownTestSuite() {
-    delete result_;
-    delete outcome_;
-    delete dir_;
+    delete run_;
+    run_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_TRUE(result_) << outcome_->describe() << "\n" << outcome_->err << outcome_->out;
+    ASSERT_TRUE(result_->is_object()) << run_->outcome.describe() << "\n" << run_->outcome.err << run_->outcome.out;
   }
   static nlohmann::json candidate(const std::string& id) {
     for (const auto& c : (*result_)["candidates"])
@@ -64,13 +77,11 @@ class PlainCheatSuite : public ::testing::Test {
     for (const std::string& w : words) EXPECT_NE(reason.find(w), std::string::npos) << id << ": " << reason;
   }
 
-  static TempDir* dir_;
-  static Outcome* outcome_;
+  static ExampleRun* run_;
   static nlohmann::json* result_;
 };
 
-TempDir* PlainCheatSuite::dir_ = nullptr;
-Outcome* PlainCheatSuite::outcome_ = nullptr;
+ExampleRun* PlainCheatSuite::run_ = nullptr;
 nlohmann::json* PlainCheatSuite::result_ = nullptr;
 
 TEST_F(PlainCheatSuite, CacheByPointerIsACache) {
@@ -139,7 +150,7 @@ TEST_F(PlainCheatSuite, TheAuditNamesTheBenchmarksWeaknesses) {
   EXPECT_EQ(audit[0]["outputs_unpoisoned"], true);
   EXPECT_EQ(audit[0]["calls"], 40);
   EXPECT_EQ(audit[0]["interface"], "described");
-  const std::string report = read_text(*dir_ / "out" / "report.md");
+  const std::string report = read_text(run_->dir / "out" / "report.md");
   EXPECT_NE(report.find("## Benchmark audit"), std::string::npos);
   EXPECT_NE(report.find("### Precision against the original"), std::string::npos);
 }
@@ -153,36 +164,21 @@ TEST_F(PlainCheatSuite, TheAuditNamesTheBenchmarksWeaknesses) {
 class PlainBinsSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    testing::copy_example_with_short_timing("cpu-plain-bins", *dir_ / "repo");
-    std::error_code ignored;
-    fs::remove_all(*dir_ / "repo" / "build", ignored);
-    Command c;
-    c.shell = std::string(MAXCODE_BINARY) + " optimize " + (*dir_ / "repo").string() + " --policy replay --replay-dir " +
-              testing::source_path("examples/cpu-plain-bins/replay").string() + " --out " + (*dir_ / "out").string() +
-              " -q";
-    c.timeout_s = 1200;
-    outcome_ = new Outcome(run(c));
-    if (fs::exists(*dir_ / "out" / "result.json"))
-      result_ = new nlohmann::json(nlohmann::json::parse(read_text(*dir_ / "out" / "result.json")));
-    if (result_)
-      for (const auto& c : (*result_)["candidates"])
-        std::printf("bins   %-28s %-12s %s\n", c.value("id", "").c_str(), c.value("verdict", "").c_str(),
-                    c.value("reason", "").substr(0, 220).c_str());
+    run_ = optimize_example("cpu-plain-bins", "bins");
+    result_ = &run_->result;
   }
   static void TearDownTestSuite() {
-    delete result_;
-    delete outcome_;
-    delete dir_;
+    delete run_;
+    run_ = nullptr;
   }
-  void SetUp() override { ASSERT_TRUE(result_) << outcome_->describe() << "\n" << outcome_->err << outcome_->out; }
-  static TempDir* dir_;
-  static Outcome* outcome_;
+  void SetUp() override {
+    ASSERT_TRUE(result_->is_object()) << run_->outcome.describe() << "\n" << run_->outcome.err << run_->outcome.out;
+  }
+  static ExampleRun* run_;
   static nlohmann::json* result_;
 };
 
-TempDir* PlainBinsSuite::dir_ = nullptr;
-Outcome* PlainBinsSuite::outcome_ = nullptr;
+ExampleRun* PlainBinsSuite::run_ = nullptr;
 nlohmann::json* PlainBinsSuite::result_ = nullptr;
 
 TEST_F(PlainBinsSuite, NoCheatIsFasterAndTheHonestRewriteWins) {
