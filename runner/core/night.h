@@ -23,7 +23,7 @@ struct RegressionCheck {
   std::vector<double> after_ns;      // likewise, this night's commit
   double growth = 0;                 // median over rounds of after_i / before_i
   double low = 0, high = 0;          // its 95% interval (util/stats.h)
-  bool confirmed = false;            // every round slower (the rule also asks growth >= 1 + min_growth)
+  bool confirmed = false;            // every round slower (the rule also asks low >= 1 + min_growth)
   std::string note;                  // when no check could be made: why
 };
 

@@ -45,7 +45,8 @@ class HistoryStore {
 // is busier on one of them slows everything measured on it (on a shared 2-core runner,
 // by 1.3x or more). A sweep therefore measures each target on both commits the same
 // night (runner/job/regression_check.h): where a row carries that check, the check
-// decides (every paired round slower, and a median growth of at least min_growth).
+// decides (every paired round slower, and the 95% interval of the growth at or above
+// 1 + min_growth, not only its median).
 struct RegressionRule {
   double min_growth = 0.10;
   double min_z = 3;
