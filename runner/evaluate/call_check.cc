@@ -397,7 +397,7 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
       e.reason = "call check: " + problem.reason;
       return false;
     }
-    const std::string times = check_call_times(call_seconds(original.records), call_seconds(run->records));
+    const std::string times = check_call_times(call_work_seconds(original.records), call_work_seconds(run->records));
     if (!times.empty()) {
       e.verdict = Verdict::kRejected;
       e.reason = "call check of '" + bench.name + "': " + times;

@@ -2,6 +2,7 @@
 
 #include "runner/util/files.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -40,12 +41,14 @@ std::vector<CallRecord> read_call_records(const fs::path& dir) {
     }
     if (call < 0) fail("negative call number");
     if (kind == "call") {
-      long long ns = 0, pre = 0;
+      long long ns = 0, pre = 0, cpu = -1;
       if (!(words >> ns)) fail("call without a time");
-      words >> pre;
-      if (!calls.emplace(call, CallRecord{call, static_cast<double>(ns) * 1e-9, static_cast<double>(pre) * 1e-9, {}, {}, {}})
-               .second)
-        fail("call " + std::to_string(call) + " recorded twice");
+      CallRecord record;
+      record.call = call;
+      record.seconds = static_cast<double>(ns) * 1e-9;
+      if (words >> pre) record.overhead_s = static_cast<double>(pre) * 1e-9;
+      if (words >> cpu && cpu >= 0) record.cpu_s = static_cast<double>(cpu) * 1e-9;
+      if (!calls.emplace(call, std::move(record)).second) fail("call " + std::to_string(call) + " recorded twice");
     } else if (kind == "post") {
       long long ns = 0;
       if (!(words >> ns)) fail("post without a time");
@@ -90,9 +93,9 @@ std::vector<CallRecord> read_call_records(const fs::path& dir) {
   return records;
 }
 
-std::vector<double> call_seconds(const std::vector<CallRecord>& records) {
+std::vector<double> call_work_seconds(const std::vector<CallRecord>& records) {
   std::vector<double> out;
-  for (const CallRecord& r : records) out.push_back(r.seconds);
+  for (const CallRecord& r : records) out.push_back(r.cpu_s >= 0 ? std::min(r.seconds, r.cpu_s) : r.seconds);
   return out;
 }
 

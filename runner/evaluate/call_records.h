@@ -37,6 +37,7 @@ struct CallRecord {
   long call = 0;
   double seconds = 0;         // the target's own time (the shim's clock, inside the run)
   double overhead_s = 0;      // the shim's work around it: perturbing, hashing, recording
+  double cpu_s = -1;          // CPU time of the process (and its reaped children) over the call; -1: not recorded
   std::vector<CallArg> args;
   std::vector<CallOutput> outputs;  // every output recorded for this call
   std::vector<CallExtent> extents;
@@ -48,7 +49,11 @@ struct CallRecord {
 // and a number missing or given twice is an error.
 std::vector<CallRecord> read_call_records(const std::filesystem::path& dir);
 
-std::vector<double> call_seconds(const std::vector<CallRecord>& records);
+// Each call's work: the shorter of its wall time and its CPU time, so that a call that
+// was descheduled on a busy machine does not look like a call that did more work (the
+// per-call time check, runner/evaluate/call_consistency.h). A call that waits for work
+// done elsewhere keeps its short CPU time; what it computed is still compared.
+std::vector<double> call_work_seconds(const std::vector<CallRecord>& records);
 // The shim's own time in one run, summed over its calls.
 double shim_overhead_s(const std::vector<CallRecord>& records);
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +93,22 @@ long long now_ns() {
   return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
 }
 
+// The CPU time of the process and of its children that have been waited for. A call's
+// work is the shorter of its wall time and this: a call that was descheduled on a busy
+// machine is long by the clock but not in CPU time (an honest rewrite was once rejected
+// as "3 of 60 calls take 8 ms, 56 take 122 us" under a load of 12 on 2 cores), while a
+// call that waits for work done elsewhere is short in CPU time but long by the clock.
+long long cpu_ns() {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  struct rusage children;
+  long long ns = static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+  if (getrusage(RUSAGE_CHILDREN, &children) == 0)
+    ns += (static_cast<long long>(children.ru_utime.tv_sec) + children.ru_stime.tv_sec) * 1000000000LL +
+          (static_cast<long long>(children.ru_utime.tv_usec) + children.ru_stime.tv_usec) * 1000LL;
+  return ns;
+}
+
 unsigned long long mix(unsigned long long x) {
   x += 0x9E3779B97F4A7C15ULL;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -149,6 +166,7 @@ struct maxcode_shim_call {
   State* s;
   long call;
   long long entered, started, ended;
+  long long cpu_started, cpu_ended;  // cpu_ns() around the target
   int args;
   Buffer arg[kMaxArgs];
   char* text;
@@ -364,12 +382,14 @@ EXPORT void maxcode_shim_arg(maxcode_shim_call* c, const char* name, const char*
 EXPORT void maxcode_shim_call_begin(maxcode_shim_call* c) {
   if (!c) return;
   for (int i = 0; i < c->args; ++i) before(c, &c->arg[i]);
+  c->cpu_started = cpu_ns();
   c->started = now_ns();
 }
 
 EXPORT void maxcode_shim_call_end(maxcode_shim_call* c) {
   if (!c) return;
   c->ended = now_ns();
+  c->cpu_ended = cpu_ns();
   for (int i = 0; i < c->args; ++i) after(c, &c->arg[i]);
 }
 
@@ -386,7 +406,8 @@ EXPORT void maxcode_shim_leave(maxcode_shim_call* c) {
   snprintf(line, sizeof line, "post %ld %lld\n", c->call, now_ns() - c->ended);
   say(c, line);
   flockfile(s->log);
-  fprintf(s->log, "call %ld %lld %lld\n", c->call, c->ended - c->started, c->started - c->entered);
+  fprintf(s->log, "call %ld %lld %lld %lld\n", c->call, c->ended - c->started, c->started - c->entered,
+          c->cpu_ended - c->cpu_started);
   if (c->text) fputs(c->text, s->log);
   fflush(s->log);
   funlockfile(s->log);

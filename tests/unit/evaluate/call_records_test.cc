@@ -29,9 +29,28 @@ TEST(CallRecords, ReadsCallsArgumentsAndOutputs) {
   EXPECT_EQ(records[0].outputs[0].type, "unsigned char");
   EXPECT_EQ(records[0].outputs[0].kept, 4u);
   EXPECT_EQ(records[0].outputs[0].file, dir / "out-0-out.bin");
-  const std::vector<double> seconds = call_seconds(records);
+  const std::vector<double> seconds = call_work_seconds(records);
   ASSERT_EQ(seconds.size(), 2u);
   EXPECT_NEAR(seconds[1], 2e-6, 1e-15);
+}
+
+TEST(CallRecords, ACallsWorkIsItsCpuTimeWhereThatIsShorter) {
+  TempDir dir;
+  // Call 0 was descheduled (8 ms by the clock, 120 us of CPU); call 1 waited for a
+  // helper thread of the process (CPU 3 ms over 1 ms of wall time); call 2 is from a shim
+  // that recorded no CPU time.
+  write_text(dir / "calls.txt",
+             "call 0 8000000 500 120000\n"
+             "call 1 1000000 500 3000000\n"
+             "call 2 2000000 500\n");
+  auto records = read_call_records(dir.path());
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_NEAR(records[0].cpu_s, 120e-6, 1e-12);
+  EXPECT_LT(records[2].cpu_s, 0);
+  const std::vector<double> work = call_work_seconds(records);
+  EXPECT_NEAR(work[0], 120e-6, 1e-12);
+  EXPECT_NEAR(work[1], 1e-3, 1e-12);
+  EXPECT_NEAR(work[2], 2e-3, 1e-12);
 }
 
 TEST(CallRecords, NoFileMeansNoCalls) {
