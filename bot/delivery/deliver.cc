@@ -106,7 +106,6 @@ std::string default_git_url(const std::string& api_url, const std::string& repo)
 }
 
 DeliveryReport deliver(const DeliverOptions& options, std::shared_ptr<TokenSource> tokens, std::ostream& log) {
-  const auto [owner, name] = split_repo(options.repo);
   const DeliveryInput in = load_delivery_input(options.result_dir);
   DeliveryReport report;
   report.branch = branch_for(in.git_path(), in.function());
@@ -129,6 +128,7 @@ DeliveryReport deliver(const DeliverOptions& options, std::shared_ptr<TokenSourc
     return report;
   }
 
+  const auto [owner, name] = split_repo(options.repo);  // a dry run may have none
   GithubClient client(options.client, tokens);
   RepoApi api(client, owner, name);
   const std::string base_branch = options.base.empty() ? api.default_branch() : options.base;

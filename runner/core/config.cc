@@ -614,12 +614,31 @@ Config parse_config(const json& document, const std::string& file_label) {
   if (auto node = root.get("acceptance")) config.acceptance = parse_acceptance(*node);
   if (auto node = root.get("workspace")) config.workspace = parse_workspace(*node);
   if (auto node = root.get("gpu")) config.gpu = parse_gpu(*node);
+  if (!config.search.replay_dir.empty()) keep_out_of_scope(config.scope, "", config.search.replay_dir);
   if (auto node = root.get("llm")) {
     // Validated by the LLM providers, which know their own fields.
     node->expect(node->value.is_object(), "an object");
     config.llm = node->value;
   }
   return config;
+}
+
+void keep_out_of_scope(ScopeConfig& scope, const std::filesystem::path& repo, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  fs::path relative = dir;
+  if (dir.is_absolute()) {
+    if (repo.empty()) return;
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(repo, ec);
+    const fs::path full = fs::weakly_canonical(dir, ec);
+    if (ec) return;
+    relative = full.lexically_relative(root);
+  }
+  std::string text = relative.lexically_normal().generic_string();
+  while (!text.empty() && text.back() == '/') text.pop_back();
+  if (text.empty() || text == "." || text.starts_with("..") || text.front() == '/') return;
+  const std::string glob = text + "/**";
+  if (std::find(scope.exclude.begin(), scope.exclude.end(), glob) == scope.exclude.end()) scope.exclude.push_back(glob);
 }
 
 Config load_config(const std::filesystem::path& file) {

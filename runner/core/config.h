@@ -184,6 +184,12 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields();
 // "$schema" (for editors). Errors read "<file>: <field path>: <problem>", e.g.
 // ".maxcode.json: build.comand: unknown field (did you mean 'command'?)".
 Config load_config(const std::filesystem::path& file);
+
+// Adds the replay directory `dir` (relative to `repo`, or absolute) to scope.exclude
+// when it lies inside the repository: replay candidates are copies of the target and
+// never part of what a search may change or where the target is looked up (a target
+// "defined 4 times" otherwise). Idempotent; a directory outside the repository is left.
+void keep_out_of_scope(ScopeConfig& scope, const std::filesystem::path& repo, const std::filesystem::path& dir);
 Config parse_config(const nlohmann::json& document, const std::string& file_label);
 
 nlohmann::json to_json(const Config& config);

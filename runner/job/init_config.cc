@@ -156,12 +156,27 @@ ProposedConfig propose_config(const ProjectScan& scan) {
   c.decisions.push_back("targets.functions is empty: `maxcode optimize` will take the hottest function in scope from "
                         "a profile; name one to choose it yourself.");
 
-  add("search", ordered_json{{"policy", "tune"}, {"max_evaluations", 16}},
-      {"DECIDE: who proposes candidates. \"tune\" tries the values of knobs (// maxcode: tune NAME v1 v2 ... on a",
-       "#define or constexpr, or search.knobs); \"replay\" runs candidate files you wrote; \"maxcode\" asks a model",
-       "(set llm.propose; docs/method.md)."});
-  c.decisions.push_back("search.policy is \"tune\", which needs knobs (a `// maxcode: tune NAME 1 2 4` comment or "
-                        "search.knobs); for a model's proposals set llm.propose and \"policy\": \"maxcode\".");
+  // tune only where there is something to tune: a repository without knobs gets the
+  // model's policy, whose key is checked before anything is built (search/method.h).
+  if (scan.knobs) {
+    add("search", ordered_json{{"policy", "tune"}, {"max_evaluations", 16}},
+        {"DECIDE: who proposes candidates. \"tune\" tries the values of knobs (// maxcode: tune NAME v1 v2 ... on a",
+         "#define or constexpr, or search.knobs); \"replay\" runs candidate files you wrote; \"maxcode\" asks a model",
+         "(set llm.propose; docs/method.md)."});
+    c.decisions.push_back("search.policy is \"tune\": the repository declares knobs (`// maxcode: tune` comments); "
+                          "for a model's proposals set llm.propose and \"policy\": \"maxcode\".");
+  } else {
+    add("search", ordered_json{{"policy", "maxcode"}, {"max_evaluations", 16}},
+        {"DECIDE: who proposes candidates. \"maxcode\" asks the model of llm.propose (docs/method.md); \"replay\"",
+         "runs candidate files you wrote (search.replay_dir); \"tune\" needs knobs (// maxcode: tune NAME v1 v2 ...),",
+         "and this repository declares none."});
+    add("llm", ordered_json{{"propose", ordered_json{{"provider", "openai"}, {"model", "gpt-4.1"}}}},
+        {"DECIDE: the model that proposes candidates; its key is read from OPENAI_API_KEY (api_key_env names",
+         "another variable; provider \"anthropic\" or \"command\" for others, docs/configuration.md)."});
+    c.decisions.push_back("search.policy is \"maxcode\" with llm.propose openai gpt-4.1: the repository declares no "
+                          "knobs for \"tune\"; export OPENAI_API_KEY (checked before any build), or choose \"replay\" "
+                          "with search.replay_dir.");
+  }
 
   add("acceptance", ordered_json{{"min_speedup", 1.05}},
       {"A candidate wins only when the lower end of its 95% interval beats this and the A/A noise floor."});

@@ -4,6 +4,7 @@
 
 #include "runner/job/target_search.h"
 #include "runner/profile/select.h"
+#include "runner/search/method.h"
 #include "runner/store/rollout_store.h"
 
 namespace maxcode {
@@ -22,6 +23,10 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     job.repo = o.repo;
     const fs::path config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
     job.config = load_config(config_file);
+    if (!o.policy.empty()) job.config.search.policy = o.policy;
+    if (!o.replay_dir.empty()) keep_out_of_scope(job.config.scope, o.repo, fs::absolute(o.replay_dir));
+    // Before the profile that may choose the function, and before any build.
+    if (optimize) check_policy_inputs(job.config, o.repo, o.replay_dir);
     job.function = o.function;
     job.signature = o.signature;
     if (job.function.empty() && job.config.targets.functions.empty()) {
@@ -36,7 +41,6 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
       if (job.signature.empty() && job.config.targets.signature.empty())
         job.signature = signature_from_profile(o.repo, config_file, job.config, job.function, o.quiet);
     }
-    if (!o.policy.empty()) job.config.search.policy = o.policy;
     if (o.max_evaluations > 0) job.config.search.max_evaluations = o.max_evaluations;
     job.out = o.out;
     job.replay_dir = o.replay_dir;

@@ -118,7 +118,9 @@ DeliveryInput parse_delivery(const Fields& parent, const json& value) {
   d.base = f.string("base");
   d.api_url = f.string("api_url", d.api_url);
   d.git_url = f.string("git_url");
-  if (d.mode != DeliveryMode::kNone) {
+  // A pull request needs the GitHub repository; a dry run only writes the PR's text, so a
+  // local repository needs none (a given one must still be well-formed).
+  if (d.mode == DeliveryMode::kPr || (d.mode == DeliveryMode::kDryRun && !d.repo.empty())) {
     const auto slash = d.repo.find('/');
     if (d.repo.empty())
       f.fail_at(f.at("repo"), "missing: mode \"" + mode + "\" needs the GitHub repository, OWNER/NAME");

@@ -36,7 +36,7 @@ const char* delivery_mode_name(DeliveryMode mode);
 
 struct DeliveryInput {
   DeliveryMode mode = DeliveryMode::kNone;
-  std::string repo;      // OWNER/NAME on GitHub; required for "pr" and "dry-run"
+  std::string repo;      // OWNER/NAME on GitHub; required for "pr", optional for "dry-run"
   std::string base;      // base branch; empty: the repository's default
   std::string api_url = "https://api.github.com";
   std::string git_url;   // push URL; empty: from api_url and repo

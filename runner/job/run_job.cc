@@ -8,6 +8,7 @@
 #include "runner/job/target_search.h"
 #include "runner/job/regression_check.h"
 #include "runner/profile/profile_run.h"
+#include "runner/search/method.h"
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
 #include "runner/util/files.h"
@@ -155,11 +156,19 @@ class JobRunner {
       throw JobFailure("config", e.what());
     }
     if (!job_.input.policy.empty()) config_.search.policy = job_.input.policy;
-    if (!job_.input.replay_dir.empty()) config_.search.replay_dir = job_.input.replay_dir;
+    if (!job_.input.replay_dir.empty()) {
+      config_.search.replay_dir = job_.input.replay_dir;
+      keep_out_of_scope(config_.scope, "", job_.input.replay_dir);
+    }
     const std::string& replay_dir = config_.search.replay_dir;
     if (!replay_dir.empty() && (escapes_root(replay_dir) || !resolves_inside(source_dir(), source_dir() / replay_dir)))
       throw JobFailure("config", std::string(job_.input.replay_dir.empty() ? "search.replay_dir" : "replay_dir") +
                                      ": \"" + excerpt(replay_dir, 200) + "\" leads outside the repository");
+    try {
+      check_policy_inputs(config_, source_dir(), {});
+    } catch (const std::exception& e) {
+      throw JobFailure("config", relative + ": " + e.what());
+    }
     progress_.note("config: " + relative + " (policy " + config_.search.policy + ")");
   }
 

@@ -194,6 +194,14 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   // The config may name key variables that do not look secret by name (api_key_env).
   add_secret_variables(secret_variable_names(o.config));
   setup(s, o);
+  // What the policy needs is checked before the original is built, profiled or timed.
+  if (o.candidate_file.empty()) {
+    check_policy_inputs(o.config, o.repo, o.replay_dir);
+    if (o.config.search.policy == "tune" && s.knobs.empty())
+      throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
+                        s.located.target.file + "): add search.knobs to " + o.config.file.string() +
+                        " or a `// maxcode: tune NAME v1 v2 ...` comment in that file, or choose another policy");
+  }
   fs::path ccache;
   if (have_ccache()) {
     ccache = cache_dir() / "ccache";

@@ -1,5 +1,7 @@
 #include "runner/search/method.h"
 
+#include "runner/llm/http_client.h"
+
 namespace maxcode {
 
 namespace fs = std::filesystem;
@@ -11,7 +13,52 @@ llm::Provider& add_provider(Method& m, const llm::ProviderConfig& config) {
   return *m.providers.back();
 }
 
+fs::path replay_directory(const Config& config, const fs::path& repo, const fs::path& replay_dir) {
+  fs::path dir = !replay_dir.empty() ? replay_dir : fs::path(config.search.replay_dir);
+  if (dir.empty()) throw PolicyError("the replay policy needs a directory: --replay-dir or search.replay_dir");
+  if (replay_dir.empty() && dir.is_relative()) dir = repo / dir;  // config paths are repo-relative
+  return dir;
+}
+
+// A provider that calls a hosted model needs its key variable now, not after the baseline.
+void check_key(const std::optional<llm::ProviderConfig>& provider, const std::string& field) {
+  if (!provider || provider->provider == "command") return;
+  try {
+    llm::HttpClient(*provider, field + " (" + provider->provider + " " + provider->model + ")").api_key();
+  } catch (const llm::LlmError& e) {
+    throw PolicyError(e.what());
+  }
+}
+
 }  // namespace
+
+void check_policy_inputs(const Config& config, const fs::path& repo, const fs::path& replay_dir) {
+  const SearchConfig& sc = config.search;
+  const std::string file = config.file.string();
+  const llm::LlmConfig llm_config = llm::parse_llm_config(config.llm, file);
+  if (sc.policy == "tune") {
+    if (sc.knobs.empty() && !repository_declares_knobs(repo))
+      throw PolicyError("the tune policy has nothing to tune: " + repo.string() +
+                        " declares no knobs (add search.knobs to " + file +
+                        " or a `// maxcode: tune NAME v1 v2 ...` comment above a constant), or choose "
+                        "another policy (search.policy: replay, maxcode, cuda-llm, effilearner)");
+  } else if (sc.policy == "replay") {
+    make_replay_policy(replay_directory(config, repo, replay_dir));  // the directory and its files, checked
+  } else if (is_llm_policy(sc.policy)) {
+    if (!llm_config.propose)
+      throw PolicyError("the " + sc.policy + " policy needs a model: set llm.propose in " + file +
+                        " (provider openai, anthropic or command)");
+    check_key(llm_config.propose, "llm.propose");
+  } else {
+    throw PolicyError("unknown policy '" + sc.policy + "'");
+  }
+  if (sc.critic == "llm" && !llm_config.critique)
+    throw PolicyError("search.critic is \"llm\" but " + file + " has no llm.critique");
+  if (sc.critic == "llm" || (sc.critic == "auto" && llm_config.critique)) check_key(llm_config.critique, "llm.critique");
+  if (sc.reranker == "llm" && !llm_config.rerank)
+    throw PolicyError("search.reranker is \"llm\" but " + file + " has no llm.rerank");
+  if (sc.reranker == "llm" || (sc.reranker == "auto" && llm_config.rerank)) check_key(llm_config.rerank, "llm.rerank");
+}
 
 std::unique_ptr<Method> make_method(const MethodInputs& in, Spend& spend) {
   auto m = std::make_unique<Method>();
@@ -24,10 +71,7 @@ std::unique_ptr<Method> make_method(const MethodInputs& in, Spend& spend) {
   if (sc.policy == "tune") {
     m->policy = make_tune_policy(in.knobs, sc.max_evaluations, sc.seed);
   } else if (sc.policy == "replay") {
-    fs::path dir = !in.replay_dir.empty() ? in.replay_dir : fs::path(sc.replay_dir);
-    if (dir.empty()) throw PolicyError("the replay policy needs a directory: --replay-dir or search.replay_dir");
-    if (in.replay_dir.empty() && dir.is_relative()) dir = in.repo / dir;  // config paths are repo-relative
-    m->policy = make_replay_policy(dir);
+    m->policy = make_replay_policy(replay_directory(in.config, in.repo, in.replay_dir));
   } else if (is_llm_policy(sc.policy)) {
     if (!llm_config.propose)
       throw PolicyError("the " + sc.policy + " policy needs a model: set llm.propose in " + file +

@@ -35,6 +35,14 @@ struct MethodInputs {
   std::vector<Knob> knobs;
 };
 
+// Checks, before anything is built or run, that the configured policy has what it
+// needs: knobs for tune (search.knobs, or a `maxcode: tune` comment in the repository's
+// sources), an existing non-empty replay directory, a model and its key variable for
+// the LLM presets, critic and reranker. `replay_dir` as in MethodInputs. Throws
+// PolicyError saying what to configure.
+void check_policy_inputs(const Config& config, const std::filesystem::path& repo,
+                         const std::filesystem::path& replay_dir);
+
 // Never moved once built: the policy, critic and reranker refer into it.
 std::unique_ptr<Method> make_method(const MethodInputs& inputs, Spend& spend);
 

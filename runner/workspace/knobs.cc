@@ -1,7 +1,10 @@
 #include "runner/workspace/knobs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
+
+#include "runner/util/files.h"
 
 namespace maxcode {
 
@@ -239,6 +242,49 @@ std::string apply_knobs(std::string_view text, std::string_view file, const std:
     line = declaration->before + it->second + declaration->after;
   }
   return join_lines(lines);
+}
+
+namespace {
+
+// `// maxcode: tune ` anywhere in `text`, by hand rather than std::regex, whose recursion
+// overflows the stack on long lines.
+bool declares_knob(std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  for (std::size_t at = text.find("maxcode:"); at != std::string_view::npos; at = text.find("maxcode:", at + 1)) {
+    std::size_t before = at;
+    while (before > 0 && blank(text[before - 1])) --before;
+    if (before < 2 || text.substr(before - 2, 2) != "//") continue;
+    std::size_t after = at + 8;
+    while (after < text.size() && blank(text[after])) ++after;
+    if (text.substr(after, 4) == "tune" && after + 4 < text.size() && std::isspace(static_cast<unsigned char>(text[after + 4])))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool repository_declares_knobs(const std::filesystem::path& repo) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  int files = 0;
+  for (fs::recursive_directory_iterator it(repo, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    if (it->is_directory(ec)) {
+      if (name.starts_with(".") || name.starts_with("build")) it.disable_recursion_pending();
+      continue;
+    }
+    static const std::vector<std::string> sources = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh"};
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (std::find(sources.begin(), sources.end(), path.extension().string()) == sources.end()) continue;
+    if (++files > 20000) return true;
+    if (it->file_size(ec) > (4u << 20)) continue;
+    const std::string text = read_text(path);
+    if (declares_knob(text)) return true;
+  }
+  return false;
 }
 
 }  // namespace maxcode

@@ -38,6 +38,11 @@ class KnobError : public std::runtime_error {
 // comment names no declaration of that name next to it.
 std::vector<Knob> find_declared_knobs(std::string_view text, std::string_view file);
 
+// Whether any C, C++ or CUDA source under `repo` (folders starting with "." or "build"
+// left out, links not followed) has a `// maxcode: tune` comment. Bounded: past 20,000
+// source files the answer is yes, and the target's own knobs are checked later.
+bool repository_declares_knobs(const std::filesystem::path& repo);
+
 // Locates a config-declared knob in `text`. Throws KnobError when absent.
 Knob locate_knob(std::string_view text, std::string_view file, const KnobConfig& config);
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/util/json_io.h"
+#include "runner/workspace/knobs.h"
 
 namespace maxcode {
 
@@ -381,6 +382,7 @@ ProjectScan scan_project(const fs::path& root) {
         scan.source_dirs.erase(std::remove(scan.source_dirs.begin(), scan.source_dirs.end(), top),
                                scan.source_dirs.end());
     }
+  scan.knobs = repository_declares_knobs(root);
   return scan;
 }
 

@@ -37,6 +37,7 @@ struct ProjectScan {
   bool ctest = false;                // enable_testing()/include(CTest) and some add_test
   std::vector<std::string> test_dirs;  // top-level "tests", "test"
   bool cuda = false;                 // CUDA sources or the CUDA language enabled
+  bool knobs = false;                // a `// maxcode: tune` comment in some source (runner/workspace/knobs.h)
   std::vector<ScannedBenchmark> benchmarks;
   std::vector<std::string> source_dirs;  // top-level folders of library code ("src", "include")
   std::vector<std::string> notes;        // what was seen but not understood

@@ -107,6 +107,77 @@ TEST(Cli, ReplayWritesAllOutputsAndAPatchThatApplies) {
   EXPECT_NE(read_text(repo / "src/sum.cpp").find("s += square(v[i]);\n  return s;"), std::string::npos);
 }
 
+// What a policy needs is checked before anything is built or timed: each of these ends
+// at once with the field to set, and no A/A (it once came after 135 s of baseline).
+TEST(Cli, APolicyWithoutWhatItNeedsFailsBeforeTheBaseline) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  const std::string out = " --out " + (dir / "out").string();
+  auto expect_early_error = [&](const std::string& args, const std::string& says) {
+    Outcome o = maxcode("optimize " + repo.string() + args + out);
+    EXPECT_EQ(o.exit_code, 1) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(says), std::string::npos) << args << "\n" << o.err;
+    EXPECT_EQ(o.err.find("A/A"), std::string::npos) << args << "\n" << o.err;
+    EXPECT_FALSE(fs::exists(dir / "out/result.json")) << args;
+  };
+  expect_early_error(" --policy replay", "the replay policy needs a directory: --replay-dir or search.replay_dir");
+  fs::create_directories(dir / "empty");
+  expect_early_error(" --policy replay --replay-dir " + (dir / "empty").string(), "holds no candidate files");
+  expect_early_error(" --policy maxcode", "the maxcode policy needs a model: set llm.propose");
+
+  // A hosted model without its key.
+  std::string config = read_text(repo / ".maxcode.json");
+  const std::string with_llm = config.substr(0, config.rfind('}')) +
+                               ",\n  \"llm\": {\"propose\": {\"provider\": \"openai\", \"model\": \"gpt-4.1\", "
+                               "\"api_key_env\": \"MAXCODE_TEST_UNSET_KEY\"}}\n}\n";
+  write_text(repo / ".maxcode.json", with_llm);
+  expect_early_error(" --policy maxcode", "MAXCODE_TEST_UNSET_KEY");
+
+  // tune without a knob anywhere in the repository.
+  write_text(repo / ".maxcode.json", config);
+  std::string source = read_text(repo / "src/sum.cpp");
+  const std::string knob = "// maxcode: tune PASSES 16 4 1";
+  ASSERT_NE(source.find(knob), std::string::npos);
+  source.replace(source.find(knob), knob.size(), "");
+  write_text(repo / "src/sum.cpp", source);
+  expect_early_error(" --policy tune", "the tune policy has nothing to tune");
+}
+
+// `maxcode run PATH --dry-run` on a local repository: no GitHub repository needed, and
+// replay candidates kept inside the scope are not taken for more definitions of the target.
+TEST(Cli, ALocalDryRunWithReplayCandidatesInsideTheRepositoryWritesThePr) {
+  TempDir dir;
+  const fs::path repo = fixture_copy(dir);
+  write_file(repo / "src/replay/1-one-pass.cpp",
+             "long long sum_squares(const int* v, int n) {\n  long long s = 0;\n"
+             "  for (int i = 0; i < n; ++i) s += square(v[i]);\n  return s;\n}\n");
+  Command git;
+  git.shell = "git init -q && git add -A && git -c user.name=t -c user.email=t@example.com commit -qm fixture";
+  git.cwd = repo.string();
+  ASSERT_TRUE(run(git).ok());
+  const fs::path out = dir / "out";
+  Command c;
+  c.shell = std::string(MAXCODE_BINARY) + " run " + repo.string() +
+            " --target sum_squares --policy replay --replay-dir src/replay --dry-run --out " + out.string();
+  c.timeout_s = 600;
+  Outcome o = run(c);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err.find("ambiguous"), std::string::npos) << o.err;
+  const nlohmann::json job = nlohmann::json::parse(read_text(out / "job.json"));
+  ASSERT_EQ(job["targets"].size(), 1u) << job.dump(2);
+  const nlohmann::json& t = job["targets"][0];
+  EXPECT_EQ(t["status"], "done") << t.dump(2);
+  // On a busy machine an honest 16x can still fail to confirm: then no PR, and it says so.
+  if (t["verdict"] == "winner") {
+    EXPECT_EQ(t["pr"]["outcome"], "dry-run") << t.dump(2);
+    const fs::path result = out / t["result_dir"].get<std::string>();
+    EXPECT_TRUE(fs::exists(result / "pr-body.md"));
+    EXPECT_NE(read_text(result / "pr-title.txt").find("sum_squares"), std::string::npos);
+  } else {
+    EXPECT_EQ(t["no_pr"], "no winner") << t.dump(2);
+  }
+}
+
 TEST(Cli, EvalOfTheOriginalIsNotSignificant) {
   TempDir dir;
   const fs::path repo = fixture_copy(dir);

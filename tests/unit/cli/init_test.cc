@@ -42,7 +42,10 @@ TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
   EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("still to decide"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("targets.functions is empty"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("search.policy is \"tune\""), std::string::npos) << o.out;
+  // No knobs in the repository: not tune, whose search would have nothing to try.
+  EXPECT_EQ(config.search.policy, "maxcode");
+  EXPECT_EQ(config.llm["propose"]["provider"], "openai");
+  EXPECT_NE(o.out.find("search.policy is \"maxcode\""), std::string::npos) << o.out;
 
   // A second init leaves the person's file alone.
   const std::string before = read_text(dir / "repo/.maxcode.json");

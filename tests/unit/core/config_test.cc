@@ -683,5 +683,21 @@ TEST(ConfigTest, PathsMayNotLeaveTheRepository) {
   EXPECT_EQ(error_of(doc), "(no error)");
 }
 
+TEST(Config, AReplayDirectoryInsideTheRepositoryIsOutOfScope) {
+  ScopeConfig scope;
+  keep_out_of_scope(scope, "", "src/replay/");
+  keep_out_of_scope(scope, "", "src/replay");  // once
+  EXPECT_EQ(scope.exclude, std::vector<std::string>{"src/replay/**"});
+  testing::TempDir dir;
+  keep_out_of_scope(scope, dir.path(), dir / "cands");
+  keep_out_of_scope(scope, dir.path(), dir.path().parent_path() / "elsewhere");  // outside: left alone
+  keep_out_of_scope(scope, "", "../up");
+  EXPECT_EQ(scope.exclude, (std::vector<std::string>{"src/replay/**", "cands/**"}));
+  const Config config = parse_config(json::parse(R"({"build": {"command": "make"}, "test": {"command": "true"},
+      "benchmarks": [{"name": "b", "command": "./b"}], "search": {"policy": "replay", "replay_dir": "replay"}})"),
+                                     "c.json");
+  EXPECT_EQ(config.scope.exclude, std::vector<std::string>{"replay/**"});
+}
+
 }  // namespace
 }  // namespace maxcode

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/test_support.h"
+
 namespace maxcode {
 namespace {
 
@@ -95,6 +97,17 @@ TEST(Knobs, LineParserKeepsThePatterns) {
   EXPECT_EQ(parts("constexpr int 2x = 1;"), "none");
   EXPECT_EQ(parts("const constexpr int x = 1;"), "none");
   EXPECT_EQ(parts("constexpr int a = 1; int b = 2;"), "a|constexpr int a = |1|; int b = 2;");
+}
+
+TEST(Knobs, ARepositoryDeclaresKnobsOnlyInItsSources) {
+  testing::TempDir dir;
+  testing::write_file(dir / "src/a.cpp", "int f() { return 1; }  // maxcode: tuned by hand\n");
+  testing::write_file(dir / "README.md", "// maxcode: tune N 1 2\n");
+  testing::write_file(dir / "build/gen.h", "#define N 1  // maxcode: tune N 1 2\n");
+  testing::write_file(dir / ".git/x.c", "#define N 1  // maxcode: tune N 1 2\n");
+  EXPECT_FALSE(repository_declares_knobs(dir.path()));
+  testing::write_file(dir / "src/deep/b.cu", "#define TILE 16 //maxcode:  tune TILE 8 16 32\n");
+  EXPECT_TRUE(repository_declares_knobs(dir.path()));
 }
 
 }  // namespace
