@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/evaluate/call_records.h"
+#include "runner/evaluate/output_compare.h"
 
 namespace maxcode {
 
@@ -43,6 +44,7 @@ struct AuditInputs {
   bool outputs_sized = true;                   // some output has a known element count
   std::string shim_problem;                    // non-empty: no call check, and why
   double rtol = 1e-6, atol = 0;
+  std::vector<VaryingField> varying;           // numbers not compared (timings the benchmark prints)
 };
 
 // AuditInputs::shim_problem for a benchmark timed by its kernels.

@@ -175,7 +175,7 @@ std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, con
   }
   // Last, what it printed: the calls above say more precisely what went wrong.
   if (bench.compare_output) {
-    Comparison c = compare_outputs(want.out, got.out, {bench.rtol, bench.atol});
+    Comparison c = compare_outputs(want.out, got.out, output_tolerance(b));
     if (!c.equal) return "its printed output differs from the original's on the same perturbed inputs: " + c.summary();
   }
   return "";
@@ -243,6 +243,7 @@ void Evaluator::prepare_call_check() {
     in.interface = shim_plan_.interface;
     in.rtol = bench.rtol;
     in.atol = bench.atol;
+    in.varying = varying_[b];
     in.shim_problem = problem;
     in.outputs_sized = false;
     if (!checked_by_calls(bench)) in.shim_problem = not_checked_by_calls(bench);

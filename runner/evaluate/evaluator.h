@@ -204,6 +204,9 @@ class Evaluator {
   // roofline; empty when it may be timed, else the reason it is rejected.
   std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
   void prepare_gpu();
+  // Called with the original's second run for seed 0 (`again`): fills varying_[b], or
+  // throws SetupError when the runs differ in more than numbers at fixed places.
+  void mask_varying_fields(std::size_t b, const std::string& again, Evaluation& e);
   // The out-of-process witness of a confirmed winner (gpu_checks.cc).
   WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
   // Every "kernels" benchmark once under ncu_duration_argv: its kernels, per benchmark
@@ -272,6 +275,12 @@ class Evaluator {
   std::filesystem::path baseline_workspace_;
   // reference_[benchmark][seed index] = stdout of the original
   std::vector<std::vector<std::string>> reference_;
+  // varying_[benchmark]: numbers its output prints that differ between two runs of the
+  // original with one seed (timings), left out of every comparison of its output.
+  std::vector<std::vector<VaryingField>> varying_;
+  Tolerance output_tolerance(std::size_t b) const {
+    return {config_.benchmarks[b].rtol, config_.benchmarks[b].atol, b < varying_.size() ? &varying_[b] : nullptr};
+  }
   double noise_floor_ = 1.0;
   double process_floor_s_ = 0;  // per benchmark run; 0 until measure_noise()
   std::vector<std::string> warnings_;

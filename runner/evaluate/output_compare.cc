@@ -181,7 +181,91 @@ std::string shorten(const std::string& token) {
   return token.substr(0, kMax) + "...";
 }
 
+bool is_number(const Value& v) { return v.kind != Kind::kText; }
+
+// Each token's place for the varying-field mask: its line's shape and its slot among
+// that line's numbers (npos for text tokens).
+struct Place {
+  std::size_t line_index = 0;  // into `shapes`
+  std::size_t slot = std::string::npos;
+};
+
+struct Shapes {
+  std::vector<std::string> shapes;  // one per line holding tokens, in order
+  std::vector<Place> places;        // one per token
+};
+
+Shapes line_shapes(const std::vector<Token>& tokens) {
+  Shapes out;
+  std::string buffer;
+  std::size_t line = 0, slot = 0;
+  for (const Token& t : tokens) {
+    if (out.shapes.empty() || t.line != line) {
+      out.shapes.emplace_back();
+      line = t.line;
+      slot = 0;
+    }
+    std::string& shape = out.shapes.back();
+    if (!shape.empty()) shape += ' ';
+    Place place{out.shapes.size() - 1, std::string::npos};
+    if (is_number(classify(t.text, buffer))) {
+      shape += '#';
+      place.slot = slot++;
+    } else {
+      shape += t.text;
+    }
+    out.places.push_back(place);
+  }
+  return out;
+}
+
+bool masked(const Tolerance& tolerance, const Shapes& shapes, std::size_t token) {
+  const Place& place = shapes.places[token];
+  if (place.slot == std::string::npos) return false;
+  for (const VaryingField& f : *tolerance.varying)
+    if (f.slot == place.slot && f.line_shape == shapes.shapes[place.line_index]) return true;
+  return false;
+}
+
 }  // namespace
+
+std::optional<std::vector<VaryingField>> find_varying_fields(std::string_view first, std::string_view second,
+                                                             const Tolerance& tolerance) {
+  const std::vector<Token> a = tokenize(first);
+  const std::vector<Token> b = tokenize(second);
+  if (a.size() != b.size()) return std::nullopt;
+  const Shapes sa = line_shapes(a);
+  const Shapes sb = line_shapes(b);
+  if (sa.shapes != sb.shapes) return std::nullopt;
+  std::vector<VaryingField> fields;
+  std::string buffer;
+  double ignored = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (sa.places[i].line_index != sb.places[i].line_index) return std::nullopt;
+    if (!compare_tokens(a[i].text, b[i].text, tolerance, buffer, ignored)) continue;
+    if (sa.places[i].slot == std::string::npos) return std::nullopt;  // text differs: not a field
+    VaryingField f{sa.shapes[sa.places[i].line_index], sa.places[i].slot};
+    if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(std::move(f));
+  }
+  return fields;
+}
+
+std::size_t compared_numbers(std::string_view output, const Tolerance& tolerance) {
+  const std::vector<Token> tokens = tokenize(output);
+  const bool masking = tolerance.varying && !tolerance.varying->empty();
+  const Shapes shapes = masking ? line_shapes(tokens) : Shapes{};
+  std::string buffer;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (is_number(classify(tokens[i].text, buffer)) && !(masking && masked(tolerance, shapes, i))) ++count;
+  return count;
+}
+
+std::string describe(const VaryingField& field) {
+  std::string shape = field.line_shape;
+  if (shape.size() > 60) shape = shape.substr(0, 60) + "...";
+  return "'" + shape + "' (number " + std::to_string(field.slot + 1) + ")";
+}
 
 Comparison compare_outputs(std::string_view expected, std::string_view actual,
                            Tolerance tolerance, std::size_t max_reported) {
@@ -192,8 +276,12 @@ Comparison compare_outputs(std::string_view expected, std::string_view actual,
   result.actual_tokens = got.size();
 
   std::string buffer;
+  const bool masking = tolerance.varying && !tolerance.varying->empty();
+  const Shapes shapes = masking ? line_shapes(want) : Shapes{};
   const std::size_t common = std::min(want.size(), got.size());
   for (std::size_t i = 0; i < common; ++i) {
+    // A varying field only needs to be a number: a timing, not a result.
+    if (masking && masked(tolerance, shapes, i) && is_number(classify(got[i].text, buffer))) continue;
     std::optional<std::string> why = compare_tokens(want[i].text, got[i].text, tolerance, buffer,
                                                      result.max_relative_error);
     if (!why) continue;

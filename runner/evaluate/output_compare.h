@@ -6,15 +6,27 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace maxcode {
 
+// A number that differs between two runs of the original with one seed (a timing the
+// benchmark prints, "time: 1.23 ms"): the line's shape, its tokens with every number
+// written "#" ("time: # ms"), and which of that line's numbers it is (0-based). Such a
+// number is not compared, only required to be a number (docs/evaluation.md).
+struct VaryingField {
+  std::string line_shape;
+  std::size_t slot = 0;
+  bool operator==(const VaryingField&) const = default;
+};
+
 struct Tolerance {
   double rtol = 1e-6;
   double atol = 0;
+  const std::vector<VaryingField>* varying = nullptr;  // not compared; null or empty: none
 };
 
 struct Mismatch {
@@ -38,6 +50,19 @@ struct Comparison {
 
 Comparison compare_outputs(std::string_view expected, std::string_view actual,
                            Tolerance tolerance, std::size_t max_reported = 5);
+
+// The numbers that differ (beyond `tolerance`) between two outputs that are otherwise
+// alike: the same lines, each of the same shape. Nothing when the outputs differ in
+// anything else (text, line count, where the numbers stand): those cannot be masked.
+std::optional<std::vector<VaryingField>> find_varying_fields(std::string_view first, std::string_view second,
+                                                             const Tolerance& tolerance);
+
+// How many numbers of `output` a comparison under `tolerance` looks at (all but the
+// varying fields).
+std::size_t compared_numbers(std::string_view output, const Tolerance& tolerance);
+
+// "'time: # ms' (number 1)": a field as people read it.
+std::string describe(const VaryingField& field);
 
 // True when every numeric token is zero (or there are none): a check compared on such
 // output proves nothing, so the evaluator warns.

@@ -114,7 +114,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
     // Timed runs are checked too: code that behaves differently once it is being
     // timed is caught by its output.
     if (bench.compare_output) {
-      Comparison c = compare_outputs(reference_[b][0], r.outcome.out, {bench.rtol, bench.atol});
+      Comparison c = compare_outputs(reference_[b][0], r.outcome.out, output_tolerance(b));
       if (!c.equal) {
         failure = "output of '" + bench.name + "' changed during timing: " + c.summary();
         failure_verdict_out = Verdict::kIncorrect;

@@ -218,5 +218,42 @@ TEST(AllNumbersZero, FalseWhenAnyNumberIsNotZero) {
   EXPECT_TRUE(all_numbers_zero("0 x1 1.5f run2"));
 }
 
+// A benchmark that prints its own timings: two runs of the original with one seed
+// differ only there, and those numbers are then left out of comparisons.
+TEST(VaryingFields, NumbersThatDifferBetweenIdenticalRunsAreFoundAndNotCompared) {
+  const std::string first = "sum: 42 checksum 0.5\ntime: 1.23 ms (12 ns per element)\nsum: 7 checksum 0.25\n";
+  const std::string second = "sum: 42 checksum 0.5\ntime: 1.87 ms (19 ns per element)\nsum: 7 checksum 0.25\n";
+  const auto fields = find_varying_fields(first, second, {});
+  ASSERT_TRUE(fields);
+  ASSERT_EQ(fields->size(), 2u);
+  EXPECT_EQ((*fields)[0], (VaryingField{"time: # ms (# ns per element)", 0}));
+  EXPECT_EQ((*fields)[1], (VaryingField{"time: # ms (# ns per element)", 1}));
+  EXPECT_EQ(describe((*fields)[0]), "'time: # ms (# ns per element)' (number 1)");
+
+  const Tolerance masked{1e-6, 0, &*fields};
+  EXPECT_FALSE(compare_outputs(first, second, {}).equal);
+  EXPECT_TRUE(compare_outputs(first, second, masked).equal);
+  EXPECT_EQ(compared_numbers(first, masked), 4u);
+  // The results are still compared, and a masked place must still hold a number.
+  EXPECT_FALSE(compare_outputs(first, "sum: 43 checksum 0.5\ntime: 2 ms (3 ns per element)\nsum: 7 checksum 0.25\n",
+                               masked).equal);
+  EXPECT_FALSE(compare_outputs(first, "sum: 42 checksum 0.5\ntime: fast ms (3 ns per element)\nsum: 7 checksum 0.25\n",
+                               masked).equal);
+}
+
+TEST(VaryingFields, OutputsThatDifferInMoreThanNumbersCannotBeMasked) {
+  EXPECT_FALSE(find_varying_fields("time: 1 ms\n", "time: 1 us\n", {}));          // text
+  EXPECT_FALSE(find_varying_fields("a 1\nb 2\n", "a 1\n", {}));                   // lines
+  EXPECT_FALSE(find_varying_fields("a 1 2\n", "a 1\n2\n", {}));                  // where numbers stand
+  const auto none = find_varying_fields("same 1\n", "same 1\n", {});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  // A field is a place in a line's shape, in every line of that shape: lines repeat
+  // ("iter 3: 1.2 ms"), and their count may change with the seed.
+  const auto fields = find_varying_fields("n 5\nn 6\n", "n 5\nn 9\n", {});
+  ASSERT_TRUE(fields);
+  EXPECT_EQ(fields->size(), 1u);
+}
+
 }  // namespace
 }  // namespace maxcode
