@@ -11,6 +11,7 @@
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/instrument/inject_paths.h"
+#include "runner/util/format.h"
 #include "runner/util/names.h"
 #include "runner/workspace/patch.h"
 #include "runner/core/candidate_env.h"
@@ -211,7 +212,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         if (!c.equal) {
           e.verdict = Verdict::kIncorrect;
           e.reason = "output of '" + bench.name + "' differs from the original's (MAXCODE_SEED=" +
-                     std::to_string(seeds[s]) + ")";
+                     std::to_string(seeds[s]) + ")" + near_miss(c, b);
           e.mismatch = c.summary();
           return false;
         }
@@ -238,6 +239,19 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
     if (bench.compare_output) e.precision.push_back(printed);
   }
   return true;
+}
+
+// A rejection by a hair says which field to change: "relative error 8e-06 against
+// rtol 1e-06" with every difference a small floating-point one.
+std::string Evaluator::near_miss(const Comparison& c, std::size_t b) const {
+  if (c.equal || c.expected_tokens != c.actual_tokens || c.max_relative_error <= 0 || c.max_relative_error > 1e-3)
+    return "";
+  for (const Mismatch& m : c.first)
+    if (m.why.rfind("relative error", 0) != 0 && m.why.rfind("absolute error", 0) != 0) return "";
+  const BenchmarkConfig& bench = config_.benchmarks[b];
+  return format_numbers(": relative error up to %.2g against rtol %g", c.max_relative_error, bench.rtol) +
+         "; if a difference this size is acceptable, raise benchmarks[" + std::to_string(b) + "].rtol (or atol) in " +
+         config_.file.string();
 }
 
 // A benchmark that prints its own timings ("time: 1.23 ms") differs from run to run in

@@ -128,6 +128,14 @@ class Evaluator {
   const std::vector<std::string>& warnings() const { return warnings_; }
   // The benchmark audit (one per benchmark), made by prepare_baseline.
   const std::vector<BenchmarkAudit>& audits() const { return audits_; }
+  // The original's output per benchmark for the first seed ("" where not compared), and
+  // the numbers in it that vary between runs (timings): made by prepare_baseline.
+  std::vector<std::string> first_seed_outputs() const {
+    std::vector<std::string> out;
+    for (const auto& per_seed : reference_) out.push_back(per_seed.empty() ? "" : per_seed.front());
+    return out;
+  }
+  const std::vector<std::vector<VaryingField>>& varying_fields() const { return varying_; }
   // The original unit's definitions, in file order (the target's alone for a unit of one).
   const std::string& baseline_definition() const { return baseline_definition_; }
   Isolation isolation() const;
@@ -207,6 +215,7 @@ class Evaluator {
   // Called with the original's second run for seed 0 (`again`): fills varying_[b], or
   // throws SetupError when the runs differ in more than numbers at fixed places.
   void mask_varying_fields(std::size_t b, const std::string& again, Evaluation& e);
+  std::string near_miss(const Comparison& c, std::size_t b) const;
   // The out-of-process witness of a confirmed winner (gpu_checks.cc).
   WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
   // Every "kernels" benchmark once under ncu_duration_argv: its kernels, per benchmark

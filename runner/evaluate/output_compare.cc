@@ -328,6 +328,13 @@ std::string Comparison::summary() const {
   return text;
 }
 
+bool prints_floats(std::string_view output) {
+  std::string buffer;
+  for (const Token& token : tokenize(output))
+    if (classify(token.text, buffer).kind == Kind::kFloat) return true;
+  return false;
+}
+
 bool all_numbers_zero(std::string_view output) {
   std::string buffer;
   for (const Token& token : tokenize(output)) {

@@ -64,6 +64,9 @@ std::size_t compared_numbers(std::string_view output, const Tolerance& tolerance
 // "'time: # ms' (number 1)": a field as people read it.
 std::string describe(const VaryingField& field);
 
+// True when some token is a floating-point number (not an integer, not hex).
+bool prints_floats(std::string_view output);
+
 // True when every numeric token is zero (or there are none): a check compared on such
 // output proves nothing, so the evaluator warns.
 bool all_numbers_zero(std::string_view output);

@@ -4,6 +4,7 @@
 
 #include "runner/core/config.h"
 #include "runner/evaluate/evaluator.h"
+#include "runner/job/init_tolerance.h"
 #include "runner/util/files.h"
 #include "runner/workspace/unit.h"
 #include "runner/workspace/workspace.h"
@@ -40,6 +41,28 @@ std::vector<InitCheck> checks_from(const Config& config, const std::string& fail
   if (!failure.empty() && std::none_of(checks.begin(), checks.end(), [](const InitCheck& c) { return !c.ok; }))
     checks.push_back({"the original can serve as the reference", false, failure});
   return checks;
+}
+
+// Writes the chosen tolerances into the proposed config (with why, above the
+// benchmarks) and the file again; what it says is left for the person to confirm.
+void apply_tolerances(InitReport& report, const std::vector<ToleranceChoice>& choices) {
+  auto& fields = report.proposed.fields;
+  auto it = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "benchmarks"; });
+  if (it == fields.end()) return;
+  bool changed = false;
+  for (std::size_t b = 0; b < choices.size() && b < it->second.size(); ++b) {
+    const ToleranceChoice& c = choices[b];
+    if (!c.floats) continue;
+    it->second[b]["rtol"] = c.rtol;
+    if (c.atol > 0) it->second[b]["atol"] = c.atol;
+    report.proposed.comments[static_cast<std::size_t>(it - fields.begin())].push_back("Tolerance of " + c.why + ".");
+    report.decisions.push_back("benchmarks[" + std::to_string(b) + "] (" + c.why +
+                               "): check that a difference this size is one you accept.");
+    changed = true;
+  }
+  if (!changed) return;
+  write_text(report.config_file, render_config(report.proposed));
+  load_config(report.config_file);  // still reads back
 }
 
 }  // namespace
@@ -91,6 +114,10 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
       report.checks.push_back({"benchmark '" + bench.name + "' prints different output for different seeds", !same,
                                same ? "it ignores MAXCODE_SEED" : ""});
     }
+    if (failure.empty())
+      apply_tolerances(report, probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
+                                                 static_cast<unsigned long long>(config.acceptance.seeds.front())},
+                                                evaluator.first_seed_outputs(), evaluator.varying_fields(), progress));
     std::vector<InitCheck> steps = checks_from(config, failure);
     report.checks.insert(report.checks.begin(), steps.begin(), steps.end());
   } catch (...) {
