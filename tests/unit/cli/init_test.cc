@@ -2,6 +2,8 @@
 // Benchmark program (tests/fixtures/gbench-prefix) and on one without any benchmark.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/core/config.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
@@ -54,6 +56,34 @@ TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
   EXPECT_NE(again.err.find(".maxcode.json exists already: maxcode init does not overwrite it (--force replaces it)"),
             std::string::npos) << again.err;
   EXPECT_EQ(read_text(dir / "repo/.maxcode.json"), before);
+}
+
+// A float repository whose plain benchmark prints its own timing, from `init` to a
+// winner with no hand edit: the timing is found to vary and left out, the tolerance
+// comes from the original built with fast-math flags (the defaults, rtol 1e-6, reject
+// every honest reordering of a float sum).
+TEST(Init, AFloatRepositoryWhoseBenchmarkPrintsTimingsGetsAWinnerWithNoHandEdit) {
+  TempDir dir;
+  copy_tree(testing::source_path("tests/fixtures/float-timed"), dir / "repo");
+  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
+  std::printf("%s", o.out.c_str());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("'time: # ms (# ns per element)' (number 1)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("fast-math"), std::string::npos) << o.out;
+  const Config config = load_config(dir / "repo/.maxcode.json");
+  ASSERT_EQ(config.benchmarks.size(), 1u);
+  EXPECT_GE(config.benchmarks[0].rtol, 1e-5);
+  EXPECT_LE(config.benchmarks[0].rtol, 1e-2);
+
+  Outcome opt = maxcode("optimize " + (dir / "repo").string() + " --function total_energy --policy replay --replay-dir " +
+                        (dir / "repo/replay").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.err;
+  const auto result = nlohmann::json::parse(read_text(dir / "out/result.json"));
+  ASSERT_EQ(result["candidates"].size(), 2u) << result.dump(2);
+  EXPECT_EQ(result["candidates"][1]["verdict"], "incorrect") << result["candidates"][1].dump(2);
+  ASSERT_FALSE(result["winner"].is_null()) << result["candidates"].dump(2);
+  EXPECT_EQ(result["winner"]["id"], "01-one-pass.cc");
 }
 
 TEST(Init, ARepositoryWithoutABenchmarkGetsAClearMessageAndNoFile) {
