@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds maxcode and its tests into build/ (Ninja, RelWithDebInfo).
+# With target names (scripts/build.sh maxcode), builds only those and what they need.
 # With ccache present, compilations are cached across checkouts of this machine (a
 # clean clone or a second worktree rebuilds from the cache): paths are hashed relative
 # to the checkout.
@@ -11,4 +12,4 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" ${1:+--target "$@"}

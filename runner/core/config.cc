@@ -614,7 +614,6 @@ Config parse_config(const json& document, const std::string& file_label) {
   if (auto node = root.get("acceptance")) config.acceptance = parse_acceptance(*node);
   if (auto node = root.get("workspace")) config.workspace = parse_workspace(*node);
   if (auto node = root.get("gpu")) config.gpu = parse_gpu(*node);
-  if (!config.search.replay_dir.empty()) keep_out_of_scope(config.scope, "", config.search.replay_dir);
   if (auto node = root.get("llm")) {
     // Validated by the LLM providers, which know their own fields.
     node->expect(node->value.is_object(), "an object");

@@ -183,6 +183,26 @@ std::string shorten(const std::string& token) {
 
 bool is_number(const Value& v) { return v.kind != Kind::kText; }
 
+// A number inside punctuation, as benchmarks print them: "(12.5", "3,", "[7]", "45%".
+struct Affixed {
+  std::string_view prefix, core, suffix;
+};
+
+Affixed split_affixes(std::string_view token) {
+  constexpr std::string_view kOpen = "([{<\"'", kClose = ")]}>,;:%\"'";
+  std::size_t begin = 0, end = token.size();
+  while (begin < end && kOpen.find(token[begin]) != std::string_view::npos) ++begin;
+  while (end > begin && kClose.find(token[end - 1]) != std::string_view::npos) --end;
+  return {token.substr(0, begin), token.substr(begin, end - begin), token.substr(end)};
+}
+
+// Whether a token is a number for the varying-field mask: its core, without the
+// punctuation around it.
+bool number_core(std::string_view token, std::string& buffer) {
+  const std::string_view core = split_affixes(token).core;
+  return !core.empty() && is_number(classify(core, buffer));
+}
+
 // Each token's place for the varying-field mask: its line's shape and its slot among
 // that line's numbers (npos for text tokens).
 struct Place {
@@ -208,8 +228,9 @@ Shapes line_shapes(const std::vector<Token>& tokens) {
     std::string& shape = out.shapes.back();
     if (!shape.empty()) shape += ' ';
     Place place{out.shapes.size() - 1, std::string::npos};
-    if (is_number(classify(t.text, buffer))) {
-      shape += '#';
+    if (number_core(t.text, buffer)) {
+      const Affixed a = split_affixes(t.text);
+      shape.append(a.prefix).append("#").append(a.suffix);
       place.slot = slot++;
     } else {
       shape += t.text;
@@ -257,7 +278,7 @@ std::size_t compared_numbers(std::string_view output, const Tolerance& tolerance
   std::string buffer;
   std::size_t count = 0;
   for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (is_number(classify(tokens[i].text, buffer)) && !(masking && masked(tolerance, shapes, i))) ++count;
+    if (number_core(tokens[i].text, buffer) && !(masking && masked(tolerance, shapes, i))) ++count;
   return count;
 }
 
@@ -281,7 +302,7 @@ Comparison compare_outputs(std::string_view expected, std::string_view actual,
   const std::size_t common = std::min(want.size(), got.size());
   for (std::size_t i = 0; i < common; ++i) {
     // A varying field only needs to be a number: a timing, not a result.
-    if (masking && masked(tolerance, shapes, i) && is_number(classify(got[i].text, buffer))) continue;
+    if (masking && masked(tolerance, shapes, i) && number_core(got[i].text, buffer)) continue;
     std::optional<std::string> why = compare_tokens(want[i].text, got[i].text, tolerance, buffer,
                                                      result.max_relative_error);
     if (!why) continue;
@@ -330,8 +351,10 @@ std::string Comparison::summary() const {
 
 bool prints_floats(std::string_view output) {
   std::string buffer;
-  for (const Token& token : tokenize(output))
-    if (classify(token.text, buffer).kind == Kind::kFloat) return true;
+  for (const Token& token : tokenize(output)) {
+    const std::string_view core = split_affixes(token.text).core;
+    if (!core.empty() && classify(core, buffer).kind == Kind::kFloat) return true;
+  }
   return false;
 }
 

@@ -25,6 +25,7 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     job.config = load_config(config_file);
     if (!o.policy.empty()) job.config.search.policy = o.policy;
     if (!o.replay_dir.empty()) keep_out_of_scope(job.config.scope, o.repo, fs::absolute(o.replay_dir));
+    else if (!job.config.search.replay_dir.empty()) keep_out_of_scope(job.config.scope, "", job.config.search.replay_dir);
     // Before the profile that may choose the function, and before any build.
     if (optimize) check_policy_inputs(job.config, o.repo, o.replay_dir);
     job.function = o.function;

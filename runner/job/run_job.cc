@@ -156,10 +156,8 @@ class JobRunner {
       throw JobFailure("config", e.what());
     }
     if (!job_.input.policy.empty()) config_.search.policy = job_.input.policy;
-    if (!job_.input.replay_dir.empty()) {
-      config_.search.replay_dir = job_.input.replay_dir;
-      keep_out_of_scope(config_.scope, "", job_.input.replay_dir);
-    }
+    if (!job_.input.replay_dir.empty()) config_.search.replay_dir = job_.input.replay_dir;
+    if (!config_.search.replay_dir.empty()) keep_out_of_scope(config_.scope, "", config_.search.replay_dir);
     const std::string& replay_dir = config_.search.replay_dir;
     if (!replay_dir.empty() && (escapes_root(replay_dir) || !resolves_inside(source_dir(), source_dir() / replay_dir)))
       throw JobFailure("config", std::string(job_.input.replay_dir.empty() ? "search.replay_dir" : "replay_dir") +
