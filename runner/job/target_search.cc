@@ -213,6 +213,7 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   evaluator.prepare_baseline();
   for (const BenchmarkAudit& audit : evaluator.audits()) s.info.audit.push_back(to_json(audit));
   s.info.tests = to_json(evaluator.original_tests());
+  s.info.tests["judged_by"] = evaluator.original_tests().reported() ? "reports" : "exit code";
   if (!evaluator.baseline_ncu().empty()) {
     nlohmann::json kernels = nlohmann::json::array();
     for (const NcuKernel& k : evaluator.baseline_ncu()) {

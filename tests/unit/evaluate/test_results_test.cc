@@ -36,13 +36,13 @@ const char* kSkipped = R"({"name": "Gpu", "status": "RUN", "result": "SKIPPED"})
 const char* kDisabled = R"({"name": "DISABLED_Slow", "status": "NOTRUN", "result": "SUPPRESSED"})";
 
 // What ctest 3.25 writes with --output-junit.
-const char* kJunit = R"(<?xml version="1.0" encoding="UTF-8"?>
+const char* kJunit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="(empty)" tests="3" failures="1" disabled="0" skipped="1" hostname="" time="0" timestamp="2026-11-27T07:50:31">
 	<testcase name="dot" classname="dot" time="0.01" status="run"><system-out>ok &amp; fine</system-out></testcase>
 	<testcase name="scale" classname="scale" time="0.02" status="fail"><failure message="Failed"/><system-out>no</system-out></testcase>
 	<testcase name="gpu" classname="gpu" time="0" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/></testcase>
 </testsuite>
-)";
+)xml";
 
 std::string error_of(const std::function<void()>& f) {
   try {
