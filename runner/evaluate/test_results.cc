@@ -41,15 +41,6 @@ std::string list_names(const std::vector<std::string>& names) {
   return out;
 }
 
-const char* status_name(TestCase::Status s) {
-  switch (s) {
-    case TestCase::Status::kPassed: return "passed";
-    case TestCase::Status::kFailed: return "failed";
-    case TestCase::Status::kSkipped: return "skipped";
-  }
-  return "?";
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
