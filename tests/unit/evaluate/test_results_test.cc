@@ -218,7 +218,7 @@ TEST(ReadTestResults, AnOddFileNameIsQuotedPrintably) {
   TempDir dir;
   write_text(dir / "a\x01\xff.json", "{");
   EXPECT_EQ(error_of([&] { read_test_results(dir.path()); }),
-            (dir / "a\\x01\\xff.json").string() + ": not GoogleTest JSON: syntax error at byte 1");
+            (dir / "a\\x01\\xff.json").string() + ": not GoogleTest JSON: syntax error at byte 2");
 }
 
 // ---- the judgement ----
