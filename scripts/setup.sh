@@ -6,7 +6,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git ccache bubblewrap util-linux
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
-  libbenchmark-dev
+  libbenchmark-dev libexpat1-dev
 )
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
 # already there (any source) is used; otherwise Debian's.

@@ -88,6 +88,7 @@ nlohmann::json to_json(const Evaluation& e) {
     j["critic"] = e.critic;
   }
   if (!e.gpu.empty()) j["gpu"] = e.gpu;
+  if (!e.tests.empty()) j["tests"] = e.tests;
   if (!e.call_check.empty()) j["call_check"] = e.call_check;
   if (e.witness) j["witness"] = to_json(*e.witness);
   if (!e.precision.empty()) {
@@ -152,6 +153,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.critique = j.value("critique", "");
   e.critic = j.value("critic", "");
   if (j.contains("gpu") && j["gpu"].is_object()) e.gpu = j["gpu"];
+  if (j.contains("tests") && j["tests"].is_object()) e.tests = j["tests"];
   e.call_check = j.value("call_check", "");
   if (j.contains("witness") && j["witness"].is_object()) e.witness = witness_record_from_json(j["witness"]);
   if (j.contains("precision") && j["precision"].is_array())

@@ -80,6 +80,9 @@ struct Evaluation {
   // GPU facts (docs/result-format.md "gpu"): "resources" (-Xptxas -v per kernel),
   // "kernels" (what a timed run launched and what was counted), "sanitizer", "ncu".
   nlohmann::json gpu = nlohmann::json::object();
+  // What the test frameworks reported for this run (docs/result-format.md "tests",
+  // runner/evaluate/test_results.h); empty when the test step did not get that far.
+  nlohmann::json tests = nlohmann::json::object();
   // The call check (docs/evaluation.md "Ordinary benchmarks"): what it found, one line;
   // empty when it did not run.
   std::string call_check;

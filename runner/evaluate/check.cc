@@ -2,8 +2,11 @@
 // original the reference). Safe for several candidates at once.
 #include "runner/evaluate/evaluator.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/leftover_processes.h"
@@ -11,6 +14,7 @@
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/instrument/inject_paths.h"
+#include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/util/names.h"
 #include "runner/workspace/patch.h"
@@ -164,8 +168,16 @@ bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
     if (!kernels.empty())
       e.gpu["resources_summary"] = describe_resources(kernels, [](const std::string& n) { return demangle(n); });
   }
-  auto test = run_step(e, "test", config_.test.command, ws, config_.test.timeout_s, overrides,
-                       {{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())}});
+  // The frameworks report into a fresh folder of the workspace (test_results.h).
+  const fs::path results = test_results_dir(ws);
+  fs::remove_all(results);
+  fs::create_directories(results);
+  std::vector<std::pair<std::string, std::string>> test_vars{
+      {"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())}};
+  for (auto& v : test_env(results)) test_vars.push_back(std::move(v));
+  std::vector<std::string> tools;
+  if (!test_tools_dir_.empty()) tools.push_back(test_tools_dir_.string());
+  auto test = run_step(e, "test", config_.test.command, ws, config_.test.timeout_s, overrides, test_vars, {}, tools);
   if (tampered(test, "the tests")) return false;
   if (!test.outcome.ok()) {
     e.verdict = failure_verdict(test.outcome, Verdict::kTestFailed);
@@ -173,7 +185,95 @@ bool Evaluator::build_and_test(Evaluation& e, const fs::path& ws,
     e.test_output = test.outcome.tail(kFeedbackBytes);
     return false;
   }
+  // An exit code of 0 is not the last word where a framework says more.
+  if (!judge_tests(e, ws)) {
+    e.test_output = test.outcome.tail(kFeedbackBytes);
+    return false;
+  }
   return true;
+}
+
+fs::path Evaluator::test_results_dir(const fs::path& workspace) const {
+  return workspace / (".maxcode-tests-" + shim_tag_);
+}
+
+std::vector<std::pair<std::string, std::string>> Evaluator::test_env(const fs::path& results) const {
+  // GoogleTest writes <program>.json into the folder (the trailing slash says folder).
+  std::vector<std::pair<std::string, std::string>> env{{"GTEST_OUTPUT", "json:" + results.string() + "/"},
+                                                       {"MAXCODE_TEST_RESULTS", results.string()}};
+  if (!test_tools_dir_.empty()) {
+    const char* path = std::getenv("PATH");
+    env.push_back({"PATH", test_tools_dir_.string() + ":" + (path && *path ? path : "/usr/local/bin:/usr/bin:/bin")});
+  }
+  return env;
+}
+
+bool Evaluator::judge_tests(Evaluation& e, const fs::path& ws) {
+  const bool original = ws == baseline_workspace_;
+  TestResults got;
+  try {
+    got = read_test_results(test_results_dir(ws));
+  } catch (const std::exception& error) {
+    if (original) throw SetupError(std::string("the original's test reports cannot be read: ") + error.what());
+    e.verdict = Verdict::kTestFailed;
+    e.reason = std::string("tests failed: their report cannot be read: ") + error.what();
+    return false;
+  }
+  e.tests = to_json(got);
+  if (original) {
+    original_tests_ = got;
+    e.tests["judged_by"] = got.reported() ? "reports" : "exit code";
+    progress_.note("original's tests: " + got.summary());
+    if (std::string failing = original_test_failures(got); !failing.empty())
+      warnings_.push_back("the test command exits 0 although its reports say " + failing +
+                          ": candidates are not held to those");
+    return true;
+  }
+  if (!original_tests_.reported() && !got.reported()) {
+    e.tests["judged_by"] = "exit code";
+    return true;
+  }
+  e.tests["judged_by"] = "reports";
+  e.tests["original_ran"] = original_tests_.ran();
+  if (std::string problem = judge_test_results(original_tests_, got); !problem.empty()) {
+    e.verdict = Verdict::kTestFailed;
+    e.reason = "tests failed (the test command exited 0): " + problem;
+    return false;
+  }
+  return true;
+}
+
+void Evaluator::prepare_test_tools() {
+  // ctest writes JUnit only when asked: a wrapper first on the test step's PATH asks.
+  const char* path = std::getenv("PATH");
+  std::string real;
+  for (std::string rest = path ? path : ""; !rest.empty();) {
+    const std::size_t colon = rest.find(':');
+    const std::string entry = rest.substr(0, colon);
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    if (entry.empty() || entry[0] != '/') continue;
+    const fs::path candidate = fs::path(entry) / "ctest";
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      real = candidate.string();
+      break;
+    }
+  }
+  if (real.empty()) return;  // no ctest: a test command cannot run it either
+  Command version;
+  version.shell = shell_quote(real) + " --version";
+  version.timeout_s = 30;
+  const Outcome o = run(version);
+  if (!o.ok() || !ctest_writes_junit(o.out)) {
+    warnings_.push_back("ctest at " + real + " cannot write a JUnit report (3.21 or later can): tests that ctest "
+                        "runs are judged by their GoogleTest reports or the exit code alone");
+    return;
+  }
+  const fs::path dir = options_.work_dir / ("test-tools-" + shim_tag_);
+  fs::create_directories(dir);
+  write_text_exact(dir / "ctest", ctest_wrapper_script(real));
+  fs::permissions(dir / "ctest", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
+  test_tools_dir_ = dir;
 }
 
 bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
@@ -296,6 +396,7 @@ void Evaluator::prepare_baseline() {
   create_workspace(source_, baseline_workspace_);
   Evaluation e;
   e.candidate_id = "baseline";
+  prepare_test_tools();
   progress_.status("baseline: building and testing the original");
   if (!build_and_test(e, baseline_workspace_, {})) {
     std::string detail = !e.compiler_output.empty() ? e.compiler_output : e.test_output;

@@ -31,6 +31,7 @@
 #include "runner/evaluate/gpu/ncu.h"
 #include "runner/evaluate/gpu/record_socket.h"
 #include "runner/evaluate/gpu/witness.h"
+#include "runner/evaluate/test_results.h"
 #include "runner/workspace/knobs.h"
 #include "runner/workspace/unit.h"
 #include "runner/util/process.h"
@@ -138,6 +139,9 @@ class Evaluator {
   const std::vector<std::vector<VaryingField>>& varying_fields() const { return varying_; }
   // The original unit's definitions, in file order (the target's alone for a unit of one).
   const std::string& baseline_definition() const { return baseline_definition_; }
+  // What the test frameworks reported on the original's test run (test_results.h),
+  // made by prepare_baseline; candidates' runs are held against it.
+  const TestResults& original_tests() const { return original_tests_; }
   Isolation isolation() const;
 
  private:
@@ -195,6 +199,15 @@ class Evaluator {
                       std::vector<std::string> readable_paths = {});
   bool build_and_test(Evaluation& evaluation, const std::filesystem::path& workspace,
                       const std::map<std::string, std::string>& overrides);
+  // The ctest wrapper (test_results.h), once per evaluator; a warning where there is none.
+  void prepare_test_tools();
+  // The folder a workspace's test run writes its reports into, and the environment and
+  // read-only paths that make the frameworks write there.
+  std::filesystem::path test_results_dir(const std::filesystem::path& workspace) const;
+  std::vector<std::pair<std::string, std::string>> test_env(const std::filesystem::path& results) const;
+  // Reads what a test run reported (the original's: recorded; a candidate's: judged
+  // against it). False with the verdict and reason set when the candidate's run fails.
+  bool judge_tests(Evaluation& evaluation, const std::filesystem::path& workspace);
   bool compare_with_reference(Evaluation& evaluation, const std::filesystem::path& workspace,
                               const std::map<std::string, std::string>& overrides);
   // One timed run of every benchmark; returns total seconds, or a failure reason.
@@ -293,6 +306,10 @@ class Evaluator {
   double noise_floor_ = 1.0;
   double process_floor_s_ = 0;  // per benchmark run; 0 until measure_noise()
   std::vector<std::string> warnings_;
+  // The test frameworks' reports: the wrapper's folder (empty: no ctest wrapper) and
+  // what the original's run reported.
+  std::filesystem::path test_tools_dir_;
+  TestResults original_tests_;
   // GPU timing (any benchmark with metric "kernels"):
   bool gpu_ = false;
   std::vector<GpuDevice> devices_;                 // one timing worker each

@@ -72,6 +72,7 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
     for (const OutputError& p : result.winner->evaluation.precision) winner["precision"].push_back(to_json(p));
     if (!result.winner->evaluation.call_check.empty()) winner["call_check"] = result.winner->evaluation.call_check;
     if (result.winner->evaluation.witness) winner["witness"] = to_json(*result.winner->evaluation.witness);
+    if (!result.winner->evaluation.tests.empty()) winner["tests"] = result.winner->evaluation.tests;
   }
   nlohmann::json j{
       {"schema", "maxcode.result/1"},
@@ -95,6 +96,7 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
   if (result.fatal) j["fatal"] = *result.fatal;
   if (!result.spend.is_null()) j["spend"] = result.spend;
   if (!info.gpu.is_null()) j["gpu"] = info.gpu;
+  if (!info.tests.empty()) j["tests"] = info.tests;
   return j;
 }
 
@@ -176,6 +178,39 @@ static std::string precision_section(const Evaluation& e) {
       if (p.loose) md << "**Reduced precision:** " << p.note << ".\n\n";
   }
   if (!e.call_check.empty()) md << "Call check: " << e.call_check << ".\n\n";
+  return md.str();
+}
+
+// What the test frameworks reported on the original, and what candidates are held to.
+static std::string tests_section(const nlohmann::json& tests, const SearchResult& result) {
+  if (!tests.is_object() || tests.empty()) return "";
+  std::ostringstream md;
+  md << "## Tests\n\n";
+  if (!tests.value("reported", false)) {
+    md << "No test framework reported on the original's test run (no GoogleTest JSON, no ctest JUnit report): "
+          "the tests were judged by the test command's exit code alone.\n\n";
+    return md.str();
+  }
+  md << "The original's test run: " << tests.value("summary", "") << ". A candidate's test run fails when a test "
+        "fails that passed on the original, when fewer tests run (filtered out, skipped, a program that wrote no "
+        "report), whatever the test command's exit code.\n\n";
+  const auto suites = tests.value("suites", nlohmann::json::array());
+  if (!suites.empty()) {
+    md << "| framework | program | suite | ran | passed | failed | skipped |\n|---|---|---|---|---|---|---|\n";
+    std::size_t shown = 0;
+    for (const auto& s : suites) {
+      if (++shown > 50) {
+        md << "| … | " << suites.size() - 50 << " more suite(s) in result.json | | | | | |\n";
+        break;
+      }
+      md << "| " << cell(s.value("framework", ""), 20) << " | `" << cell(s.value("program", ""), 60) << "` | `"
+         << cell(s.value("suite", ""), 80) << "` | " << s.value("ran", 0) << " | " << s.value("passed", 0) << " | "
+         << s.value("failed", 0) << " | " << s.value("skipped", 0) << " |\n";
+    }
+    md << "\n";
+  }
+  if (result.winner && !result.winner->evaluation.tests.empty())
+    md << "The winner's test run: " << result.winner->evaluation.tests.value("summary", "") << ".\n\n";
   return md.str();
 }
 
@@ -282,6 +317,7 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
          << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the median of 7 timed runs of /bin/true).";
     md << "\n\n";
   }
+  md << tests_section(info.tests, result);
   md << audit_section(info.audit);
   if (!info.warnings.empty()) {
     md << "## Warnings\n\n";

@@ -26,6 +26,9 @@ struct RunInfo {
   std::vector<std::string> warnings;
   std::optional<Timing> noise;  // the A/A session
   nlohmann::json audit = nlohmann::json::array();  // the benchmark audit, one per benchmark
+  // What the test frameworks reported on the original's test run (docs/result-format.md
+  // "tests"); empty when unknown.
+  nlohmann::json tests = nlohmann::json::object();
   nlohmann::json gpu;           // GPU timing only: {"baseline_ncu": [...]} (docs/result-format.md)
   std::string started_at;
   double wall_s = 0;
