@@ -29,6 +29,7 @@
 #include "runner/evaluate/gpu/devices.h"
 #include "runner/evaluate/gpu/kernel_time.h"
 #include "runner/evaluate/gpu/ncu.h"
+#include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu/record_socket.h"
 #include "runner/evaluate/gpu/witness.h"
 #include "runner/workspace/knobs.h"
@@ -60,6 +61,12 @@ struct ShimRun {
   std::vector<CallRecord> records;
   std::string out;
   std::filesystem::path dir;  // where the records' out-*.bin files are
+  // A benchmark timed by its kernels: CUPTI's record of the run (the shim's copies are
+  // memcpy and memset activity, never kernel time), and, when it ran on a session's
+  // device, the GPU processes seen and the clock.
+  std::optional<RunKernels> kernels;
+  GpuProcessCount gpu_processes;
+  std::optional<ClockSample> clock;
 };
 
 // A candidate turned into file contents, checked against the scope rule.
@@ -202,7 +209,10 @@ class Evaluator {
   RunKernels gpu_records(GpuRun& run);
   // Checks a run of benchmark `b` against the original's GPU activity and the
   // roofline; empty when it may be timed, else the reason it is rejected.
-  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
+  // `original`: the original's run to hold it against (its shimmed run, for a shimmed
+  // one: the shim's copies are on both sides); null: the original's plain run.
+  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+                            const RunKernels* original = nullptr) const;
   void prepare_gpu();
   // The out-of-process witness of a confirmed winner (gpu_checks.cc).
   WitnessRecord witness(Checked& candidate, const Session& session, double claimed_speedup);
@@ -226,6 +236,8 @@ class Evaluator {
     std::map<std::string, std::uint64_t> sizes;  // bytes of outputs found by the discovering run
     std::uint64_t cap = 1u << 20;     // bytes recorded per output and call
     ShimRun reference;                // the original's run with kReferenceKey
+    // A benchmark timed by its kernels: the original's GPU activity under the shim
+    // (reference.kernels), which shimmed runs of candidates are checked against.
   };
   void prepare_call_check();
   bool call_check(Evaluation& evaluation, Checked& checked);
@@ -241,7 +253,8 @@ class Evaluator {
   std::optional<ShimRun> run_shimmed(Evaluation& evaluation, const std::filesystem::path& ws,
                                      const std::map<std::string, std::string>& overrides, std::size_t b,
                                      std::uint64_t key, bool discover, ShimProblem& problem,
-                                     bool timed = false, double* wall_s = nullptr, int slot = -1);
+                                     bool timed = false, double* wall_s = nullptr, int slot = -1,
+                                     const GpuDevice* device = nullptr);
   // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
   // by call and in what it printed; else the reason.
   std::string compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,

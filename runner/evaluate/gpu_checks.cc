@@ -56,18 +56,20 @@ RunKernels Evaluator::gpu_records(GpuRun& gpu) {
   return run;
 }
 
-std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const {
+std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+                                     const RunKernels* against) const {
   if (run.processes() == 0)
     return "no GPU activity was recorded (CUPTI could not attach, or the program used no CUDA)";
   if (run.dropped > 0)
     return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";
-  if (original_runs_[b]) {
-    std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
+  const RunKernels* original = against ? against : original_runs_[b] ? &*original_runs_[b] : nullptr;
+  if (original) {
+    std::string why = check_against_baseline(*original, run, selections_[b]);
     if (!why.empty()) return why;
     // After: a candidate with no counted kernel at all keeps that plainer reason.
-    why = check_launch_audit(*original_runs_[b], run);
+    why = check_launch_audit(*original, run);
     if (!why.empty()) return why;
-    why = check_launch_consistency(*original_runs_[b], run, selections_[b]);
+    why = check_launch_consistency(*original, run, selections_[b]);
     if (!why.empty()) return "per-call consistency: " + why;
   }
   if (floors_[b] > 0 && seconds < floors_[b])
