@@ -83,6 +83,16 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
   return workspace / (".maxcode-calls-" + shim_tag_);
 }
 
+void Evaluator::write_shim_config(const fs::path& dir, std::size_t b, std::uint64_t key, bool discover) const {
+  std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
+  if (call_baselines_.size() > b && call_baselines_[b]) {
+    config += "cap " + std::to_string(call_baselines_[b]->cap) + "\n";
+    for (const auto& [name, bytes] : call_baselines_[b]->sizes)
+      config += "size " + name + " " + std::to_string(bytes) + "\n";
+  }
+  write_text_exact(dir / "config", config);
+}
+
 std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
                                               const std::map<std::string, std::string>& overrides, std::size_t b,
                                               std::uint64_t key, bool discover, ShimProblem& problem, bool timed,
@@ -95,13 +105,7 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   fs::create_directories(dir);
-  std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
-  if (call_baselines_.size() > b && call_baselines_[b]) {
-    config += "cap " + std::to_string(call_baselines_[b]->cap) + "\n";
-    for (const auto& [name, bytes] : call_baselines_[b]->sizes)
-      config += "size " + name + " " + std::to_string(bytes) + "\n";
-  }
-  write_text_exact(dir / "config", config);
+  write_shim_config(dir, b, key, discover);
   std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())},
                                                        {"MAXCODE_SHIM_DIR", dir.string()},
                                                        {"LD_PRELOAD", shim_library_}};

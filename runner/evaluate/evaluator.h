@@ -219,14 +219,15 @@ class Evaluator {
   // Every "kernels" benchmark once under ncu_duration_argv: its kernels, per benchmark
   // (empty for the others); nullopt with `problem` set when a run fails or its log
   // cannot be read.
-  std::optional<std::vector<std::vector<NcuKernel>>> ncu_witness_work(const std::filesystem::path& workspace,
-                                             const std::map<std::string, std::string>& overrides,
-                                             const GpuDevice* device, std::string& problem);
+  // A benchmark timed through the call shim is witnessed on the same shimmed build under
+  // the shim (`side`'s calls workspace), so that ncu sees the launches CUPTI timed.
+  std::optional<std::vector<std::vector<NcuKernel>>> ncu_witness_work(const Side& side, const GpuDevice* device,
+                                                                      std::string& problem);
   // The fixed cost of starting a program in a timed run (sandbox shell, exec, loader),
   // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
   // it does not compress large ratios (timing.cc).
   double measure_process_floor();
-  // The call check (call_check.cc). Every wall-clock benchmark whose calls of the
+  // The call check (call_check.cc). Every wall-clock or kernel-timed benchmark whose calls of the
   // target the shim can see runs, checked and timed alike, on a build with the shim:
   // the original's at setup (the audit, the sizes of unsized outputs, its per-call
   // outputs), each candidate's before timing, and both sides in every timing round.
@@ -242,6 +243,8 @@ class Evaluator {
   void prepare_call_check();
   bool call_check(Evaluation& evaluation, Checked& checked);
   std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
+  // Writes the shim's `config` for a run of benchmark `b` with perturbation `key`.
+  void write_shim_config(const std::filesystem::path& dir, std::size_t b, std::uint64_t key, bool discover) const;
   // Why a shimmed run gave no records; `tampered`: it went behind the harness's back
   // (a rejection), else it failed or wrote records that cannot be read.
   struct ShimProblem {

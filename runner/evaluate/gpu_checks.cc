@@ -214,14 +214,33 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
   }
 }
 
-std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
-    const fs::path& ws, const std::map<std::string, std::string>& overrides, const GpuDevice* device,
-    std::string& problem) {
+std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(const Side& side,
+                                                                                 const GpuDevice* device,
+                                                                                 std::string& problem) {
   const std::string ncu = find_cuda_tool("ncu");
   std::vector<std::vector<NcuKernel>> runs(config_.benchmarks.size());
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
     if (bench.metric != "kernels") continue;
+    // Timed through the shim: witnessed through it too (its shimmed build, the shim
+    // loaded into the benchmark's processes only, not into ncu's own), so that ncu and
+    // CUPTI see the same launches in the same state of the caches.
+    const bool shimmed = call_baselines_.size() > b && call_baselines_[b] && call_baselines_[b]->shimmed &&
+                         !side.calls_workspace.empty();
+    const fs::path& ws = shimmed ? side.calls_workspace : side.workspace;
+    const std::map<std::string, std::string>& overrides = shimmed ? side.calls_files : side.files;
+    std::string command = bench.command;
+    std::vector<std::string> readable;
+    if (shimmed) {
+      const fs::path dir = call_dir(ws) / ("witness-" + std::to_string(b));
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+      fs::create_directories(dir);
+      write_shim_config(dir, b, reference_key_, false);
+      command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) + " LD_PRELOAD=" + shell_quote(shim_library_) +
+                "; " + bench.command;
+      readable.push_back(fs::path(shim_library_).parent_path().string());
+    }
     std::uint64_t tag = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -234,8 +253,8 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
     auto env = device_env(device);
     env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
     Evaluation scratch;
-    auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), bench.command)), ws,
-                      config_.gpu.ncu_timeout_s, overrides, env);
+    auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), command)), ws,
+                      config_.gpu.ncu_timeout_s, overrides, env, {}, readable);
     std::string text;
     std::error_code ec;
     try {
@@ -313,7 +332,7 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
     if (!witness_original_tried_) {
       witness_original_tried_ = true;
       progress_.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
-      witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
+      witness_original_ = ncu_witness_work(baseline_side(), session.device, witness_original_problem_);
     }
     if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
     original_ncu = *witness_original_;
@@ -323,7 +342,7 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
   if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(why);
 
   std::string problem;
-  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
+  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(side_of(c), session.device, problem);
   if (!c.witness_ncu) {
     // The original ran under ncu: a candidate that cannot is not witnessed, and so
     // cannot win.
