@@ -279,7 +279,7 @@ TEST(CallShim, RecordsAndPerturbsDeviceBuffersThroughTheDriver) {
       "void scale(const float* in, float* out, int w, int h) { fake_launch(in, out, (std::size_t)w * h); }\n";
   ShimPlan plan = plan_of(target, "scale");
   ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
-  EXPECT_EQ(plan.interface, "") << "two integer parameters: nothing sizes the buffers";
+  EXPECT_EQ(plan.interface, "none") << "two integer parameters: nothing sizes the buffers";
   write_text(dir / "scale.cc", add_call_shim(target, find_definition(target, "scale", "t"), plan, {"d1"}));
   write_text(dir / "main.cc",
              "#include <cstdio>\n#include <cstddef>\n"
