@@ -237,8 +237,9 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(c
       fs::remove_all(dir, ignored);
       fs::create_directories(dir);
       write_shim_config(dir, b, reference_key_, false);
+      // Added to ncu's own LD_PRELOAD (its injection into the benchmark), never replacing it.
       command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) + " LD_PRELOAD=" + shell_quote(shim_library_) +
-                "; " + bench.command;
+                "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
       readable.push_back(fs::path(shim_library_).parent_path().string());
     }
     std::uint64_t tag = 0;
