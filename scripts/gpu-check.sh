@@ -21,7 +21,8 @@
 # .gpu carried: `scripts/gpu-check.sh` (it copies .gpu/build to build/ first).
 # Environment: OUT (default maxcode-out/gpu-check), TOLERANCE (default 0.05), PARTS
 # (default "tests tune replay profile plain ops": a subset runs only those, e.g. when one call to
-# the GPU machine has a time limit; the summary covers what is in OUT).
+# the GPU machine has a time limit; the summary covers what is in OUT), TESTS (part 1: only
+# these test programs, e.g. "device_shim_test plain_cheat_suite_test"; default all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-maxcode-out/gpu-check}
@@ -45,6 +46,7 @@ want tests && echo "== 1. GPU tests (label gpu)"
 # so that nothing depends on the path they were built at.
 export MAXCODE_SOURCE_DIR=$PWD MAXCODE_BINARY=$PWD/build/maxcode
 want tests && for t in build/tests/*_test; do
+  [ -z "${TESTS:-}" ] || [[ " $TESTS " == *" $(basename "$t") "* ]] || continue
   # The bundle's shared libraries (libgit2 and others Ubuntu lacks) are beside maxcode.
   LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} MAXCODE_GPU_TEST_OUT=$out "$t" 2>&1 | tee "$out/$(basename "$t").log" | grep -E "^(cheat|fault) |^A/A|OK \]|FAILED|Failure|expected|Skipped" 
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

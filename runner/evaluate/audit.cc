@@ -92,8 +92,8 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
     }
   }
   if (in.shim_problem == kTimedByKernels) {
-    a.call_check = "per-launch consistency of the counted kernels (CUPTI); the call shim does not wrap GPU "
-                   "launchers yet, so inputs are not perturbed nor outputs poisoned";
+    a.call_check = "per-launch consistency of the counted kernels (CUPTI); the call shim could not be made "
+                   "on this GPU launcher (see the warnings), so inputs are not perturbed nor outputs poisoned";
     weak.push_back("its outputs are not poisoned nor its inputs perturbed by maxcode (a GPU launcher): "
                    "per-launch consistency guards against skipped work, the printed output against the rest");
   } else if (!in.shim_problem.empty()) {

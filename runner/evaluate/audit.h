@@ -47,7 +47,8 @@ struct AuditInputs {
   std::vector<VaryingField> varying;           // numbers not compared (timings the benchmark prints)
 };
 
-// AuditInputs::shim_problem for a benchmark timed by its kernels.
+// AuditInputs::shim_problem for a benchmark timed by its kernels on which the call check
+// could not be made (it keeps the GPU defences only).
 inline constexpr const char* kTimedByKernels = "timed by its kernels";
 
 BenchmarkAudit audit_benchmark(const AuditInputs& inputs);

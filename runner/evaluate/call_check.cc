@@ -1,14 +1,19 @@
 // The call check and the shimmed runs (call_shim.h, runner/inject/shim_runtime.cc).
 //
-// Every wall-clock benchmark whose calls of the target the shim can see is run, checked
-// and timed alike, on a build of each side with the shim: the original's at setup (the
+// Every benchmark timed by the wall clock or by its kernels whose calls of the target
+// the shim can see is run, checked and timed alike, on a build of each side with the shim: the original's at setup (the
 // benchmark audit, the sizes of outputs the signature does not give, its per-call
 // outputs with the reference perturbation), each candidate's before timing (rejected
 // when its per-call times show a cache or skipped calls, or when any call's output
 // differs from the original's on the same perturbed inputs), and both sides in every
 // timing round, with a perturbation drawn for that round (timing.cc). Where no output
 // can be compared per call, or the inputs cannot be changed between calls, no claim may
-// rest on the benchmark: the verdict is "unverifiable", with what to add.
+// rest on the benchmark: the verdict is "unverifiable", with what to add. A GPU host
+// launcher's pointer arguments are device memory: the runtime sizes them by their
+// allocation and copies them through the host (shim_runtime.cc); its runs are timed by
+// CUPTI's kernel records as before, held against the original's shimmed run. Where the
+// check cannot be made on a GPU benchmark, it keeps the GPU defences it had before the
+// shim reached it (per-launch consistency, the launch audit, the witness), with a warning.
 #include <algorithm>
 
 #include "runner/evaluate/call_consistency.h"
@@ -33,14 +38,14 @@ constexpr std::size_t kMaxRecordFile = 256u << 20;
 // the original's number of calls, within [kMinCap, kMaxCap].
 constexpr std::uint64_t kRecordBudget = 64u << 20, kMinCap = 4096, kMaxCap = 4u << 20;
 
-// The benchmarks the call check runs: those timed by the wall clock (a GPU benchmark's
-// host launcher returns before its kernels finish; gpu_checks.cc covers those; a Google
-// Benchmark program calls the target millions of times, one record line each).
-bool checked_by_calls(const BenchmarkConfig& bench) { return bench.metric == "wall"; }
+// The benchmarks the call check runs: those timed by the wall clock or by their kernels
+// (the runtime synchronizes after each call of a GPU launcher, so its outputs are
+// complete when read); not a Google Benchmark program, which calls the target millions
+// of times, one record line each.
+bool checked_by_calls(const BenchmarkConfig& bench) { return bench.metric == "wall" || bench.metric == "kernels"; }
 
 // Why the call check leaves out a benchmark that checked_by_calls() refuses.
-std::string not_checked_by_calls(const BenchmarkConfig& bench) {
-  if (bench.metric == "kernels") return kTimedByKernels;
+std::string not_checked_by_calls(const BenchmarkConfig&) {
   return "a Google Benchmark program calls the target for as many iterations as fill its time, too many to "
          "record one by one";
 }
@@ -78,17 +83,7 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
   return workspace / (".maxcode-calls-" + shim_tag_);
 }
 
-std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
-                                              const std::map<std::string, std::string>& overrides, std::size_t b,
-                                              std::uint64_t key, bool discover, ShimProblem& problem, bool timed,
-                                              double* wall_s, int slot) {
-  const BenchmarkConfig& bench = config_.benchmarks[b];
-  // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
-  const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot >= 0 ? slot : static_cast<int>(shim_slot_++ % 2)) +
-                                       "-" + std::to_string(b));
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
-  fs::create_directories(dir);
+void Evaluator::write_shim_config(const fs::path& dir, std::size_t b, std::uint64_t key, bool discover) const {
   std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
   if (call_baselines_.size() > b && call_baselines_[b]) {
     config += "cap " + std::to_string(call_baselines_[b]->cap) + "\n";
@@ -96,13 +91,59 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
       config += "size " + name + " " + std::to_string(bytes) + "\n";
   }
   write_text_exact(dir / "config", config);
+}
+
+std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
+                                              const std::map<std::string, std::string>& overrides, std::size_t b,
+                                              std::uint64_t key, bool discover, ShimProblem& problem, bool timed,
+                                              double* wall_s, int slot, const GpuDevice* device) {
+  const BenchmarkConfig& bench = config_.benchmarks[b];
+  const bool kernels = bench.metric == "kernels";
+  // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
+  const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot >= 0 ? slot : static_cast<int>(shim_slot_++ % 2)) +
+                                       "-" + std::to_string(b));
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  fs::create_directories(dir);
+  write_shim_config(dir, b, key, discover);
   std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())},
                                                        {"MAXCODE_SHIM_DIR", dir.string()},
                                                        {"LD_PRELOAD", shim_library_}};
   const std::string label = (timed ? "timing " : std::string("call check ")) + bench.name +
                             (key ? " (perturbed)" : " (observed)");
-  auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {},
-                    {fs::path(shim_library_).parent_path().string()});
+  // A benchmark timed by its kernels runs under the CUPTI injection, as every run of it
+  // does: checked and timed runs look alike to the candidate.
+  GpuRun gpu;
+  std::vector<std::string> readable{fs::path(shim_library_).parent_path().string()};
+  if (kernels) {
+    gpu = gpu_run(ws, device ? device : &devices_.front());
+    env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+    readable.insert(readable.end(), gpu.readable_paths.begin(), gpu.readable_paths.end());
+  }
+  struct RemoveGpuDir {
+    const fs::path& dir;
+    ~RemoveGpuDir() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+  } remove_gpu_dir{gpu.dir};
+  std::unique_ptr<ClockMonitor> clock;
+  std::unique_ptr<GpuProcessMonitor> processes;
+  if (kernels && device && timed) {
+    clock = std::make_unique<ClockMonitor>(device->nvml);
+    // Every process of the run holding a context on the GPU, to be matched with the
+    // processes that reported their kernels.
+    processes = monitor_gpu_processes(device->nvml);
+  }
+  auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env,
+                    [&processes](long pid) {
+                      if (processes) processes->started(pid);
+                    },
+                    readable);
+  std::optional<ClockSample> clock_sample;
+  GpuProcessCount gpu_processes;
+  if (clock) clock_sample = clock->stop();
+  if (processes) gpu_processes = processes->stop();
   if (wall_s) *wall_s = r.outcome.wall_s;
   if (!r.tampered.empty()) {
     problem = {r.tampering("the " + label + " run"), true};
@@ -116,11 +157,22 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   ShimRun run;
   run.out = r.outcome.out;
   run.dir = dir;
+  run.clock = clock_sample;
+  run.gpu_processes = gpu_processes;
   try {
     run.records = read_call_records(dir);
   } catch (const std::exception& error) {
     problem.reason = error.what();
     return std::nullopt;
+  }
+  if (kernels) {
+    try {
+      run.kernels = gpu_records(gpu);
+    } catch (const std::exception& error) {
+      // The channel of the records was tampered with, or a record file is unreadable.
+      problem = {"benchmark '" + bench.name + "' (" + label + "): " + error.what(), true};
+      return std::nullopt;
+    }
   }
   return run;
 }
@@ -312,12 +364,29 @@ void Evaluator::prepare_call_check() {
         in.shim_problem = why.reason;
         baseline.unverifiable = "the benchmark fails under the call shim: " + why.reason;
       }
+      if (bench.metric == "kernels" && baseline.shimmed && baseline.unverifiable.empty()) {
+        const std::optional<RunKernels>& k = baseline.reference.kernels;
+        if (!k || k->processes() == 0)
+          baseline.unverifiable = "no GPU activity was recorded in its run under the call shim";
+        else if (!k->messages.empty())
+          baseline.unverifiable = "CUPTI reported, under the call shim: " + join(k->messages, "; ");
+      }
       call_baselines_[b] = std::move(baseline);
     } else if (checked_by_calls(bench) && !target_.function.empty()) {
       CallBaseline baseline;
       baseline.unverifiable = "the call check cannot be made (" + in.shim_problem + "), so a result kept between "
                               "calls or work skipped on some calls would not be seen; " + kWhatToAdd;
       call_baselines_[b] = std::move(baseline);
+    }
+    if (bench.metric == "kernels" && call_baselines_[b] && !call_baselines_[b]->unverifiable.empty()) {
+      // A GPU benchmark keeps the defences it had before the shim reached GPU launchers
+      // (CUPTI's per-launch consistency, the launch audit, the traffic floor, the witness):
+      // it is timed plain, not judged unverifiable, and the loss is said.
+      warnings_.push_back("no per-call check of the outputs on GPU benchmark '" + bench.name + "': " +
+                          call_baselines_[b]->unverifiable +
+                          "; it is judged by its kernels' activity only (per-launch consistency, the witness)");
+      call_baselines_[b] = std::nullopt;
+      in.shim_problem = kTimedByKernels;
     }
     if (call_baselines_[b] && !call_baselines_[b]->unverifiable.empty())
       warnings_.push_back("no speedup can be claimed on benchmark '" + bench.name +
@@ -410,6 +479,16 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
       e.reason = "call check of '" + bench.name + "' (inputs perturbed and outputs compared on every call): " + differs;
       e.mismatch = e.reason;
       return false;
+    }
+    if (run->kernels && original.kernels) {
+      // Where its work went, against the original's run under the same shim.
+      const std::string why =
+          check_gpu_run(b, *run->kernels, selections_[b].seconds(*run->kernels), &*original.kernels);
+      if (!why.empty()) {
+        e.verdict = Verdict::kRejected;
+        e.reason = "call check of '" + bench.name + "': " + why;
+        return false;
+      }
     }
     std::size_t compared = 0;
     for (const CallRecord& record : original.records) compared += record.outputs.size();

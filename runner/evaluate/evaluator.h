@@ -29,6 +29,7 @@
 #include "runner/evaluate/gpu/devices.h"
 #include "runner/evaluate/gpu/kernel_time.h"
 #include "runner/evaluate/gpu/ncu.h"
+#include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu/record_socket.h"
 #include "runner/evaluate/gpu/witness.h"
 #include "runner/evaluate/test_results.h"
@@ -61,6 +62,12 @@ struct ShimRun {
   std::vector<CallRecord> records;
   std::string out;
   std::filesystem::path dir;  // where the records' out-*.bin files are
+  // A benchmark timed by its kernels: CUPTI's record of the run (the shim's copies are
+  // memcpy and memset activity, never kernel time), and, when it ran on a session's
+  // device, the GPU processes seen and the clock.
+  std::optional<RunKernels> kernels;
+  GpuProcessCount gpu_processes;
+  std::optional<ClockSample> clock;
 };
 
 // A candidate turned into file contents, checked against the scope rule.
@@ -223,7 +230,10 @@ class Evaluator {
   RunKernels gpu_records(GpuRun& run);
   // Checks a run of benchmark `b` against the original's GPU activity and the
   // roofline; empty when it may be timed, else the reason it is rejected.
-  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const;
+  // `original`: the original's run to hold it against (its shimmed run, for a shimmed
+  // one: the shim's copies are on both sides); null: the original's plain run.
+  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+                            const RunKernels* original = nullptr) const;
   void prepare_gpu();
   // Called with the original's second run for seed 0 (`again`): fills varying_[b], or
   // throws SetupError when the runs differ in more than numbers at fixed places.
@@ -234,14 +244,15 @@ class Evaluator {
   // Every "kernels" benchmark once under ncu_duration_argv: its kernels, per benchmark
   // (empty for the others); nullopt with `problem` set when a run fails or its log
   // cannot be read.
-  std::optional<std::vector<std::vector<NcuKernel>>> ncu_witness_work(const std::filesystem::path& workspace,
-                                             const std::map<std::string, std::string>& overrides,
-                                             const GpuDevice* device, std::string& problem);
+  // A benchmark timed through the call shim is witnessed on the same shimmed build under
+  // the shim (`side`'s calls workspace), so that ncu sees the launches CUPTI timed.
+  std::optional<std::vector<std::vector<NcuKernel>>> ncu_witness_work(const Side& side, const GpuDevice* device,
+                                                                      std::string& problem);
   // The fixed cost of starting a program in a timed run (sandbox shell, exec, loader),
   // from runs of /bin/true timed the same way; subtracted from CPU wall times so that
   // it does not compress large ratios (timing.cc).
   double measure_process_floor();
-  // The call check (call_check.cc). Every wall-clock benchmark whose calls of the
+  // The call check (call_check.cc). Every wall-clock or kernel-timed benchmark whose calls of the
   // target the shim can see runs, checked and timed alike, on a build with the shim:
   // the original's at setup (the audit, the sizes of unsized outputs, its per-call
   // outputs), each candidate's before timing, and both sides in every timing round.
@@ -251,10 +262,14 @@ class Evaluator {
     std::map<std::string, std::uint64_t> sizes;  // bytes of outputs found by the discovering run
     std::uint64_t cap = 1u << 20;     // bytes recorded per output and call
     ShimRun reference;                // the original's run with kReferenceKey
+    // A benchmark timed by its kernels: the original's GPU activity under the shim
+    // (reference.kernels), which shimmed runs of candidates are checked against.
   };
   void prepare_call_check();
   bool call_check(Evaluation& evaluation, Checked& checked);
   std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
+  // Writes the shim's `config` for a run of benchmark `b` with perturbation `key`.
+  void write_shim_config(const std::filesystem::path& dir, std::size_t b, std::uint64_t key, bool discover) const;
   // Why a shimmed run gave no records; `tampered`: it went behind the harness's back
   // (a rejection), else it failed or wrote records that cannot be read.
   struct ShimProblem {
@@ -266,7 +281,8 @@ class Evaluator {
   std::optional<ShimRun> run_shimmed(Evaluation& evaluation, const std::filesystem::path& ws,
                                      const std::map<std::string, std::string>& overrides, std::size_t b,
                                      std::uint64_t key, bool discover, ShimProblem& problem,
-                                     bool timed = false, double* wall_s = nullptr, int slot = -1);
+                                     bool timed = false, double* wall_s = nullptr, int slot = -1,
+                                     const GpuDevice* device = nullptr);
   // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
   // by call and in what it printed; else the reason.
   std::string compare_shim_runs(std::size_t b, const ShimRun& want, const ShimRun& got,

@@ -56,18 +56,20 @@ RunKernels Evaluator::gpu_records(GpuRun& gpu) {
   return run;
 }
 
-std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds) const {
+std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+                                     const RunKernels* against) const {
   if (run.processes() == 0)
     return "no GPU activity was recorded (CUPTI could not attach, or the program used no CUDA)";
   if (run.dropped > 0)
     return "CUPTI lost " + std::to_string(run.dropped) + " activity records: the kernel time would be incomplete";
-  if (original_runs_[b]) {
-    std::string why = check_against_baseline(*original_runs_[b], run, selections_[b]);
+  const RunKernels* original = against ? against : original_runs_[b] ? &*original_runs_[b] : nullptr;
+  if (original) {
+    std::string why = check_against_baseline(*original, run, selections_[b]);
     if (!why.empty()) return why;
     // After: a candidate with no counted kernel at all keeps that plainer reason.
-    why = check_launch_audit(*original_runs_[b], run);
+    why = check_launch_audit(*original, run);
     if (!why.empty()) return why;
-    why = check_launch_consistency(*original_runs_[b], run, selections_[b]);
+    why = check_launch_consistency(*original, run, selections_[b]);
     if (!why.empty()) return "per-call consistency: " + why;
   }
   if (floors_[b] > 0 && seconds < floors_[b])
@@ -212,14 +214,34 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
   }
 }
 
-std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
-    const fs::path& ws, const std::map<std::string, std::string>& overrides, const GpuDevice* device,
-    std::string& problem) {
+std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(const Side& side,
+                                                                                 const GpuDevice* device,
+                                                                                 std::string& problem) {
   const std::string ncu = find_cuda_tool("ncu");
   std::vector<std::vector<NcuKernel>> runs(config_.benchmarks.size());
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
     if (bench.metric != "kernels") continue;
+    // Timed through the shim: witnessed through it too (its shimmed build, the shim
+    // loaded into the benchmark's processes only, not into ncu's own), so that ncu and
+    // CUPTI see the same launches in the same state of the caches.
+    const bool shimmed = call_baselines_.size() > b && call_baselines_[b] && call_baselines_[b]->shimmed &&
+                         !side.calls_workspace.empty();
+    const fs::path& ws = shimmed ? side.calls_workspace : side.workspace;
+    const std::map<std::string, std::string>& overrides = shimmed ? side.calls_files : side.files;
+    std::string command = bench.command;
+    std::vector<std::string> readable;
+    if (shimmed) {
+      const fs::path dir = call_dir(ws) / ("witness-" + std::to_string(b));
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+      fs::create_directories(dir);
+      write_shim_config(dir, b, reference_key_, false);
+      // Added to ncu's own LD_PRELOAD (its injection into the benchmark), never replacing it.
+      command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) + " LD_PRELOAD=" + shell_quote(shim_library_) +
+                "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
+      readable.push_back(fs::path(shim_library_).parent_path().string());
+    }
     std::uint64_t tag = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -232,8 +254,8 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(
     auto env = device_env(device);
     env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
     Evaluation scratch;
-    auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), bench.command)), ws,
-                      config_.gpu.ncu_timeout_s, overrides, env);
+    auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), command)), ws,
+                      config_.gpu.ncu_timeout_s, overrides, env, {}, readable);
     std::string text;
     std::error_code ec;
     try {
@@ -311,7 +333,7 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
     if (!witness_original_tried_) {
       witness_original_tried_ = true;
       progress_.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
-      witness_original_ = ncu_witness_work(baseline_workspace_, {}, session.device, witness_original_problem_);
+      witness_original_ = ncu_witness_work(baseline_side(), session.device, witness_original_problem_);
     }
     if (!witness_original_) return not_witnessed("the original under ncu: " + witness_original_problem_);
     original_ncu = *witness_original_;
@@ -321,7 +343,7 @@ WitnessRecord Evaluator::witness(Checked& c, const Session& session, double clai
   if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(why);
 
   std::string problem;
-  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(c.workspace, c.materialized.files, session.device, problem);
+  if (!c.witness_ncu) c.witness_ncu = ncu_witness_work(side_of(c), session.device, problem);
   if (!c.witness_ncu) {
     // The original ran under ncu: a candidate that cannot is not witnessed, and so
     // cannot win.

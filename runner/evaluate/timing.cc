@@ -55,8 +55,9 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       Evaluation scratch;
       ShimProblem problem;
       double wall = 0;
+      const bool kernels = bench.metric == "kernels";
       auto run = run_shimmed(scratch, side.calls_workspace, side.calls_files, b, session.shim_key, false, problem,
-                             true, &wall, session.shim_slot);
+                             true, &wall, session.shim_slot, kernels ? session.device : nullptr);
       if (!run) {
         failure = problem.reason + (problem.tampered ? "" : " during timing");
         failure_verdict_out = problem.tampered ? Verdict::kRejected : Verdict::kCrashed;
@@ -64,9 +65,41 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
           if (step.status.find("timed out") != std::string::npos) failure_verdict_out = Verdict::kTimeout;
         return -1;
       }
-      session.shim_runs[b] = std::move(*run);
-      total += std::max(wall - process_floor_s_, 0.05 * wall);
       session.child_s += wall;
+      if (kernels) {
+        // Kernel time from CUPTI's records of this checked run: the shim's copies, syncs
+        // and L2 flush are memcpy and memset activity or host time, none of it counted;
+        // its copies are held against the original's shimmed run, which made the same.
+        double seconds = 0;
+        std::string why;
+        try {
+          if (!run->kernels) throw std::runtime_error("no GPU activity was read");
+          const RunKernels& k = *run->kernels;
+          seconds = selections_[b].seconds(k);
+          const std::optional<RunKernels>& original = call_baselines_[b]->reference.kernels;
+          why = check_gpu_run(b, k, seconds, original ? &*original : nullptr);
+          if (why.empty() && session.device) why = check_gpu_processes(run->gpu_processes, k.processes());
+          session.kernels = to_json(k, selections_[b]);
+          session.runs[b] = k;
+          if (session.device) session.kernels["gpu_processes"] = to_json(run->gpu_processes);
+        } catch (const std::exception& error) {
+          why = error.what();
+        }
+        if (!why.empty()) {
+          failure = "benchmark '" + bench.name + "' during timing: " + why;
+          failure_verdict_out = Verdict::kRejected;
+          return -1;
+        }
+        if (run->clock) {
+          if (!session.clock) session.clock = run->clock;
+          session.clock->sm_mhz = std::max(session.clock->sm_mhz, run->clock->sm_mhz);
+          session.clock->throttle_reasons |= run->clock->throttle_reasons;
+        }
+        total += seconds;
+      } else {
+        total += std::max(wall - process_floor_s_, 0.05 * wall);
+      }
+      session.shim_runs[b] = std::move(*run);
       continue;
     }
     const bool kernels = bench.metric == "kernels";
@@ -225,11 +258,12 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
     }
     // Every timed run through the shim is a checked run: its calls' outputs and what it
     // printed against the original's in this round. The shim's own work (measured in
-    // the original's run, never the candidate's) is taken off both sides alike.
+    // the original's run, never the candidate's) is taken off both sides alike, where it
+    // is in the time at all: kernel time holds none of it.
     double shim_s = 0;
     for (std::size_t b = 0; b < shim_runs[0].size(); ++b) {
       if (!shim_runs[0][b] || !shim_runs[1][b]) continue;
-      shim_s += shim_overhead_s(shim_runs[0][b]->records);
+      if (config_.benchmarks[b].metric != "kernels") shim_s += shim_overhead_s(shim_runs[0][b]->records);
       // A benchmark that cannot carry a claim (say, an original that does not reproduce
       // its own per-call outputs) is timed, not judged call by call.
       if (!call_baselines_[b]->unverifiable.empty()) continue;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "runner/inject/alloc_sizes.h"
@@ -156,9 +157,16 @@ __attribute__((visibility("default"))) size_t malloc_usable_size(void* user) {
 
 // The shim's question: bytes from `p` to the end of the block that `p` starts; 0 when
 // `p` does not start a block allocated here.
+// Unlike free(), it may be asked about any pointer (a CUDA device address among them,
+// whose page before may be mapped without access): the header is first read through the
+// kernel, which answers EFAULT instead of a fault.
 __attribute__((visibility("default"))) size_t maxcode_alloc_extent(const void* p) {
   void* user = const_cast<void*>(p);
-  return ours(user) ? header_of(user)->size : 0;
+  if (!user || reinterpret_cast<uintptr_t>(user) < sizeof(Header)) return 0;
+  Header copy;
+  iovec local{&copy, sizeof copy}, remote{header_of(user), sizeof copy};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof copy)) return 0;
+  return copy.tag == (kMagic ^ reinterpret_cast<uint64_t>(user)) ? copy.size : 0;
 }
 
 }  // extern "C"

@@ -18,8 +18,21 @@
 // outputs on the stack or in a module's data are written), `size NAME BYTES` (what
 // that found). It writes `calls.txt` and `out-CALL-NAME.bin` there.
 //
+// Device buffers (a CUDA host launcher's arguments): where the program has loaded the
+// CUDA driver (libcuda.so.1, looked up with RTLD_NOLOAD, never loaded by the shim), a
+// pointer argument that the driver knows as device or managed memory is sized by its
+// allocation (up to the next pointer argument in the same allocation), its contents go
+// through a host copy (cuMemcpyDtoH / cuMemcpyHtoD) to be perturbed, poisoned, hashed
+// and recorded exactly as a host buffer's, and the context is synchronized before the
+// inputs are changed and after the call returns, so that the call's time covers its
+// kernels and its outputs are complete when read. The copies are memcpy activity, never
+// kernel time, and the same on both sides of a comparison. Pinned host memory
+// (cudaMallocHost) is read directly, sized by its allocation. In a program without the
+// driver nothing of this runs.
+//
 // Written as C in a C++ file: the program may be C, or carry its own C++ runtime, so
-// the library links nothing but libc.
+// the library links nothing but libc (dlopen and dlsym are in libc since glibc 2.34).
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +162,121 @@ bool readable(const unsigned char* p, unsigned long long bytes) {
   return true;
 }
 
+// The CUDA driver, when the program loaded it: the few entry points the shim needs,
+// by name (the _v2 names are the ones cuda.h maps the plain names to), so that the
+// library has no link dependency on it.
+typedef int (*PointerAttribute)(void*, int, unsigned long long);
+typedef int (*AddressRange)(unsigned long long*, size_t*, unsigned long long);
+typedef int (*CtxGet)(void**);
+typedef int (*CtxPush)(void*);
+typedef int (*CtxPop)(void**);
+typedef int (*CtxSynchronize)(void);
+typedef int (*CopyDtoH)(void*, unsigned long long, size_t);
+typedef int (*CopyHtoD)(unsigned long long, const void*, size_t);
+typedef int (*CtxGetDevice)(int*);
+typedef int (*DeviceAttribute)(int*, int, int);
+typedef int (*MemAlloc)(unsigned long long*, size_t);
+typedef int (*MemsetD8)(unsigned long long, unsigned char, size_t);
+
+// CUpointer_attribute and CUmemorytype values (cuda.h).
+constexpr int kAttrContext = 1, kAttrMemoryType = 2, kAttrIsManaged = 8, kAttrRangeStart = 11, kAttrRangeSize = 12;
+constexpr unsigned kMemoryHost = 1, kMemoryDevice = 2, kMemoryUnified = 4;
+constexpr int kAttrL2CacheSize = 38;  // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
+// A device buffer larger than this is left unsized (not copied to the host per call).
+constexpr unsigned long long kMaxDeviceBytes = 1ULL << 30;
+
+struct Cuda {
+  PointerAttribute attribute;
+  AddressRange range;
+  CtxGet get_current;
+  CtxPush push;
+  CtxPop pop;
+  CtxSynchronize synchronize;
+  CopyDtoH dtoh;
+  CopyHtoD htod;
+  CtxGetDevice get_device;  // these four are optional: the L2 flush
+  DeviceAttribute device_attribute;
+  MemAlloc alloc;
+  MemsetD8 memset8;
+};
+Cuda cuda_api;
+int cuda_ready;  // 0 not found (yet), 2 ready, 3 found but incomplete (never used)
+
+// The driver's entry points, or null while the program has not loaded it (looked up
+// again on a later call: the CUDA runtime loads it at its first call).
+const Cuda* cuda() {
+  const int ready = __atomic_load_n(&cuda_ready, __ATOMIC_ACQUIRE);
+  if (ready == 2) return &cuda_api;
+  if (ready == 3) return nullptr;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return nullptr;
+  Cuda api;
+  api.attribute = reinterpret_cast<PointerAttribute>(dlsym(lib, "cuPointerGetAttribute"));
+  api.range = reinterpret_cast<AddressRange>(dlsym(lib, "cuMemGetAddressRange_v2"));
+  api.get_current = reinterpret_cast<CtxGet>(dlsym(lib, "cuCtxGetCurrent"));
+  api.push = reinterpret_cast<CtxPush>(dlsym(lib, "cuCtxPushCurrent_v2"));
+  api.pop = reinterpret_cast<CtxPop>(dlsym(lib, "cuCtxPopCurrent_v2"));
+  api.synchronize = reinterpret_cast<CtxSynchronize>(dlsym(lib, "cuCtxSynchronize"));
+  api.dtoh = reinterpret_cast<CopyDtoH>(dlsym(lib, "cuMemcpyDtoH_v2"));
+  api.htod = reinterpret_cast<CopyHtoD>(dlsym(lib, "cuMemcpyHtoD_v2"));
+  api.get_device = reinterpret_cast<CtxGetDevice>(dlsym(lib, "cuCtxGetDevice"));
+  api.device_attribute = reinterpret_cast<DeviceAttribute>(dlsym(lib, "cuDeviceGetAttribute"));
+  api.alloc = reinterpret_cast<MemAlloc>(dlsym(lib, "cuMemAlloc_v2"));
+  api.memset8 = reinterpret_cast<MemsetD8>(dlsym(lib, "cuMemsetD8_v2"));
+  const bool complete = api.attribute && api.range && api.get_current && api.push && api.pop && api.synchronize &&
+                        api.dtoh && api.htod;
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&cuda_ready, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (complete) cuda_api = api;
+    __atomic_store_n(&cuda_ready, complete ? 2 : 3, __ATOMIC_RELEASE);
+  }
+  while (__atomic_load_n(&cuda_ready, __ATOMIC_ACQUIRE) == 1) {
+  }
+  return __atomic_load_n(&cuda_ready, __ATOMIC_ACQUIRE) == 2 ? &cuda_api : nullptr;
+}
+
+// What the driver knows of a pointer: 0 nothing (ordinary host memory), 1 pinned host
+// memory, 2 device or managed memory. `end` gets the end of its allocation, `context`
+// the context it belongs to (null: whichever is current).
+int cuda_memory(const Cuda* api, const void* p, unsigned long long* end, void** context) {
+  const unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  unsigned type = 0, managed = 0;
+  *end = 0;
+  *context = nullptr;
+  if (api->attribute(&type, kAttrMemoryType, a) != 0) return 0;
+  if (api->attribute(&managed, kAttrIsManaged, a) != 0) managed = 0;
+  unsigned long long start = 0;
+  size_t size = 0;
+  if (api->attribute(&start, kAttrRangeStart, a) != 0 || api->attribute(&size, kAttrRangeSize, a) != 0 ||
+      size == 0) {
+    start = 0;
+    size = 0;
+    if (type != kMemoryHost && api->range(&start, &size, a) != 0) size = 0;
+  }
+  if (size > 0 && start <= a && a < start + size) *end = start + size;
+  if (api->attribute(context, kAttrContext, a) != 0) *context = nullptr;
+  if (managed || type == kMemoryDevice || type == kMemoryUnified) return 2;
+  return type == kMemoryHost ? 1 : 0;
+}
+
+// The pointer's context made current for the driver calls of one step (none pushed
+// where that context, or any, is current already).
+struct CudaScope {
+  const Cuda* api;
+  bool pushed;
+  CudaScope(const Cuda* a, void* context) : api(a), pushed(false) {
+    void* current = nullptr;
+    if (api->get_current(&current) != 0) current = nullptr;
+    if (context && context != current) pushed = api->push(context) == 0;
+  }
+  ~CudaScope() {
+    void* popped = nullptr;
+    if (pushed) api->pop(&popped);
+  }
+  CudaScope(const CudaScope&) = delete;
+  CudaScope& operator=(const CudaScope&) = delete;
+};
+
 struct Buffer {
   const char* name;
   const char* type;
@@ -158,6 +286,11 @@ struct Buffer {
   unsigned long long entry;
   unsigned char* saved;            // discover: the window as it was
   unsigned long long window;
+  int device;                      // device or managed memory: read and written through `data`
+  unsigned long long device_end;   // the end of its allocation, where the CUDA driver knows it
+  int by_allocation;               // sized by that allocation's end
+  void* context;
+  unsigned char* data;             // what is hashed, perturbed and recorded: p, or a host copy
 };
 
 }  // namespace
@@ -167,6 +300,8 @@ struct maxcode_shim_call {
   long call;
   long long entered, started, ended;
   long long cpu_started, cpu_ended;  // cpu_ns() around the target
+  const Cuda* cuda;  // the driver, where a pointer argument is device memory
+  void* context;     // the first device buffer's context
   int args;
   Buffer arg[kMaxArgs];
   char* text;
@@ -227,14 +362,14 @@ void copy_over(unsigned char* base, unsigned long long n, unsigned long long i) 
 
 void copy_element(Buffer* b, unsigned long long n, unsigned long long i) {
   switch (b->elem) {
-    case 1: copy_over<unsigned char>(b->p, n, i); break;
-    case 2: copy_over<unsigned short>(b->p, n, i); break;
-    case 4: copy_over<unsigned int>(b->p, n, i); break;
-    case 8: copy_over<unsigned long long>(b->p, n, i); break;
+    case 1: copy_over<unsigned char>(b->data, n, i); break;
+    case 2: copy_over<unsigned short>(b->data, n, i); break;
+    case 4: copy_over<unsigned int>(b->data, n, i); break;
+    case 8: copy_over<unsigned long long>(b->data, n, i); break;
     default: {
       unsigned long long j = i + n / 2 + 1;
       if (j >= n) j -= n;
-      memcpy(b->p + i * b->elem, b->p + j * b->elem, b->elem);
+      memcpy(b->data + i * b->elem, b->data + j * b->elem, b->elem);
     }
   }
 }
@@ -294,18 +429,83 @@ void record(maxcode_shim_call* c, const char* name, const char* type, const unsi
   say(c, line);
 }
 
+// A device buffer's contents to the host copy and back; false where the driver failed
+// (the buffer is then left out of this call's records).
+bool device_to_host(maxcode_shim_call* c, Buffer* b) {
+  CudaScope scope(c->cuda, b->context);
+  return c->cuda->dtoh(b->data, reinterpret_cast<unsigned long long>(b->p), b->bytes) == 0;
+}
+
+bool host_to_device(maxcode_shim_call* c, Buffer* b) {
+  CudaScope scope(c->cuda, b->context);
+  return c->cuda->htod(reinterpret_cast<unsigned long long>(b->p), b->data, b->bytes) == 0;
+}
+
+// All work of the context done: before the inputs are read and changed, after the
+// changed inputs are written back, and after the call, before its outputs are read.
+void synchronize(maxcode_shim_call* c) {
+  if (!c->cuda) return;
+  CudaScope scope(c->cuda, c->context);
+  c->cuda->synchronize();
+}
+
+// The shim's copies pass through the GPU's L2 cache, which would leave the call's
+// inputs there warmer than the benchmark left them: after them, a memset of twice the
+// L2's size (memset activity, never kernel time; the same on both sides) pushes them out.
+// The scratch buffer is allocated once, in the first device buffer's context.
+struct Flush {
+  int state;  // 0 not tried, 1 being set up, 2 ready, 3 unavailable
+  unsigned long long scratch;
+  size_t bytes;
+  void* context;
+};
+Flush flush_state;
+
+void flush_l2(maxcode_shim_call* c) {
+  const Cuda* api = c->cuda;
+  if (!api || !api->get_device || !api->device_attribute || !api->alloc || !api->memset8) return;
+  Flush* f = &flush_state;
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&f->state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    CudaScope scope(api, c->context);
+    int device = 0, l2 = 0;
+    bool ok = api->get_device(&device) == 0 && api->device_attribute(&l2, kAttrL2CacheSize, device) == 0 && l2 > 0;
+    f->bytes = 2 * static_cast<size_t>(l2);
+    ok = ok && api->alloc(&f->scratch, f->bytes) == 0;
+    f->context = c->context;
+    __atomic_store_n(&f->state, ok ? 2 : 3, __ATOMIC_RELEASE);
+  }
+  if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) != 2) return;
+  CudaScope scope(api, f->context);
+  api->memset8(f->scratch, static_cast<unsigned char>(c->call & 1 ? 0x5A : 0xA5), f->bytes);
+}
+
+void drop_copy(Buffer* b) {
+  if (b->device && b->data) free(b->data);
+  b->data = nullptr;
+  b->bytes = 0;
+}
+
 void before(maxcode_shim_call* c, Buffer* b) {
   State* s = c->s;
   if (!b->p) return;
   if (b->bytes) {
-    if (b->input && s->key) perturb(b, s->key, c->call);
-    if (b->poison && s->key) memset(b->p, b->floating ? 0xFF : 0xA5, b->bytes);
-    b->entry = hash(b->p, b->bytes);
+    if (b->device) {
+      b->data = static_cast<unsigned char*>(malloc(b->bytes));
+      if (!b->data || !device_to_host(c, b)) return drop_copy(b);
+    } else {
+      b->data = b->p;
+    }
+    bool changed = false;
+    if (b->input && s->key) perturb(b, s->key, c->call), changed = true;
+    if (b->poison && s->key) memset(b->data, b->floating ? 0xFF : 0xA5, b->bytes), changed = true;
+    if (b->device && changed && !host_to_device(c, b)) return drop_copy(b);
+    b->entry = hash(b->data, b->bytes);
     return;
   }
   // An unsized output on the stack or in a module's data: fill a window after it with a
   // pattern (0xA5, then 0x5A on the next call) and see how far the call writes.
-  if (!b->input && s->discover && c->call < 2) {
+  if (!b->input && !b->device && s->discover && c->call < 2) {
     unsigned long long end = 0;
     if (region(b->p, &end) == 0 || end <= reinterpret_cast<unsigned long long>(b->p)) return;
     b->window = end - reinterpret_cast<unsigned long long>(b->p);
@@ -334,10 +534,12 @@ void after(maxcode_shim_call* c, Buffer* b) {
     return;
   }
   if (!b->bytes) return;
+  if (b->device && !device_to_host(c, b)) return drop_copy(b);
   snprintf(line, sizeof line, "arg %ld %s %s %p %llu %016llx %016llx\n", c->call, b->name, b->input ? "in" : "out",
-           static_cast<const void*>(b->p), b->bytes / b->elem, b->entry, hash(b->p, b->bytes));
+           static_cast<const void*>(b->p), b->bytes / b->elem, b->entry, hash(b->data, b->bytes));
   say(c, line);
-  if (!b->input) record(c, b->name, b->type, b->p, b->elem, b->bytes);
+  if (!b->input) record(c, b->name, b->type, b->data, b->elem, b->bytes);
+  if (b->device) drop_copy(b);
 }
 
 }  // namespace
@@ -365,29 +567,70 @@ EXPORT void maxcode_shim_arg(maxcode_shim_call* c, const char* name, const char*
   b->elem = elem;
   b->input = input;
   b->floating = floating;
+  b->data = b->p;
   if (!p) return;
+  // Memory the CUDA driver knows: device (or managed) memory goes through host copies;
+  // pinned host memory is read directly; either is sized by its allocation.
+  int kind = 0;
+  const unsigned long long at = reinterpret_cast<unsigned long long>(p);
+  if (const Cuda* api = cuda()) {
+    void* context = nullptr;
+    kind = cuda_memory(api, p, &b->device_end, &context);
+    if (kind == 2) {
+      b->device = 1;
+      b->context = context;
+      b->data = nullptr;
+      if (!c->cuda) c->cuda = api;
+      if (!c->context) c->context = context;
+    }
+  }
+  const unsigned long long allocated = b->device_end > at ? b->device_end - at : 0;
   if (declared >= 0) {
     b->bytes = static_cast<unsigned long long>(declared) * elem;
     b->poison = !input;  // a declared output is written whole by the target
-    if (!readable(b->p, b->bytes)) b->bytes = 0;
+    if (b->device ? b->bytes > allocated || b->bytes > kMaxDeviceBytes : !readable(b->p, b->bytes)) b->bytes = 0;
     return;
   }
   // Found sizes are never poisoned: the buffer may be read as well as written.
-  for (int i = 0; i < c->s->sizes; ++i)
-    if (strcmp(c->s->size_name[i], name) == 0) b->bytes = c->s->size_bytes[i];
-  if (!b->bytes) b->bytes = maxcode_alloc_extent(p);
+  if (b->device) {
+    b->bytes = allocated <= kMaxDeviceBytes ? allocated : 0;
+    b->by_allocation = 1;
+  } else {
+    for (int i = 0; i < c->s->sizes; ++i)
+      if (strcmp(c->s->size_name[i], name) == 0) b->bytes = c->s->size_bytes[i];
+    if (!b->bytes) b->bytes = maxcode_alloc_extent(p);
+    if (!b->bytes && kind == 1 && readable(b->p, allocated)) b->bytes = allocated, b->by_allocation = 1;
+  }
   b->bytes -= b->bytes % elem;
 }
 
 EXPORT void maxcode_shim_call_begin(maxcode_shim_call* c) {
   if (!c) return;
+  // A buffer sized by its allocation ends where another pointer argument into the same
+  // allocation begins (one allocation split into the input and the output).
+  for (int i = 0; i < c->args; ++i) {
+    Buffer* a = &c->arg[i];
+    if (!a->by_allocation || !a->bytes) continue;
+    for (int j = 0; j < c->args; ++j) {
+      const Buffer* o = &c->arg[j];
+      if (o->p > a->p && o->p < a->p + a->bytes && o->device_end == a->device_end) {
+        a->bytes = static_cast<unsigned long long>(o->p - a->p);
+        a->bytes -= a->bytes % a->elem;
+      }
+    }
+  }
+  synchronize(c);
   for (int i = 0; i < c->args; ++i) before(c, &c->arg[i]);
+  flush_l2(c);
+  synchronize(c);
   c->cpu_started = cpu_ns();
   c->started = now_ns();
 }
 
 EXPORT void maxcode_shim_call_end(maxcode_shim_call* c) {
   if (!c) return;
+  // The call's kernels are part of its time, and its outputs complete when read.
+  synchronize(c);
   c->ended = now_ns();
   c->cpu_ended = cpu_ns();
   for (int i = 0; i < c->args; ++i) after(c, &c->arg[i]);

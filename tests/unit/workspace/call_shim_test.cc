@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "runner/util/files.h"
 #include "runner/instrument/inject_paths.h"
 #include "runner/util/process.h"
@@ -230,6 +232,158 @@ TEST(CallShim, SizesAHeapOutputFromItsBlock) {
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_NE(read_text(records / "calls.txt").find("out 2 bins uint32_t 16 1 0"), std::string::npos)
       << read_text(records / "calls.txt");
+}
+
+
+// Device buffers, without a GPU: a stand-in for the CUDA driver (libcuda.so.1, the few
+// entry points the runtime looks up) whose "device memory" is address space the program
+// cannot touch (PROT_NONE) backed by a host shadow, and whose "kernel" runs only at the
+// next synchronization. The runtime finds the buffers and their sizes through the
+// driver (two integer parameters: no interface), perturbs the input on the device,
+// synchronizes before reading, and records the output of every call.
+TEST(CallShim, RecordsAndPerturbsDeviceBuffersThroughTheDriver) {
+  TempDir dir;
+  write_text(dir / "fakecuda.c",
+             "#include <string.h>\n#include <stdlib.h>\n#include <sys/mman.h>\n"
+             "typedef struct { unsigned long long at; size_t n; unsigned char* shadow; } A;\n"
+             "static A allocs[8]; static int nallocs;\n"
+             "static const float* pin; static float* pout; static size_t pn; static int pending;\n"
+             "unsigned long long fake_bytes_copied;\n"
+             "static A* find(unsigned long long p) { for (int i = 0; i < nallocs; ++i)\n"
+             "  if (p >= allocs[i].at && p < allocs[i].at + allocs[i].n) return &allocs[i]; return 0; }\n"
+             "void* fake_alloc(size_t n) { void* p = mmap(0, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+             "  allocs[nallocs].at = (unsigned long long)p; allocs[nallocs].n = n;\n"
+             "  allocs[nallocs++].shadow = calloc(1, n); return p; }\n"
+             "float* fake_shadow(const void* p) { A* a = find((unsigned long long)p);\n"
+             "  return (float*)(a->shadow + ((unsigned long long)p - a->at)); }\n"
+             "void fake_launch(const float* in, float* out, size_t n) { pin = in; pout = out; pn = n; pending = 1; }\n"
+             "int cuCtxSynchronize(void) { if (pending) { const float* i = fake_shadow(pin); float* o = fake_shadow(pout);\n"
+             "  for (size_t k = 0; k < pn; ++k) o[k] = 2 * i[k]; pending = 0; } return 0; }\n"
+             "int cuPointerGetAttribute(void* d, int attr, unsigned long long p) { A* a = find(p); if (!a) return 1;\n"
+             "  if (attr == 1) *(void**)d = (void*)0x1234; else if (attr == 2) *(unsigned*)d = 2;\n"
+             "  else if (attr == 8) *(unsigned*)d = 0; else if (attr == 11) *(unsigned long long*)d = a->at;\n"
+             "  else if (attr == 12) *(size_t*)d = a->n; else return 1; return 0; }\n"
+             "int cuMemGetAddressRange_v2(unsigned long long* b, size_t* n, unsigned long long p) { A* a = find(p);\n"
+             "  if (!a) return 1; *b = a->at; *n = a->n; return 0; }\n"
+             "int cuCtxGetCurrent(void** c) { *c = (void*)0x1234; return 0; }\n"
+             "int cuCtxPushCurrent_v2(void* c) { (void)c; return 0; }\n"
+             "int cuCtxPopCurrent_v2(void** c) { *c = 0; return 0; }\n"
+             "int cuMemcpyDtoH_v2(void* dst, unsigned long long src, size_t n) { A* a = find(src); if (!a) return 1;\n"
+             "  memcpy(dst, a->shadow + (src - a->at), n); fake_bytes_copied += n; return 0; }\n"
+             "int cuMemcpyHtoD_v2(unsigned long long dst, const void* src, size_t n) { A* a = find(dst); if (!a) return 1;\n"
+             "  memcpy(a->shadow + (dst - a->at), src, n); fake_bytes_copied += n; return 0; }\n");
+  const std::string target =
+      "#include <cstddef>\n"
+      "extern \"C\" void fake_launch(const float* in, float* out, std::size_t n);\n"
+      "// an asynchronous launch: the work is done at the next synchronization\n"
+      "void scale(const float* in, float* out, int w, int h) { fake_launch(in, out, (std::size_t)w * h); }\n";
+  ShimPlan plan = plan_of(target, "scale");
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_EQ(plan.interface, "none") << "two integer parameters: nothing sizes the buffers";
+  write_text(dir / "scale.cc", add_call_shim(target, find_definition(target, "scale", "t"), plan, {"d1"}));
+  write_text(dir / "main.cc",
+             "#include <cstdio>\n#include <cstddef>\n"
+             "extern \"C\" void* fake_alloc(std::size_t);\nextern \"C\" float* fake_shadow(const void*);\n"
+             "extern \"C\" int cuCtxSynchronize(void);\n"
+             "void scale(const float* in, float* out, int w, int h);\n"
+             "int main() {\n  const int w = 64, h = 32, n = w * h;\n"
+             "  float* in = (float*)fake_alloc(n * sizeof(float));\n"
+             "  float* out = (float*)fake_alloc(n * sizeof(float));\n"
+             "  for (int i = 0; i < n; ++i) fake_shadow(in)[i] = (float)(i % 7), fake_shadow(out)[i] = -1;\n"
+             "  for (int k = 0; k < 3; ++k) scale(in, out, w, h);\n  cuCtxSynchronize();\n"
+             "  double s = 0;\n  for (int i = 0; i < n; ++i) s += (double)fake_shadow(out)[i] * (i + 1);\n"
+             "  std::printf(\"%.1f\\n\", s);\n}\n");
+  Command build;
+  build.shell =
+      "gcc -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -o libcuda.so.1 fakecuda.c && "
+      "g++ -std=c++17 -O1 -o prog main.cc scale.cc ./libcuda.so.1 -Wl,-rpath,'$ORIGIN'";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  Command plain;
+  plain.shell = "./prog";
+  plain.cwd = dir.path().string();
+  const std::string unshimmed = run(plain).out;
+  ASSERT_FALSE(unshimmed.empty());
+
+  const fs::path records = dir / "records";
+  Outcome observed = run_with_runtime(dir.path(), "./prog", records, "key 0\n");
+  ASSERT_TRUE(observed.ok()) << observed.err;
+  EXPECT_EQ(observed.out, unshimmed) << "key 0 leaves the device input alone";
+  const std::string calls = read_text(records / "calls.txt");
+  EXPECT_NE(calls.find("arg 1 in in "), std::string::npos) << "the device input is sized by its allocation: " << calls;
+  EXPECT_NE(calls.find("out 2 out float 2048 1 0"), std::string::npos) << "every call's device output: " << calls;
+  const std::string first = read_text(records / "out-0-out.bin");
+  ASSERT_EQ(first.size(), 2048 * sizeof(float));
+  float value[3];
+  std::memcpy(value, first.data(), sizeof value);
+  EXPECT_EQ(value[0], 0.f) << "read after the launch's work was done (not the -1 it held before)";
+  EXPECT_EQ(value[1], 2.f);
+  EXPECT_EQ(value[2], 4.f);
+
+  Outcome perturbed = run_with_runtime(dir.path(), "./prog", records, "key 12345\n");
+  ASSERT_TRUE(perturbed.ok()) << perturbed.err;
+  EXPECT_NE(perturbed.out, unshimmed) << "the device input was perturbed before the calls";
+  Outcome again = run_with_runtime(dir.path(), "./prog", records, "key 12345\n");
+  EXPECT_EQ(again.out, perturbed.out) << "one key, one perturbation";
+  const std::string out2 = read_text(records / "out-2-out.bin");
+  ASSERT_EQ(out2.size(), 2048 * sizeof(float));
+  for (std::size_t i = 0; i < 2048; ++i) {
+    float v;
+    std::memcpy(&v, out2.data() + i * sizeof v, sizeof v);
+    ASSERT_TRUE(v >= 0 && v <= 12 && v == static_cast<float>(static_cast<int>(v))) << "element " << i << ": " << v;
+  }
+}
+
+// In a program without the CUDA driver, a pointer the kernel does not map (what a device
+// address looks like to the host) is left alone: neither sized nor read.
+TEST(CallShim, LeavesAnUnknownUnmappedPointerAlone) {
+  TempDir dir;
+  const std::string target = "void scale(const float* in, float* out, int w, int h) { (void)in; (void)out; (void)w; (void)h; }\n";
+  ShimPlan plan = plan_of(target, "scale");
+  write_text(dir / "scale.cc", add_call_shim(target, find_definition(target, "scale", "t"), plan, {"d2"}));
+  write_text(dir / "main.cc",
+             "#include <cstdio>\n#include <sys/mman.h>\n"
+             "void scale(const float* in, float* out, int w, int h);\n"
+             "int main() {\n  char* p = (char*)mmap(0, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+             "  for (int k = 0; k < 2; ++k) scale((const float*)(p + 4096), (float*)(p + 8192), 4, 4);\n"
+             "  std::printf(\"ok\\n\");\n}\n");
+  Command build;
+  build.shell = "g++ -std=c++17 -O1 -o prog main.cc scale.cc";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  const fs::path records = dir / "records";
+  Outcome r = run_with_runtime(dir.path(), "./prog", records, "key 5\ndiscover 1\n");
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+  EXPECT_EQ(read_text(records / "calls.txt").find("out 1 out"), std::string::npos);
+}
+
+
+// The shim around a real CUDA host launcher (examples/cuda-plain's blur) compiles with
+// nvcc, where the toolkit is installed (it is on the build machine; nothing runs).
+TEST(CallShim, ACudaLauncherWithTheShimCompilesWithNvcc) {
+  const fs::path nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
+  TempDir dir;
+  const fs::path example = testing::source_path("examples/cuda-plain");
+  const std::string file = read_text(example / "src/blur.cu");
+  ShimPlan plan = plan_of(file, "blur");
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  write_text(dir / "blur.cu", add_call_shim(file, find_definition(file, "blur", "blur.cu"), plan, {"g1"}));
+  Command build;
+  build.shell = nvcc.string() + " -std=c++17 -c -I " + shell_quote((example / "src").string()) + " -o blur.o blur.cu";
+  build.cwd = dir.path().string();
+  build.timeout_s = 600;
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  Command symbols;
+  symbols.shell = "nm -C blur.o";
+  symbols.cwd = dir.path().string();
+  const std::string nm = run(symbols).out;
+  EXPECT_NE(nm.find("blur__maxcode_impl_g1"), std::string::npos) << nm;
+  EXPECT_NE(nm.find("w maxcode_shim_enter"), std::string::npos) << "the runtime's entry points are weak: " << nm;
 }
 
 }  // namespace
