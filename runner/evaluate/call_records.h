@@ -45,8 +45,10 @@ struct CallRecord {
 // Throws std::runtime_error naming the file and line of anything it cannot read. A
 // directory without calls.txt means the target was never called: an empty list. Calls
 // made from several threads may be written out of order: the list is by call number,
-// and a number missing or given twice is an error.
-std::vector<CallRecord> read_call_records(const std::filesystem::path& dir);
+// and a number missing or given twice is an error. `root` (default: `dir` itself) is the
+// directory the run could write, its workspace: calls.txt is read beneath it, never
+// through a link (util/beneath.h).
+std::vector<CallRecord> read_call_records(const std::filesystem::path& dir, const std::filesystem::path& root = {});
 
 std::vector<double> call_seconds(const std::vector<CallRecord>& records);
 // The shim's own time in one run, summed over its calls.

@@ -60,6 +60,7 @@ struct ShimRun {
   std::vector<CallRecord> records;
   std::string out;
   std::filesystem::path dir;  // where the records' out-*.bin files are
+  std::filesystem::path root;  // what the run could write (its workspace): the files are read beneath it
 };
 
 // A candidate turned into file contents, checked against the scope rule.
@@ -150,6 +151,7 @@ class Evaluator {
   // One run of a benchmark on a GPU: the socket its processes report through (files in
   // `dir` only where no socket could be made), and the environment that says so.
   struct GpuRun {
+    std::filesystem::path root;  // the workspace: `dir` is read beneath it (util/beneath.h)
     std::filesystem::path dir;
     std::vector<std::pair<std::string, std::string>> env;
     std::unique_ptr<RecordSocket> socket;
