@@ -129,6 +129,24 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   run.root = ws;
   try {
     run.records = read_call_records(dir, ws);
+    // The recorded outputs are read later, when compared: each must be a file the run
+    // wrote, not a link planted in its place (to a host file the sandbox hides) nor a FIFO.
+    for (const CallRecord& record : run.records)
+      for (const CallOutput& output : record.outputs) {
+        const auto st = lstat_beneath(ws, output.file);
+        if (st && !S_ISREG(st->st_mode))
+          throw BeneathError(S_ISLNK(st->st_mode) ? BeneathError::Kind::kLink : BeneathError::Kind::kNotRegular,
+                             output.file.lexically_relative(ws).generic_string(),
+                             S_ISLNK(st->st_mode) ? "it is a symbolic link, not followed" : "not a regular file");
+      }
+  } catch (const BeneathError& error) {
+    // The records' directory or a file in it is not what the shim wrote: the run went
+    // behind the harness's back.
+    const bool tampered = error.kind() != BeneathError::Kind::kIo;
+    problem = {std::string(tampered ? "the benchmark replaced its call records: " : "its call records cannot be read: ") +
+                   error.what(),
+               tampered};
+    return std::nullopt;
   } catch (const std::exception& error) {
     problem.reason = error.what();
     return std::nullopt;

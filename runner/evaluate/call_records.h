@@ -47,7 +47,8 @@ struct CallRecord {
 // made from several threads may be written out of order: the list is by call number,
 // and a number missing or given twice is an error. `root` (default: `dir` itself) is the
 // directory the run could write, its workspace: calls.txt is read beneath it, never
-// through a link (util/beneath.h).
+// through a link (util/beneath.h); a calls.txt that is not a regular file there, or is
+// too large, throws the BeneathError that says so.
 std::vector<CallRecord> read_call_records(const std::filesystem::path& dir, const std::filesystem::path& root = {});
 
 std::vector<double> call_seconds(const std::vector<CallRecord>& records);

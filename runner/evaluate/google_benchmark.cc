@@ -70,7 +70,7 @@ GoogleBenchmarkRun read_google_benchmark(const fs::path& root, const fs::path& j
       throw std::runtime_error("no Google Benchmark output at " + json_file.string() +
                                ": the command did not run a Google Benchmark program, or it ignores BENCHMARK_OUT "
                                "(library older than 1.5?)");
-    throw std::runtime_error(std::string("Google Benchmark output not read: ") + e.what());
+    throw;  // a link, a FIFO, too large: the BeneathError says which
   }
   json document;
   try {

@@ -164,6 +164,13 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       // picks its iteration counts to fill a fixed time.
       try {
         total += read_google_benchmark(ws, framework_file).seconds();
+      } catch (const BeneathError& error) {
+        // Not the file the library wrote: the run replaced it (by a link to a host file,
+        // a FIFO), or wrote far more than any benchmark list.
+        remove_beneath(ws, framework_file);
+        failure = "benchmark '" + bench.name + "' replaced its Google Benchmark output during timing: " + error.what();
+        failure_verdict_out = error.kind() == BeneathError::Kind::kIo ? Verdict::kCrashed : Verdict::kRejected;
+        return -1;
       } catch (const std::exception& error) {
         remove_beneath(ws, framework_file);
         failure = "benchmark '" + bench.name + "' during timing: " + error.what();

@@ -97,10 +97,7 @@ std::map<std::string, std::string> apply_diff(const std::string& raw,
   const fs::path scratch = make_unique_dir(fs::temp_directory_path(), "maxcode-apply-");
   struct Cleanup {
     fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
+    ~Cleanup() { remove_tree(dir); }  // links the diff made are removed, not followed
   } cleanup{scratch};
 
   for (const auto& file : touched)
