@@ -381,7 +381,13 @@ bool remove_beneath(const fs::path& root, const fs::path& path, std::string* err
 
 bool remove_tree(const fs::path& root, std::string* error) noexcept {
   try {
-    const fs::path parent = root.parent_path().empty() ? fs::path(".") : root.parent_path();
+    fs::path tree = root.lexically_normal();
+    if (!tree.has_filename()) tree = tree.parent_path();  // "ws/" names "ws"
+    if (tree.empty() || tree.filename() == "." || tree.filename() == ".." || tree == tree.root_path()) {
+      if (error) *error = "refusing to remove " + root.string();
+      return false;
+    }
+    const fs::path parent = tree.parent_path().empty() ? fs::path(".") : tree.parent_path();
     const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) return true;
@@ -389,7 +395,7 @@ bool remove_tree(const fs::path& root, std::string* error) noexcept {
       return false;
     }
     Fd dir(fd);
-    return remove_at(dir.get(), root.filename().string(), root.filename().string(), 0, error);
+    return remove_at(dir.get(), tree.filename().string(), tree.filename().string(), 0, error);
   } catch (const std::exception& e) {
     if (error) *error = e.what();
     return false;

@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
