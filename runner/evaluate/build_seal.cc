@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "runner/util/beneath.h"
+
 namespace maxcode {
 
 namespace fs = std::filesystem;
@@ -40,10 +42,12 @@ FileStat to_file_stat(const struct stat& st) {
   return f;
 }
 
-std::optional<FileStat> lstat_of(const fs::path& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
-  return to_file_stat(st);
+// What is at `path` beneath the workspace, not followed; nullopt when nothing is. A
+// directory on the way that became a link is refused (BeneathError), never followed.
+std::optional<FileStat> lstat_of(const fs::path& workspace, const std::string& path) {
+  auto st = lstat_beneath(workspace, path);
+  if (!st) return std::nullopt;
+  return to_file_stat(*st);
 }
 
 std::string hex(const unsigned char* digest, unsigned length) {
@@ -63,11 +67,16 @@ std::optional<std::string> sha256_of_bytes(const std::string& bytes) {
   return hex(digest, length);
 }
 
-// The SHA-256 of a regular file, read without following a link at its name (and without
-// blocking on a FIFO that replaced it); `opened` is the file as it was while read.
-std::optional<std::string> sha256_of_file(const fs::path& path, FileStat& opened) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
+// The SHA-256 of a regular file beneath the workspace, read without following a link at
+// its name or on its way (and without blocking on a FIFO that replaced it); `opened` is
+// the file as it was while read.
+std::optional<std::string> sha256_of_file(const fs::path& workspace, const std::string& path, FileStat& opened) {
+  int fd = -1;
+  try {
+    fd = open_file_beneath(workspace, path);
+  } catch (const BeneathError&) {
+    return std::nullopt;
+  }
   std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
@@ -90,26 +99,27 @@ std::optional<std::string> sha256_of_file(const fs::path& path, FileStat& opened
   return hex(digest, length);
 }
 
-std::optional<std::string> link_target(const fs::path& path) {
-  std::error_code ec;
-  fs::path target = fs::read_symlink(path, ec);
-  if (ec) return std::nullopt;
-  return target.string();
+std::optional<std::string> link_target(const fs::path& workspace, const std::string& path) {
+  try {
+    return read_link_beneath(workspace, path);
+  } catch (const BeneathError&) {
+    return std::nullopt;
+  }
 }
 
 // What a sealed entry holds now; nullopt when it cannot be read.
-std::optional<SealedFile> seal_entry(const fs::path& path, const FileStat& seen) {
+std::optional<SealedFile> seal_entry(const fs::path& workspace, const std::string& path, const FileStat& seen) {
   SealedFile sealed;
   sealed.stat = seen;
   if (seen.kind == FileStat::Kind::kLink) {
-    auto target = link_target(path);
+    auto target = link_target(workspace, path);
     if (!target) return std::nullopt;
     auto hash = sha256_of_bytes(*target);
     if (!hash) return std::nullopt;
     sealed.sha256 = *hash;
     return sealed;
   }
-  auto hash = sha256_of_file(path, sealed.stat);
+  auto hash = sha256_of_file(workspace, path, sealed.stat);
   if (!hash) return std::nullopt;
   sealed.sha256 = *hash;
   return sealed;
@@ -141,26 +151,40 @@ void wait_past(std::int64_t newest_ctime_ns) {
 
 }  // namespace
 
-std::map<std::string, FileStat> stat_tree(const fs::path& workspace, const std::set<std::string>& excluded) {
-  std::map<std::string, FileStat> files;
-  std::error_code ec;
-  auto it = fs::recursive_directory_iterator(workspace, fs::directory_options::skip_permission_denied, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const fs::path& path = it->path();
-    const std::string name = path.filename().string();
-    std::error_code type_ec;
-    const bool directory = it->is_directory(type_ec) && !it->is_symlink(type_ec);
-    if (directory) {
-      if (it.depth() == 0 && name.rfind(".maxcode-", 0) == 0) it.disable_recursion_pending();
+namespace {
+
+// Adds the files and links under `directory` ("" for the top) to `files`; a link is an
+// entry, never entered (util/beneath.h).
+void stat_directory(const fs::path& workspace, const std::string& directory, int depth,
+                    const std::set<std::string>& excluded, std::map<std::string, FileStat>& files) {
+  // Deeper than any build tree: whatever made it is not sealed below this depth, and any
+  // change to what was sealed above still shows.
+  if (depth > 64) return;
+  std::vector<BeneathEntry> entries;
+  try {
+    entries = list_beneath(workspace, directory);
+  } catch (const BeneathError&) {
+    return;  // unreadable, or gone: as the permission-denied directories before
+  }
+  for (const BeneathEntry& entry : entries) {
+    const std::string relative = directory.empty() ? entry.name : directory + "/" + entry.name;
+    if (entry.kind == BeneathEntry::Kind::kDirectory) {
+      if (depth == 0 && entry.name.rfind(".maxcode-", 0) == 0) continue;
+      stat_directory(workspace, relative, depth + 1, excluded, files);
       continue;
     }
-    if (ignored_name(name)) continue;
-    const std::string relative = path.lexically_relative(workspace).generic_string();
-    if (excluded.count(relative)) continue;
-    auto seen = lstat_of(path);
-    if (!seen || seen->kind == FileStat::Kind::kOther) continue;
-    files[relative] = *seen;
+    if (ignored_name(entry.name) || excluded.count(relative)) continue;
+    const FileStat seen = to_file_stat(entry.st);
+    if (seen.kind == FileStat::Kind::kOther) continue;
+    files[relative] = seen;
   }
+}
+
+}  // namespace
+
+std::map<std::string, FileStat> stat_tree(const fs::path& workspace, const std::set<std::string>& excluded) {
+  std::map<std::string, FileStat> files;
+  stat_directory(workspace, "", 0, excluded, files);
   return files;
 }
 
@@ -177,7 +201,7 @@ BuildSeal seal_build(const fs::path& workspace, const std::map<std::string, File
     auto earlier = before.find(path);
     const bool built = sealed != previous.files.end() || earlier == before.end() || !(earlier->second == seen);
     if (!built) continue;  // there before the build and untouched by it: not an output
-    auto entry = seal_entry(workspace / path, seen);
+    auto entry = seal_entry(workspace, path, seen);
     if (!entry) {
       // Unreadable to us (or gone while read): sealed as unreadable, so that any change
       // to it later counts as one.
@@ -193,8 +217,13 @@ BuildSeal seal_build(const fs::path& workspace, const std::map<std::string, File
 std::vector<SealBreak> verify_seal(const fs::path& workspace, const BuildSeal& seal) {
   std::vector<SealBreak> breaks;
   for (const auto& [path, sealed] : seal.files) {
-    const fs::path file = workspace / path;
-    auto now = lstat_of(file);
+    std::optional<FileStat> now;
+    try {
+      now = lstat_of(workspace, path);
+    } catch (const BeneathError&) {
+      breaks.push_back({path, "a directory on its way was replaced by a symbolic link"});
+      continue;
+    }
     if (!now) {
       breaks.push_back({path, "removed"});
       continue;
@@ -207,7 +236,7 @@ std::vector<SealBreak> verify_seal(const fs::path& workspace, const BuildSeal& s
     }
     if (stamp_proves_unchanged(sealed.stat, *now)) continue;
     std::vector<std::string> what;
-    auto entry = seal_entry(file, *now);
+    auto entry = seal_entry(workspace, path, *now);
     if (!entry || sealed.sha256.empty()) {
       what.push_back("it cannot be read");
     } else if (entry->sha256 != sealed.sha256) {

@@ -22,6 +22,7 @@
 #include "runner/evaluate/output_compare.h"
 #include "runner/evaluate/precision.h"
 #include "runner/instrument/inject_paths.h"
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 
 namespace maxcode {
@@ -83,14 +84,26 @@ fs::path Evaluator::call_dir(const fs::path& workspace) const {
   return workspace / (".maxcode-calls-" + shim_tag_);
 }
 
-void Evaluator::write_shim_config(const fs::path& dir, std::size_t b, std::uint64_t key, bool discover) const {
+// Clears the records directory `dir` and writes the shim's config there. Both lie inside
+// the workspace `ws`, which the runs can write: a directory on the way that a run
+// replaced by a link is neither followed nor written through (util/beneath.h). Returns
+// "" or what made it impossible.
+std::string Evaluator::prepare_shim_dir(const fs::path& ws, const fs::path& dir, std::size_t b, std::uint64_t key,
+                                        bool discover) const {
   std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
   if (call_baselines_.size() > b && call_baselines_[b]) {
     config += "cap " + std::to_string(call_baselines_[b]->cap) + "\n";
     for (const auto& [name, bytes] : call_baselines_[b]->sizes)
       config += "size " + name + " " + std::to_string(bytes) + "\n";
   }
-  write_text_exact(dir / "config", config);
+  std::string unusable;
+  if (!remove_beneath(ws, dir, &unusable)) return "the call records' directory cannot be cleared: " + unusable;
+  try {
+    write_beneath(ws, dir / "config", config);
+  } catch (const BeneathError& error) {
+    return std::string("the call records' directory cannot be written: ") + error.what();
+  }
+  return "";
 }
 
 std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
@@ -102,10 +115,10 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
   const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot >= 0 ? slot : static_cast<int>(shim_slot_++ % 2)) +
                                        "-" + std::to_string(b));
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
-  fs::create_directories(dir);
-  write_shim_config(dir, b, key, discover);
+  if (const std::string why = prepare_shim_dir(ws, dir, b, key, discover); !why.empty()) {
+    problem = {why, true};
+    return std::nullopt;
+  }
   std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())},
                                                        {"MAXCODE_SHIM_DIR", dir.string()},
                                                        {"LD_PRELOAD", shim_library_}};
@@ -159,8 +172,27 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
   run.dir = dir;
   run.clock = clock_sample;
   run.gpu_processes = gpu_processes;
+  run.root = ws;
   try {
-    run.records = read_call_records(dir);
+    run.records = read_call_records(dir, ws);
+    // The recorded outputs are read later, when compared: each must be a file the run
+    // wrote, not a link planted in its place (to a host file the sandbox hides) nor a FIFO.
+    for (const CallRecord& record : run.records)
+      for (const CallOutput& output : record.outputs) {
+        const auto st = lstat_beneath(ws, output.file);
+        if (st && !S_ISREG(st->st_mode))
+          throw BeneathError(S_ISLNK(st->st_mode) ? BeneathError::Kind::kLink : BeneathError::Kind::kNotRegular,
+                             output.file.lexically_relative(ws).generic_string(),
+                             S_ISLNK(st->st_mode) ? "it is a symbolic link, not followed" : "not a regular file");
+      }
+  } catch (const BeneathError& error) {
+    // The records' directory or a file in it is not what the shim wrote: the run went
+    // behind the harness's back.
+    const bool tampered = error.kind() != BeneathError::Kind::kIo;
+    problem = {std::string(tampered ? "the benchmark replaced its call records: " : "its call records cannot be read: ") +
+                   error.what(),
+               tampered};
+    return std::nullopt;
   } catch (const std::exception& error) {
     problem.reason = error.what();
     return std::nullopt;
@@ -206,8 +238,9 @@ std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, con
       } else {
         std::string a, c;
         try {
-          a = read_untrusted_file(output.file, kMaxRecordFile);
-          c = read_untrusted_file(other->file, kMaxRecordFile);
+          // Written inside the runs: read beneath their workspaces, never through a link.
+          a = read_beneath(want.root, output.file, kMaxRecordFile);
+          c = read_beneath(got.root, other->file, kMaxRecordFile);
         } catch (const std::exception& failure) {
           return std::string("its recorded output could not be read: ") + failure.what();
         }
@@ -320,12 +353,14 @@ void Evaluator::prepare_call_check() {
         std::optional<ShimRun> again;
         if (reference) {
           const fs::path keep = options_.work_dir / ("calls-original-" + std::to_string(b));
-          std::error_code ignored;
-          fs::remove_all(keep, ignored);
+          remove_tree(keep);
           fs::create_directories(keep);
-          for (const auto& entry : fs::directory_iterator(reference->dir))
-            if (entry.is_regular_file()) fs::copy_file(entry.path(), keep / entry.path().filename());
+          // The run's files, as they are: a link among them is not the run's record.
+          for (const BeneathEntry& entry : list_beneath(ws, reference->dir))
+            if (entry.kind == BeneathEntry::Kind::kFile)
+              write_text_exact(keep / entry.name, read_beneath(ws, reference->dir / entry.name, kMaxRecordFile));
           reference->dir = keep;
+          reference->root = keep;
           for (CallRecord& record : reference->records)
             for (CallOutput& output : record.outputs) output.file = keep / output.file.filename();
           again = run_shimmed(e, ws, overrides, b, reference_key_, false, why);

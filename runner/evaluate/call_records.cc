@@ -1,6 +1,6 @@
 #include "runner/evaluate/call_records.h"
 
-#include "runner/util/files.h"
+#include "runner/util/beneath.h"
 
 #include <algorithm>
 #include <fstream>
@@ -12,14 +12,21 @@ namespace maxcode {
 
 namespace fs = std::filesystem;
 
-std::vector<CallRecord> read_call_records(const fs::path& dir) {
+std::vector<CallRecord> read_call_records(const fs::path& dir, const fs::path& root_or_dir) {
+  const fs::path root = root_or_dir.empty() ? dir : root_or_dir;
   const fs::path path = dir / "calls.txt";
   std::map<long, CallRecord> calls;
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return {};
   // Written by the benchmark's process, where candidate code runs: never followed
-  // through a link, never read past a bound.
-  std::istringstream in(read_untrusted_file(path, 256u << 20));
+  // through a link (at the file or at any directory between it and the root), never
+  // read past a bound.
+  std::string text;
+  try {
+    text = read_beneath(root, path, 256u << 20);
+  } catch (const BeneathError& e) {
+    if (e.kind() == BeneathError::Kind::kMissing) return {};
+    throw;  // a link, a FIFO, too large: the caller tells tampering from a failed run
+  }
+  std::istringstream in(text);
   std::string line;
   std::size_t number = 0;
   auto fail = [&](const std::string& why) {

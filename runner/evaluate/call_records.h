@@ -46,8 +46,11 @@ struct CallRecord {
 // Throws std::runtime_error naming the file and line of anything it cannot read. A
 // directory without calls.txt means the target was never called: an empty list. Calls
 // made from several threads may be written out of order: the list is by call number,
-// and a number missing or given twice is an error.
-std::vector<CallRecord> read_call_records(const std::filesystem::path& dir);
+// and a number missing or given twice is an error. `root` (default: `dir` itself) is the
+// directory the run could write, its workspace: calls.txt is read beneath it, never
+// through a link (util/beneath.h); a calls.txt that is not a regular file there, or is
+// too large, throws the BeneathError that says so.
+std::vector<CallRecord> read_call_records(const std::filesystem::path& dir, const std::filesystem::path& root = {});
 
 // Each call's work: the shorter of its wall time and its CPU time, so that a call that
 // was descheduled on a busy machine does not look like a call that did more work (the

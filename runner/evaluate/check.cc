@@ -14,6 +14,7 @@
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/instrument/inject_paths.h"
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/util/names.h"
@@ -438,7 +439,7 @@ void Evaluator::prepare_baseline() {
       fs::path framework_file;
       if (framework) {
         framework_file = google_benchmark_file(baseline_workspace_, shim_tag_, ++gpu_run_counter_);
-        fs::create_directories(framework_file.parent_path());
+        make_dirs_beneath(baseline_workspace_, framework_file.parent_path());
         auto extra = google_benchmark_env(framework_file);
         env.insert(env.end(), extra.begin(), extra.end());
       }
@@ -453,7 +454,7 @@ void Evaluator::prepare_baseline() {
       if (framework && s == 0) {
         // Timing reads these figures: a command that writes none cannot be timed.
         try {
-          read_google_benchmark(framework_file);
+          read_google_benchmark(baseline_workspace_, framework_file);
         } catch (const std::exception& error) {
           throw SetupError("benchmark '" + bench.name + "' has \"metric\": \"google-benchmark\", but: " + error.what());
         }

@@ -68,6 +68,7 @@ struct ShimRun {
   std::optional<RunKernels> kernels;
   GpuProcessCount gpu_processes;
   std::optional<ClockSample> clock;
+  std::filesystem::path root;  // what the run could write (its workspace): the files are read beneath it
 };
 
 // A candidate turned into file contents, checked against the scope rule.
@@ -169,6 +170,7 @@ class Evaluator {
   // One run of a benchmark on a GPU: the socket its processes report through (files in
   // `dir` only where no socket could be made), and the environment that says so.
   struct GpuRun {
+    std::filesystem::path root;  // the workspace: `dir` is read beneath it (util/beneath.h)
     std::filesystem::path dir;
     std::vector<std::pair<std::string, std::string>> env;
     std::unique_ptr<RecordSocket> socket;
@@ -269,7 +271,8 @@ class Evaluator {
   bool call_check(Evaluation& evaluation, Checked& checked);
   std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
   // Writes the shim's `config` for a run of benchmark `b` with perturbation `key`.
-  void write_shim_config(const std::filesystem::path& dir, std::size_t b, std::uint64_t key, bool discover) const;
+  std::string prepare_shim_dir(const std::filesystem::path& ws, const std::filesystem::path& dir, std::size_t b,
+                               std::uint64_t key, bool discover) const;
   // Why a shimmed run gave no records; `tampered`: it went behind the harness's back
   // (a rejection), else it failed or wrote records that cannot be read.
   struct ShimProblem {

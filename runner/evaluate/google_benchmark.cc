@@ -3,7 +3,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "runner/util/files.h"
+#include "runner/util/beneath.h"
 
 namespace maxcode {
 
@@ -61,14 +61,20 @@ GoogleBenchmarkRun parse_google_benchmark(const json& document, const std::strin
   return run;
 }
 
-GoogleBenchmarkRun read_google_benchmark(const fs::path& json_file) {
-  if (!fs::exists(json_file))
-    throw std::runtime_error("no Google Benchmark output at " + json_file.string() +
-                             ": the command did not run a Google Benchmark program, or it ignores BENCHMARK_OUT "
-                             "(library older than 1.5?)");
+GoogleBenchmarkRun read_google_benchmark(const fs::path& root, const fs::path& json_file) {
+  std::string text;
+  try {
+    text = read_beneath(root, json_file, kMaxGoogleBenchmarkBytes);
+  } catch (const BeneathError& e) {
+    if (e.kind() == BeneathError::Kind::kMissing)
+      throw std::runtime_error("no Google Benchmark output at " + json_file.string() +
+                               ": the command did not run a Google Benchmark program, or it ignores BENCHMARK_OUT "
+                               "(library older than 1.5?)");
+    throw;  // a link, a FIFO, too large: the BeneathError says which
+  }
   json document;
   try {
-    document = json::parse(read_text(json_file));
+    document = json::parse(text);
   } catch (const json::parse_error& e) {
     throw std::runtime_error(json_file.string() + ": not JSON: " + e.what());
   }

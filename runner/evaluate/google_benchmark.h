@@ -12,6 +12,7 @@
 // (the tests and the scope rule still apply). docs/evaluation.md says so.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -41,10 +42,15 @@ struct GoogleBenchmarkRun {
 // The environment that makes a Google Benchmark program write `json_file`.
 std::vector<std::pair<std::string, std::string>> google_benchmark_env(const std::filesystem::path& json_file);
 
-// Reads the JSON a run wrote. Throws std::runtime_error naming the file when it is
-// missing (not a Google Benchmark program?), unreadable, reports an error_occurred
-// benchmark, or lists no benchmark.
-GoogleBenchmarkRun read_google_benchmark(const std::filesystem::path& json_file);
+// Reads the JSON a run wrote, beneath `root`, the directory the run could write (its
+// workspace): a link at the file or on its way there is refused, never followed, and
+// the file is at most kMaxGoogleBenchmarkBytes (util/beneath.h). Throws
+// std::runtime_error naming the file when it is missing (not a Google Benchmark
+// program?), unreadable, reports an error_occurred benchmark, or lists no benchmark;
+// throws BeneathError (a std::runtime_error) when it, or a directory on its way, is a
+// link, not a regular file, or too large.
+inline constexpr std::size_t kMaxGoogleBenchmarkBytes = 64u << 20;
+GoogleBenchmarkRun read_google_benchmark(const std::filesystem::path& root, const std::filesystem::path& json_file);
 GoogleBenchmarkRun parse_google_benchmark(const nlohmann::json& document, const std::string& label);
 
 nlohmann::json to_json(const GoogleBenchmarkRun& run);

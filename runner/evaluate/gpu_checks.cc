@@ -9,6 +9,7 @@
 #include "runner/evaluate/gpu/launch_audit.h"
 #include "runner/evaluate/gpu/launch_consistency.h"
 #include "runner/evaluate/gpu/sanitizer.h"
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/names.h"
 
@@ -17,6 +18,14 @@ namespace maxcode {
 namespace fs = std::filesystem;
 using namespace evaluator_steps;
 
+namespace {
+
+// An ncu log is some kilobytes per kernel launch profiled: more than this was not
+// written by ncu.
+constexpr std::size_t kMaxNcuLogBytes = 64u << 20;
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> Evaluator::device_env(const GpuDevice* device) const {
   if (!device || device->visible.empty()) return {};
   return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_VISIBLE_DEVICES", device->visible}};
@@ -24,8 +33,9 @@ std::vector<std::pair<std::string, std::string>> Evaluator::device_env(const Gpu
 
 Evaluator::GpuRun Evaluator::gpu_run(const fs::path& ws, const GpuDevice* device) {
   GpuRun r;
+  r.root = ws;
   r.dir = ws / ".maxcode-gpu" / std::to_string(++gpu_run_counter_);
-  fs::create_directories(r.dir);
+  make_dirs_beneath(ws, r.dir);  // a link an earlier run planted is not followed
   // Check runs and timed runs get the same environment: a candidate cannot tell
   // whether it is being timed.
   r.env = {{"CUDA_INJECTION64_PATH", cupti_library_}};
@@ -47,7 +57,7 @@ Evaluator::GpuRun Evaluator::gpu_run(const fs::path& ws, const GpuDevice* device
 }
 
 RunKernels Evaluator::gpu_records(GpuRun& gpu) {
-  if (!gpu.socket) return read_run_kernels(gpu.dir);
+  if (!gpu.socket) return read_run_kernels(gpu.dir, gpu.root);
   const RecordStreams streams = gpu.socket->finish();
   gpu.socket.reset();
   if (!streams.problems.empty()) throw std::runtime_error(streams.problems.front());
@@ -196,17 +206,22 @@ std::vector<NcuKernel> Evaluator::ncu_metrics(const Checked* checked) {
   if (names.empty()) return warn("no counted kernel to profile");
   const fs::path ws = checked ? checked->workspace : baseline_workspace_;
   const fs::path log = ws / ".maxcode-gpu" / ("ncu-" + std::to_string(++gpu_run_counter_) + ".csv");
-  fs::create_directories(log.parent_path());
   const BenchmarkConfig& bench = config_.benchmarks[b];
   auto env = device_env(&devices_.front());
   env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
   Evaluation scratch;
+  try {
+    make_dirs_beneath(ws, log.parent_path());  // a link an earlier run planted is not followed
+  } catch (const std::exception& error) {
+    return warn(error.what());
+  }
   const int launches = static_cast<int>(names.size()) * 2;
   auto r = run_step(scratch, "ncu", shell_command(ncu_argv(ncu, names, bench.warmup_launches, launches, log.string(), bench.command)),
                     ws, config_.gpu.ncu_timeout_s, checked ? checked->materialized.files : std::map<std::string, std::string>{}, env);
   if (!r.outcome.ok()) return warn("ncu " + r.outcome.describe() + ": " + r.outcome.tail(600));
   try {
-    std::vector<NcuKernel> kernels = parse_ncu_csv(read_text(log));
+    // ncu wrote it inside the workspace, where the benchmark ran alongside.
+    std::vector<NcuKernel> kernels = parse_ncu_csv(read_beneath(ws, log, kMaxNcuLogBytes));
     if (kernels.empty()) return warn("no kernel matched " + join(names, ", ") + " in " + bench.command);
     return kernels;
   } catch (const std::exception& error) {
@@ -233,10 +248,10 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(c
     std::vector<std::string> readable;
     if (shimmed) {
       const fs::path dir = call_dir(ws) / ("witness-" + std::to_string(b));
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-      fs::create_directories(dir);
-      write_shim_config(dir, b, reference_key_, false);
+      if (const std::string why = prepare_shim_dir(ws, dir, b, reference_key_, false); !why.empty()) {
+        problem = "benchmark '" + bench.name + "': " + why;
+        return std::nullopt;
+      }
       // Added to ncu's own LD_PRELOAD (its injection into the benchmark), never replacing it.
       command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) + " LD_PRELOAD=" + shell_quote(shim_library_) +
                 "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
@@ -250,20 +265,24 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(c
     // An unguessable name: the benchmark runs in this workspace while ncu writes it.
     const fs::path log = ws / ".maxcode-gpu" / ("witness-" + std::to_string(++gpu_run_counter_) + "-" +
                                                 std::to_string(tag) + ".csv");
-    fs::create_directories(log.parent_path());
+    try {
+      make_dirs_beneath(ws, log.parent_path());
+    } catch (const std::exception& error) {
+      problem = "benchmark '" + bench.name + "': " + error.what();
+      return std::nullopt;
+    }
     auto env = device_env(device);
     env.push_back({"MAXCODE_SEED", std::to_string(config_.acceptance.seeds.front())});
     Evaluation scratch;
     auto r = run_step(scratch, "ncu witness", shell_command(ncu_duration_argv(ncu, log.string(), command)), ws,
                       config_.gpu.ncu_timeout_s, overrides, env, {}, readable);
     std::string text;
-    std::error_code ec;
     try {
-      if (r.tampered.empty() && r.outcome.ok()) text = read_text(log);
+      if (r.tampered.empty() && r.outcome.ok()) text = read_beneath(ws, log, kMaxNcuLogBytes);
     } catch (const std::exception& error) {
       problem = "benchmark '" + bench.name + "': no ncu log (" + error.what() + ")";
     }
-    fs::remove(log, ec);
+    remove_beneath(ws, log);
     if (!r.tampered.empty()) {
       problem = r.tampering("ncu");
       return std::nullopt;

@@ -10,6 +10,7 @@
 #include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu/sanitizer.h"
 #include "runner/evaluate/output_compare.h"
+#include "runner/util/beneath.h"
 #include "runner/workspace/patch.h"
 
 namespace maxcode {
@@ -106,17 +107,25 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
     Evaluation scratch;
     std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seed)}};
     GpuRun gpu;
-    if (kernels) {
-      gpu = gpu_run(ws, session.device);
-      env.insert(env.end(), gpu.env.begin(), gpu.env.end());
-    }
     const bool framework = bench.metric == "google-benchmark";
     fs::path framework_file;
-    if (framework) {
-      framework_file = google_benchmark_file(ws, shim_tag_, ++gpu_run_counter_);
-      fs::create_directories(framework_file.parent_path());
-      auto extra = google_benchmark_env(framework_file);
-      env.insert(env.end(), extra.begin(), extra.end());
+    try {
+      if (kernels) {
+        gpu = gpu_run(ws, session.device);
+        env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+      }
+      if (framework) {
+        framework_file = google_benchmark_file(ws, shim_tag_, ++gpu_run_counter_);
+        // Inside the workspace, where an earlier run may have planted a link.
+        make_dirs_beneath(ws, framework_file.parent_path());
+        auto extra = google_benchmark_env(framework_file);
+        env.insert(env.end(), extra.begin(), extra.end());
+      }
+    } catch (const BeneathError& error) {
+      failure = "benchmark '" + bench.name + "': an earlier run replaced maxcode's directory in its workspace: " +
+                error.what();
+      failure_verdict_out = Verdict::kRejected;
+      return -1;
     }
     std::optional<ClockSample> clock;
     StepResult r;
@@ -168,8 +177,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       } catch (const std::exception& error) {
         problem = error.what();
       }
-      std::error_code ec;
-      fs::remove_all(gpu.dir, ec);
+      remove_beneath(ws, gpu.dir);
       if (!problem.empty()) {
         failure = "benchmark '" + bench.name + "' during timing: " + problem;
         failure_verdict_out = Verdict::kRejected;
@@ -187,16 +195,22 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
     if (framework) {
       // The framework's own per-iteration times: its wall time hardly moves, since it
       // picks its iteration counts to fill a fixed time.
-      std::error_code ec;
       try {
-        total += read_google_benchmark(framework_file).seconds();
+        total += read_google_benchmark(ws, framework_file).seconds();
+      } catch (const BeneathError& error) {
+        // Not the file the library wrote: the run replaced it (by a link to a host file,
+        // a FIFO), or wrote far more than any benchmark list.
+        remove_beneath(ws, framework_file);
+        failure = "benchmark '" + bench.name + "' replaced its Google Benchmark output during timing: " + error.what();
+        failure_verdict_out = error.kind() == BeneathError::Kind::kIo ? Verdict::kCrashed : Verdict::kRejected;
+        return -1;
       } catch (const std::exception& error) {
-        fs::remove(framework_file, ec);
+        remove_beneath(ws, framework_file);
         failure = "benchmark '" + bench.name + "' during timing: " + error.what();
         failure_verdict_out = Verdict::kCrashed;
         return -1;
       }
-      fs::remove(framework_file, ec);
+      remove_beneath(ws, framework_file);
       session.child_s += r.outcome.wall_s;
       continue;
     }

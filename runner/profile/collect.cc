@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/profile/callgrind_import.h"
 #include "runner/profile/launchers.h"
@@ -21,6 +22,10 @@ namespace maxcode {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A sampler file or a GPU summary of one process; a larger file was not written by the
+// injected libraries.
+constexpr std::size_t kMaxProfileFileBytes = 512u << 20;
 
 void add_warning(std::vector<std::string>& warnings, const std::string& w) {
   if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
@@ -65,15 +70,25 @@ std::string describe_status(const AddressProfile& p) {
 }  // namespace
 
 void collect_run_directory(const fs::path& dir, Collected& into, BenchmarkRun& run) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
-    const std::string name = file.filename().string();
+  // The profiled program wrote here, and could have left links or FIFOs in place of its
+  // records: each is read beneath the directory, never followed, never past a bound.
+  std::vector<BeneathEntry> entries;
+  try {
+    entries = list_beneath(dir);
+  } catch (const BeneathError& e) {
+    if (e.kind() != BeneathError::Kind::kMissing)
+      add_warning(into.warnings, std::string("unreadable profile directory: ") + e.what());
+    return;
+  }
+  for (const BeneathEntry& entry : entries) {
+    const fs::path file = dir / entry.name;
+    const std::string& name = entry.name;
+    const bool cpu = starts_with(name, "cpu-") && file.extension() == ".txt";
+    const bool gpu = starts_with(name, "gpu-") && file.extension() == ".json";
+    if (!cpu && !gpu) continue;
     try {
-      if (starts_with(name, "cpu-") && file.extension() == ".txt") {
-        AddressProfile p = read_sampler_file(file);
+      if (cpu) {
+        AddressProfile p = parse_sampler_file(read_beneath(dir, name, kMaxProfileFileBytes), file.string());
         ++run.processes;
         run.samples += p.samples;
         run.dropped += p.dropped;
@@ -87,8 +102,9 @@ void collect_run_directory(const fs::path& dir, Collected& into, BenchmarkRun& r
           add_warning(into.warnings, died + "; its profile covers the time until then");
         }
         add_cpu(into, symbolize(p), file.string());
-      } else if (starts_with(name, "gpu-") && file.extension() == ".json") {
-        GpuSummary g = parse_gpu_summary(nlohmann::json::parse(read_text(file)), file.string());
+      } else {
+        GpuSummary g = parse_gpu_summary(nlohmann::json::parse(read_beneath(dir, name, kMaxProfileFileBytes)),
+                                         file.string());
         ++run.gpu_processes;
         run.gpu_kernel_s += static_cast<double>(g.kernel_ns()) / 1e9;
         run.gpu_transfer_s += static_cast<double>(g.transfer_ns()) / 1e9;

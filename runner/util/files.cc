@@ -1,9 +1,6 @@
 #include "runner/util/files.h"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,33 +22,6 @@ std::string read_text(const fs::path& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-std::string read_untrusted_file(const fs::path& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    throw std::runtime_error("cannot read " + path.string() + ": " +
-                             (errno == ELOOP ? std::string("it is a symbolic link") : std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw std::runtime_error("cannot read " + path.string() + ": not a regular file");
-  }
-  std::string data;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.append(buffer, static_cast<std::size_t>(n));
-    if (data.size() > max_bytes) {
-      ::close(fd);
-      throw std::runtime_error("cannot read " + path.string() + ": larger than " + std::to_string(max_bytes) +
-                               " bytes");
-    }
-  }
-  ::close(fd);
-  return data;
 }
 
 void write_text_exact(const fs::path& path, const std::string& content) {

@@ -13,11 +13,9 @@ namespace maxcode {
 // it is how reports, results and checkpoints reach the disk.
 std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& content);
-// A file that untrusted code may have written (a candidate's records): opened without
-// following a symbolic link at its last component, only if it is a regular file, and at
-// most `max_bytes` read (a FIFO or a device would block or never end). Throws
-// std::runtime_error naming the path and what it is.
-std::string read_untrusted_file(const std::filesystem::path& path, std::size_t max_bytes);
+// A file that untrusted code may have written or replaced (a candidate's records, its
+// sources after a run) is never read with these: util/beneath.h reads it beneath its
+// workspace without following a link.
 // Byte for byte: a candidate's sources in its workspace, which must match their hashes
 // (they stay inside the sandbox; nothing read from there leaves unredacted).
 void write_text_exact(const std::filesystem::path& path, const std::string& content);

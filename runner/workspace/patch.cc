@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/git_util.h"
 #include "runner/util/process.h"
@@ -24,6 +25,9 @@ DiffFile to_diff_file(const git_diff_delta* delta) {
   if (delta->status != GIT_DELTA_DELETED) file.new_path = delta->new_file.path;
   return file;
 }
+
+// A source file larger than this after a candidate's diff is not a source file.
+constexpr std::size_t kMaxPatchedFile = 64u << 20;
 
 bool safe_relative(const std::string& path) {
   if (path.empty() || path[0] == '/') return false;
@@ -93,10 +97,7 @@ std::map<std::string, std::string> apply_diff(const std::string& raw,
   const fs::path scratch = make_unique_dir(fs::temp_directory_path(), "maxcode-apply-");
   struct Cleanup {
     fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
+    ~Cleanup() { remove_tree(dir); }  // links the diff made are removed, not followed
   } cleanup{scratch};
 
   for (const auto& file : touched)
@@ -118,10 +119,17 @@ std::map<std::string, std::string> apply_diff(const std::string& raw,
   const Outcome outcome = run(apply);
   if (!outcome.ok()) throw PatchError("the diff does not apply: " + outcome.tail(1000));
 
+  // The diff is a candidate's: it may have made the file a symbolic link (to a host file,
+  // to a FIFO), or a directory on its way one. Read beneath the scratch directory, never
+  // through a link, never past a bound (util/beneath.h).
   std::map<std::string, std::string> result;
   for (const auto& file : touched) {
     if (file.new_path.empty()) continue;
-    result[file.new_path] = read_text(scratch / file.new_path);
+    try {
+      result[file.new_path] = read_beneath(scratch, file.new_path, kMaxPatchedFile);
+    } catch (const BeneathError& e) {
+      throw PatchError(std::string("the diff does not leave a plain file: ") + e.what());
+    }
   }
   return result;
 }

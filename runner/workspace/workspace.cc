@@ -3,10 +3,13 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/git_util.h"
 
@@ -146,12 +149,20 @@ void create_workspace(const SourceSnapshot& source, const fs::path& destination,
 
 std::vector<std::string> tampered_files(const SourceSnapshot& source, const fs::path& workspace,
                                         const std::map<std::string, std::string>& overrides) {
+  // Whatever ran in the workspace may have replaced any file, or a directory on the way
+  // to it, by a link to a host file or by a FIFO: each source is looked at beneath the
+  // workspace without following a link (util/beneath.h), read only if it is a regular
+  // file, and never past the size it should have.
   std::vector<std::string> tampered;
   for (const auto& [path, hash] : source.manifest) {
-    const fs::path file = workspace / path;
-    std::error_code ec;
-    const fs::file_status status = fs::symlink_status(file, ec);
-    if (!fs::is_regular_file(status) && !fs::is_symlink(status)) {
+    std::optional<struct stat> now;
+    try {
+      now = lstat_beneath(workspace, path);
+    } catch (const BeneathError&) {
+      tampered.push_back(path);  // a directory on its way is a link now
+      continue;
+    }
+    if (!now || !(S_ISREG(now->st_mode) || S_ISLNK(now->st_mode))) {
       tampered.push_back(path);
       continue;
     }
@@ -160,28 +171,40 @@ std::vector<std::string> tampered_files(const SourceSnapshot& source, const fs::
     // it runs).
     std::error_code original_ec;
     const fs::file_status original = fs::symlink_status(source.root / path, original_ec);
-    if (!original_ec && (original.type() != status.type() ||
-                         (fs::is_regular_file(status) && original.permissions() != status.permissions()))) {
-      tampered.push_back(path);
-      continue;
-    }
-    std::string content;
-    try {
-      content = read_text(file);
-    } catch (const std::exception&) {
+    const fs::file_type type = S_ISLNK(now->st_mode) ? fs::file_type::symlink : fs::file_type::regular;
+    const fs::perms mode = static_cast<fs::perms>(now->st_mode & 07777);
+    if (!original_ec && (original.type() != type ||
+                         (type == fs::file_type::regular && original.permissions() != mode))) {
       tampered.push_back(path);
       continue;
     }
     auto override = overrides.find(path);
-    const std::string expected = override != overrides.end() ? sha256_hex(override->second) : hash;
-    if (sha256_hex(content) != expected) tampered.push_back(path);
+    try {
+      if (type == fs::file_type::symlink) {
+        // A link as the snapshot has it: the same target text, never followed.
+        if (override != overrides.end() || read_link_beneath(workspace, path) != fs::read_symlink(source.root / path).string())
+          tampered.push_back(path);
+        continue;
+      }
+      const std::uint64_t size = override != overrides.end() ? override->second.size()
+                                                             : fs::file_size(source.root / path, original_ec);
+      if (original_ec || static_cast<std::uint64_t>(now->st_size) != size) {
+        tampered.push_back(path);
+        continue;
+      }
+      const std::string content = read_beneath(workspace, path, size);
+      const std::string expected = override != overrides.end() ? sha256_hex(override->second) : hash;
+      if (sha256_hex(content) != expected) tampered.push_back(path);
+    } catch (const std::exception&) {
+      tampered.push_back(path);  // replaced while looked at, unreadable, or larger than it was
+    }
   }
   return tampered;
 }
 
 void remove_workspace(const fs::path& workspace) noexcept {
-  std::error_code ignored;
-  fs::remove_all(workspace, ignored);
+  // Links that candidate code planted in it are removed as links, never followed out.
+  remove_tree(workspace);
 }
 
 }  // namespace maxcode

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
+#include "runner/util/beneath.h"
 #include "runner/util/format.h"
 #include "runner/util/names.h"
 
@@ -13,6 +13,10 @@ namespace maxcode {
 namespace fs = std::filesystem;
 
 namespace {
+
+// An activity summary is a few kilobytes per kernel name: a file larger than this was
+// not written by the injection library.
+constexpr std::size_t kMaxActivityFileBytes = 64u << 20;
 
 std::string megabytes(double bytes) {
   char buffer[64];
@@ -50,20 +54,27 @@ void add_summary(RunKernels& run, const GpuSummary& summary) {
   }
 }
 
-RunKernels read_run_kernels(const fs::path& dir) {
+RunKernels read_run_kernels(const fs::path& dir, const fs::path& root_or_dir) {
+  const fs::path root = root_or_dir.empty() ? dir : root_or_dir;
   RunKernels run;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("gpu-", 0) == 0 && entry.path().extension() == ".json") files.push_back(entry.path());
+  std::vector<BeneathEntry> entries;
+  try {
+    entries = list_beneath(root, dir);
+  } catch (const BeneathError& e) {
+    if (e.kind() == BeneathError::Kind::kMissing) return run;  // no process reported
+    throw std::runtime_error(std::string("GPU activity records not read: ") + e.what());
   }
-  std::sort(files.begin(), files.end());
+  std::vector<fs::path> files;
+  for (const BeneathEntry& entry : entries) {
+    const fs::path path = dir / entry.name;
+    if (entry.name.rfind("gpu-", 0) == 0 && path.extension() == ".json") files.push_back(path);
+  }
   for (const fs::path& file : files) {
-    std::ifstream in(file);
     nlohmann::json document;
     try {
-      document = nlohmann::json::parse(in);
+      // Written by the run's processes: a link or a FIFO among them is refused (the
+      // read throws a BeneathError, a std::runtime_error).
+      document = nlohmann::json::parse(read_beneath(root, file, kMaxActivityFileBytes));
     } catch (const nlohmann::json::exception& e) {
       throw std::runtime_error(file.string() + ": not a GPU activity file: " + e.what());
     }

@@ -61,8 +61,10 @@ struct RunKernels {
 
 // Adds one process's summary to the run.
 void add_summary(RunKernels& run, const GpuSummary& summary);
-// Reads every gpu-*.json in `dir`. Throws std::runtime_error on an unreadable file.
-RunKernels read_run_kernels(const std::filesystem::path& dir);
+// Reads every gpu-*.json in `dir`, beneath `root` (default: `dir` itself), the directory
+// the run could write: a link there, or on the way, is an error, never followed
+// (util/beneath.h). Throws std::runtime_error on an unreadable file.
+RunKernels read_run_kernels(const std::filesystem::path& dir, const std::filesystem::path& root = {});
 
 class KernelSelection {
  public:

@@ -54,7 +54,7 @@ TEST(GoogleBenchmark, FailuresNameTheFileAndTheBenchmark) {
             "out.json: unknown time_unit 'fortnights'");
   testing::TempDir dir;
   try {
-    read_google_benchmark(dir / "absent.json");
+    read_google_benchmark(dir.path(), dir / "absent.json");
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("did not run a Google Benchmark program"), std::string::npos) << e.what();
@@ -84,7 +84,7 @@ BENCHMARK_MAIN();
   for (const auto& [name, value] : google_benchmark_env(dir / "out.json")) command += " " + name + "=" + value;
   command += " BENCHMARK_MIN_TIME=0.02 " + (dir / "b").string() + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  GoogleBenchmarkRun run = read_google_benchmark(dir / "out.json");
+  GoogleBenchmarkRun run = read_google_benchmark(dir.path(), dir / "out.json");
   ASSERT_EQ(run.entries.size(), 2u);
   EXPECT_EQ(run.entries[0].name, "BM_sum/1000");
   EXPECT_EQ(run.entries[1].name, "BM_sum/100000");

@@ -1,6 +1,11 @@
 #include "runner/workspace/patch.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include "support/test_support.h"
 
 namespace maxcode {
 namespace {
@@ -35,6 +40,30 @@ TEST(Patch, PlainDiffUOutputIsAccepted) {
       " int f() {\n-  return 1;\n+  return 2;\n }\n";
   EXPECT_EQ(files_in_diff(diff).at(0).new_path, "src/f.cc");
   EXPECT_EQ(apply_diff(diff, {{"src/f.cc", kBefore}}).at("src/f.cc"), kAfter);
+}
+
+// Issue 22, points 2 and 3: a candidate's diff that turns the file into a symbolic link
+// (to a host file, to a FIFO) is refused; the link is never followed, nothing blocks,
+// and the error quotes none of what it points to.
+TEST(Patch, ADiffThatMakesTheFileALinkIsRefused) {
+  testing::TempDir dir;
+  testing::write_file(dir / "secret", "SECRET-BYTES\n");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  for (const std::filesystem::path& target : {dir / "secret", dir / "fifo"}) {
+    const std::string link = target.string();
+    const std::string diff = "diff --git a/src/f.cc b/src/f.cc\ndeleted file mode 100644\n--- a/src/f.cc\n+++ /dev/null\n"
+                             "@@ -1,3 +0,0 @@\n-int f() {\n-  return 1;\n-}\n"
+                             "diff --git a/src/f.cc b/src/f.cc\nnew file mode 120000\n--- /dev/null\n+++ b/src/f.cc\n"
+                             "@@ -0,0 +1 @@\n+" + link + "\n\\ No newline at end of file\n";
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      apply_diff(diff, {{"src/f.cc", kBefore}});
+      ADD_FAILURE() << "applied: " << link;
+    } catch (const PatchError& e) {
+      EXPECT_EQ(std::string(e.what()).find("SECRET"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  }
 }
 
 TEST(Patch, NotADiffIsAnError) {

@@ -1,6 +1,9 @@
 #include "runner/workspace/workspace.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
 
 #include "runner/util/files.h"
 #include "runner/util/process.h"
@@ -99,6 +102,38 @@ TEST(Workspace, ChangedModeOrALinkInPlaceOfASourceIsTampering) {
   fs::remove(dir / "ws/tests/t.cc");
   fs::create_symlink(dir / "ws/elsewhere.cc", dir / "ws/tests/t.cc");
   EXPECT_EQ(tampered_files(s, dir / "ws", {}), (std::vector<std::string>{"tests/run.sh", "tests/t.cc"}));
+}
+
+// Issue 22, point 3: a source replaced by a link to a FIFO, or a source folder replaced
+// by a link to a folder outside holding a FIFO or a file of the same name, is tampering,
+// found at once: nothing is followed, nothing blocks.
+TEST(Workspace, AFifoOrALinkedFolderInPlaceOfASourceIsTamperingAndNeverBlocks) {
+  TempDir dir;
+  write_file(dir / "repo/src/a.cc", "int a;");
+  write_file(dir / "repo/tests/t.cc", "int t;");
+  SourceSnapshot s = capture_source(dir / "repo", dir / "snap", {});
+  create_workspace(s, dir / "ws");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  fs::remove(dir / "ws/src/a.cc");
+  fs::create_symlink(dir / "fifo", dir / "ws/src/a.cc");
+  // The same files, elsewhere: a folder link leads to them.
+  fs::create_directories(dir / "outside/tests");
+  write_file(dir / "outside/tests/t.cc", "int t;");
+  fs::remove_all(dir / "ws/tests");
+  fs::create_symlink(dir / "outside/tests", dir / "ws/tests");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(tampered_files(s, dir / "ws", {}), (std::vector<std::string>{"src/a.cc", "tests/t.cc"}));
+  // A FIFO in place, and one where the folder link leads.
+  fs::remove(dir / "ws/src/a.cc");
+  ASSERT_EQ(::mkfifo((dir / "ws/src/a.cc").c_str(), 0644), 0);
+  fs::remove(dir / "outside/tests/t.cc");
+  ASSERT_EQ(::mkfifo((dir / "outside/tests/t.cc").c_str(), 0644), 0);
+  EXPECT_EQ(tampered_files(s, dir / "ws", {}), (std::vector<std::string>{"src/a.cc", "tests/t.cc"}));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // Removing the workspace removes the links, not what they point to.
+  remove_workspace(dir / "ws");
+  EXPECT_FALSE(fs::exists(dir / "ws"));
+  EXPECT_TRUE(fs::exists(fs::symlink_status(dir / "outside/tests/t.cc")));
 }
 
 TEST(Workspace, MissingRepositoryIsAClearError) {
