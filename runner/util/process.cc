@@ -971,6 +971,9 @@ void hand_to_sandbox_user(const std::string& path) {
   auto hand = [](const fs::path& entry) {
     struct stat st;
     if (lstat(entry.c_str(), &st) != 0) return;
+    // A file with another name elsewhere may be a host file a command linked into its
+    // workspace: never given away.
+    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) return;
     if (st.st_uid != kSandboxUid || st.st_gid != kSandboxGid) {
       if (lchown(entry.c_str(), kSandboxUid, kSandboxGid) != 0) return;
     }

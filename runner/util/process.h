@@ -115,7 +115,8 @@ bool sandbox_drops_root();
 // Gives `path` and everything below it (links themselves, never their targets) to the
 // sandbox's user, so that an isolated command can write there: for the writable paths
 // that maxcode made (workspaces, its compiler cache). Does nothing unless
-// sandbox_drops_root(). Entries it already owns are left as they are (their ctime too).
+// sandbox_drops_root(). Entries it already owns are left as they are (their ctime too),
+// and so are files with more than one link (a host file linked into a workspace).
 void hand_to_sandbox_user(const std::string& path);
 
 // `text` as one word for /bin/sh; argv as a command line of such words.
