@@ -287,7 +287,8 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
         argv.insert(argv.end(), {"--symlink", mount.source, mount.target});
         break;
       case Kind::kTmpfs:
-        argv.insert(argv.end(), {"--tmpfs", mount.target});
+        // Writable by everyone, as /tmp is (bwrap's default 0755 is root's alone).
+        argv.insert(argv.end(), {"--perms", "1777", "--tmpfs", mount.target});
         break;
       case Kind::kHidden:
         if (mount.directory) {
@@ -298,7 +299,8 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
         break;
     }
   }
-  argv.insert(argv.end(), {"--dev", "/dev"});
+  // A private /dev/shm that every user may write (CUDA needs it; bwrap's is root's alone).
+  argv.insert(argv.end(), {"--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"});
   for (const auto& device : gpu_devices()) argv.insert(argv.end(), {"--dev-bind", device, device});
   // bwrap run by root keeps every capability and leaves /proc/sys writable: both would
   // let a candidate remount the host's file system or change kernel settings.
@@ -309,9 +311,11 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   std::vector<std::string> command_argv = {"/bin/sh", "-c", command.shell};
   if (sandbox_drops_root()) {
     // Run by root, bwrap gives the command root; setpriv hands it to kSandboxUid with no
-    // capability left (bwrap keeps only what setpriv needs to do so).
+    // capability left. bwrap keeps only what it needs to enter the working directory
+    // (which kSandboxUid owns) and setpriv to switch user; setpriv runs nothing else.
     argv.insert(argv.end(), {"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                             "--cap-add", "CAP_SETPCAP"});
+                             "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_DAC_OVERRIDE",
+                             "--cap-add", "CAP_DAC_READ_SEARCH"});
     command_argv.insert(command_argv.begin(),
                         {tools.setpriv, "--reuid=" + std::to_string(kSandboxUid),
                          "--regid=" + std::to_string(kSandboxGid), "--clear-groups", "--inh-caps=-all",
