@@ -303,7 +303,7 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
     for (const std::string& word : words(p.type))
       if (word != "const" && word != "volatile")
         element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
-    if (plain && arithmetic(element, floating)) continue;
+    if (plain && (element == "bool" || arithmetic(element, floating))) continue;
     plan.probe = false;
     plan.no_probe = "'" + p.name + "' (" + p.type + ") is neither a number nor a pointer to numbers";
     break;
