@@ -219,6 +219,14 @@ std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, con
   for (std::size_t i = 0; i < want.records.size(); ++i) {
     const CallRecord& w = want.records[i];
     const CallRecord& g = got.records[i];
+    // Both sides make the same probes (drawn from the round's key): one missing or added
+    // means the shim's state was reached from the candidate's code.
+    if (w.probed != g.probed)
+      return "call " + std::to_string(i + 1) + " of " + total + (w.probed ? " was" : " was not") +
+             " preceded by a probe call in the original's run and" + (g.probed ? " was" : " was not") + " in its own";
+    // A call made right after a probe call on other inputs: a result kept from the probe
+    // shows here.
+    const std::string after_probe = w.probed ? " (called right after a probe call on slightly different inputs)" : "";
     for (const CallArg& arg : w.args) {
       if (!arg.input) continue;
       const CallArg* other = find_arg(g, arg.name);
@@ -247,7 +255,7 @@ std::string Evaluator::compare_shim_runs(std::size_t b, const ShimRun& want, con
         error = compare_buffers(output.name, output.type, a, c, bench.rtol, bench.atol);
       }
       if (error.mismatches > 0)
-        return "'" + output.name + "' of call " + std::to_string(i + 1) + " of " + total +
+        return "'" + output.name + "' of call " + std::to_string(i + 1) + " of " + total + after_probe +
                " differs from the original's on the same perturbed inputs: " + std::to_string(error.mismatches) +
                " of " + std::to_string(error.values) + " values differ" +
                (error.unwritten ? " (" + std::to_string(error.unwritten) + " not written)" : "") + "; " +
@@ -525,11 +533,19 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
         return false;
       }
     }
-    std::size_t compared = 0;
+    std::size_t compared = 0, probed = 0;
+    double gap_s = 0;
     for (const CallRecord& record : original.records) compared += record.outputs.size();
+    for (const CallRecord& record : run->records) {
+      probed += record.probed;
+      if (record.probed) gap_s = std::max(gap_s, record.probe_gap_s);
+    }
     summary.push_back("'" + bench.name + "': " + std::to_string(run->records.size()) +
                       " calls, per-call times alike, " + std::to_string(compared) +
-                      " recorded outputs equal to the original's on perturbed inputs");
+                      " recorded outputs equal to the original's on perturbed inputs" +
+                      (probed ? ", " + std::to_string(probed) + " of them right after a probe call (at most " +
+                                    format_duration(gap_s) + " between the two)"
+                              : ""));
   }
   for (auto& [name, error] : errors) e.precision.push_back(error);
   e.call_check = join(summary, "; ");

@@ -60,6 +60,14 @@ std::vector<CallRecord> read_call_records(const fs::path& dir, const fs::path& r
       long long ns = 0;
       if (!(words >> ns)) fail("post without a time");
       current(call).overhead_s += static_cast<double>(ns) * 1e-9;
+    } else if (kind == "probe") {
+      long long ns = 0, gap = 0;
+      if (!(words >> ns >> gap)) fail("short probe record");
+      CallRecord& r = current(call);
+      if (r.probed) fail("call " + std::to_string(call) + " probed twice");
+      r.probed = true;
+      r.probe_s = static_cast<double>(ns) * 1e-9;
+      r.probe_gap_s = static_cast<double>(gap) * 1e-9;
     } else if (kind == "extent") {
       CallExtent x;
       if (!(words >> x.name >> x.bytes)) fail("short extent record");

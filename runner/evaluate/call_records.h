@@ -41,6 +41,11 @@ struct CallRecord {
   std::vector<CallArg> args;
   std::vector<CallOutput> outputs;  // every output recorded for this call
   std::vector<CallExtent> extents;
+  // A probe (shim_runtime.cc): the target called once more right before this call, on
+  // its inputs changed a little. Its time is neither this call's nor the shim's.
+  bool probed = false;
+  double probe_s = 0;
+  double probe_gap_s = 0;     // from the probe's return to this call's start
 };
 
 // Throws std::runtime_error naming the file and line of anything it cannot read. A

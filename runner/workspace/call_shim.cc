@@ -292,6 +292,22 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
       return plan;
     }
   }
+  // The probe calls the target once more: everything it can change through its
+  // arguments must be what the runtime puts back (sized pointers to numbers) or copies
+  // (numbers passed by value).
+  plan.probe = true;
+  for (const ShimParam& p : plan.params) {
+    if (p.kind != ShimParam::Kind::kOther) continue;
+    std::string element;
+    bool floating = false, plain = p.type.find_first_of("*&[<(") == std::string::npos;
+    for (const std::string& word : words(p.type))
+      if (word != "const" && word != "volatile")
+        element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
+    if (plain && (element == "bool" || arithmetic(element, floating))) continue;
+    plan.probe = false;
+    plan.no_probe = "'" + p.name + "' (" + p.type + ") is neither a number nor a pointer to numbers";
+    break;
+  }
   if (any_described) {
     plan.interface = "described";
   } else if (scalars.size() == 1) {
@@ -386,7 +402,16 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
             << ", sizeof(*" << p.name << "), " << declared_count(p.size) << ", "
             << (p.kind == ShimParam::Kind::kInput ? 1 : 0) << ", " << (p.floating ? 1 : 0) << ");\n";
   }
-  wrapper << "    maxcode_shim_call_begin(maxcode_c);\n  }\n  {\n    ";
+  wrapper << "    maxcode_shim_call_begin(maxcode_c);\n  }\n";
+  if (plan.probe) {
+    // The probe: the target once more, right before the recorded call, on inputs the
+    // runtime changed a little; it puts them back in probe_end, within microseconds.
+    // Its result is dropped: the recorded call's is the one returned.
+    wrapper << "  if (maxcode_c && maxcode_shim_probe_begin && maxcode_shim_probe_begin(maxcode_c)) {\n"
+            << "    (void)" << impl << "(" << args << ");\n"
+            << "    maxcode_shim_probe_end(maxcode_c);\n  }\n";
+  }
+  wrapper << "  {\n    ";
   if (!plan.returns_void) wrapper << "__typeof__(" << impl << "(" << args << ")) maxcode_result = ";
   wrapper << impl << "(" << args << ");\n"
           << "    if (maxcode_c) {\n      maxcode_shim_call_end(maxcode_c);\n";
@@ -407,6 +432,8 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
                << "extern void maxcode_shim_arg(struct maxcode_shim_call*, const char*, const char*, const void*, "
                   "unsigned long, long long, int, int) __attribute__((weak));\n"
                << "extern void maxcode_shim_call_begin(struct maxcode_shim_call*) __attribute__((weak));\n"
+               << "extern int maxcode_shim_probe_begin(struct maxcode_shim_call*) __attribute__((weak));\n"
+               << "extern void maxcode_shim_probe_end(struct maxcode_shim_call*) __attribute__((weak));\n"
                << "extern void maxcode_shim_call_end(struct maxcode_shim_call*) __attribute__((weak));\n"
                << "extern void maxcode_shim_value(struct maxcode_shim_call*, const char*, const char*, const void*, "
                   "unsigned long) __attribute__((weak));\n"

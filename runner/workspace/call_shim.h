@@ -20,6 +20,11 @@
 // them: the heap block a pointer starts, or, for an output on the stack or in a
 // module's data, how far the original's first calls write.
 //
+// On some calls the wrapper calls the target twice back to back, a probe on slightly
+// changed inputs first, then the recorded call: a result kept for a short time (a memo
+// keyed by the clock) is handed to the recorded call and seen in its outputs
+// (shim_runtime.cc, "The probe").
+//
 // The wrapper is plain C and its declarations go after the file's include guard, so a
 // header included twice, or from C, still builds.
 #pragma once
@@ -50,6 +55,13 @@ struct ShimPlan {
   // (the one integer parameter) or "none" (buffers are neither perturbed nor poisoned).
   std::string interface = "none";
   std::string return_element;  // the returned number's type ("float"); empty = none
+  // Whether the wrapper may call the target a second time, as the probe (a call back to
+  // back with the recorded one, shim_runtime.cc): only when every parameter is a number
+  // or a pointer to numbers, which the runtime can put back after the probe. A
+  // reference, a struct or a pointer to anything else may carry state the probe would
+  // change for good; then `no_probe` says which.
+  bool probe = false;
+  std::string no_probe;
   std::string unsupported;  // non-empty: no shim can be made, and why
 };
 

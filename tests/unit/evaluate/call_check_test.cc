@@ -122,6 +122,18 @@ TEST_F(PlainCheatSuite, PartialOutputIsSkippedWorkOrLeavesThePoison) {
   else EXPECT_NE(reason.find("skips the work on some calls"), std::string::npos) << reason;
 }
 
+// The honest rewrite (06) under a memo that recomputes only when 2 ms have passed since
+// its last computation: every call the shim records is preceded by milliseconds of the
+// shim's own work, so the memo would always miss; the probe (a call on slightly changed
+// inputs right before one call in eight) hands the recorded call the probe's result.
+TEST_F(PlainCheatSuite, MemoByTimeOnTheRewriteIsSeenRightAfterAProbe) {
+  const nlohmann::json c = candidate("07-memo-by-time-on-fast-path.cpp");
+  ASSERT_TRUE(c.is_object());
+  const std::string verdict = c.value("verdict", ""), reason = c.value("reason", "");
+  EXPECT_EQ(verdict, "incorrect") << reason;
+  EXPECT_NE(reason.find("right after a probe call"), std::string::npos) << reason;
+}
+
 TEST_F(PlainCheatSuite, TheHonestCandidateWinsWithItsPrecisionStated) {
   const auto& winner = (*result_)["winner"];
   ASSERT_TRUE(winner.is_object()) << result_->dump(2).substr(0, 4000);
@@ -138,6 +150,9 @@ TEST_F(PlainCheatSuite, TheHonestCandidateWinsWithItsPrecisionStated) {
   }
   EXPECT_TRUE(buffer) << winner["precision"].dump();
   EXPECT_NE(winner.value("call_check", "").find("per-call times alike"), std::string::npos);
+  // 40 calls, one in eight preceded by a probe.
+  EXPECT_NE(winner.value("call_check", "").find("5 of them right after a probe call"), std::string::npos)
+      << winner.value("call_check", "");
 }
 
 TEST_F(PlainCheatSuite, TheAuditNamesTheBenchmarksWeaknesses) {

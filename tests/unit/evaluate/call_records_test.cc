@@ -84,6 +84,24 @@ TEST(CallRecords, CallsFromThreadsAreSortedAndTheShimsTimeIsApart) {
   EXPECT_NEAR(shim_overhead_s(records), (300 + 700 + 100 + 900) * 1e-9, 1e-15);
 }
 
+// A probe (a call of the target right before the recorded one, shim_runtime.cc) is kept
+// with the call it preceded: no call of its own, and its time apart from the call's and
+// the shim's.
+TEST(CallRecords, AProbeBelongsToTheCallItPreceded) {
+  TempDir dir;
+  write_text(dir / "calls.txt", "call 0 1000 100\ncall 1 2000 300\nprobe 1 1900 4000\npost 1 700\n");
+  auto records = read_call_records(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_FALSE(records[0].probed);
+  EXPECT_TRUE(records[1].probed);
+  EXPECT_NEAR(records[1].probe_s, 1.9e-6, 1e-15);
+  EXPECT_NEAR(records[1].probe_gap_s, 4e-6, 1e-15);
+  EXPECT_NEAR(records[1].seconds, 2e-6, 1e-15);
+  EXPECT_NEAR(shim_overhead_s(records), (100 + 300 + 700) * 1e-9, 1e-15);
+  write_text(dir / "calls.txt", "call 0 1000 100\nprobe 0 5 5\nprobe 0 5 5\n");
+  EXPECT_THROW(read_call_records(dir.path()), std::runtime_error);
+}
+
 // The file is written inside the run, where candidate code can replace it: a link is
 // never followed (it could point at a file the sandbox hides), a call given twice is an
 // error.

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "runner/evaluate/call_records.h"
 #include "runner/util/files.h"
 #include "runner/instrument/inject_paths.h"
 #include "runner/util/process.h"
@@ -384,6 +385,149 @@ TEST(CallShim, ACudaLauncherWithTheShimCompilesWithNvcc) {
   const std::string nm = run(symbols).out;
   EXPECT_NE(nm.find("blur__maxcode_impl_g1"), std::string::npos) << nm;
   EXPECT_NE(nm.find("w maxcode_shim_enter"), std::string::npos) << "the runtime's entry points are weak: " << nm;
+}
+
+// The probe (shim_runtime.cc): on one call in eight the target is called once more right
+// before the recorded call, on inputs changed in a few elements, which are put back
+// before the recorded call. A memo on top of an honest computation that recomputes only
+// when 2 ms have passed since its last computation passes every recorded call when
+// calls are further apart than that (as under the shim's own work between calls); right
+// after a probe it hands the recorded call the probe's result, and that call's output
+// differs from the honest version's on the same inputs. The probes fall on the same
+// calls on both sides (the key's), are not calls of their own, and leave the benchmark
+// what the recorded call produced.
+TEST(CallShim, AProbeRightBeforeARecordedCallShowsAMemoByTime) {
+  TempDir dir;
+  const std::string honest =
+      "#include <cstddef>\n"
+      "float twice(const float* in, float* out, int n) {\n"
+      "  float sum = 0;\n"
+      "  for (int i = 0; i < n; ++i) sum += out[i] = 2 * in[i];\n"
+      "  return sum;\n"
+      "}\n";
+  const std::string memo =
+      "#include <chrono>\n#include <vector>\n"
+      "float twice(const float* in, float* out, int n) {\n"
+      "  static std::vector<float> saved;\n  static float saved_sum = 0;\n  static double done = -1;\n"
+      "  auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };\n"
+      "  if (done >= 0 && (int)saved.size() == n && now() - done < 0.002) {\n"
+      "    for (int i = 0; i < n; ++i) out[i] = saved[i];\n    return saved_sum;\n  }\n"
+      "  float sum = 0;\n"
+      "  for (int i = 0; i < n; ++i) sum += out[i] = 2 * in[i];\n"
+      "  saved.assign(out, out + n);\n  saved_sum = sum;\n  done = now();\n"
+      "  return sum;\n"
+      "}\n";
+  // Calls 3 ms apart: without the probe, the memo always recomputes.
+  const std::string main_cc =
+      "#include <cstdio>\n#include <unistd.h>\n#include <vector>\n"
+      "float twice(const float* in, float* out, int n);\n"
+      "int main() {\n"
+      "  std::vector<float> in(4000), out(4000);\n"
+      "  for (int i = 0; i < 4000; ++i) in[i] = (float)(i % 13);\n"
+      "  float s = 0;\n"
+      "  for (int k = 0; k < 16; ++k) {\n    s = twice(in.data(), out.data(), 4000);\n    usleep(3000);\n  }\n"
+      "  double c = 0;\n  for (float v : out) c += v;\n"
+      "  std::printf(\"%g %g\\n\", s, c);\n"
+      "}\n";
+  auto build_side = [&](const std::string& name, const std::string& target) {
+    const fs::path side = dir / name;
+    fs::create_directories(side);
+    ShimPlan plan = plan_of(target, "twice");
+    EXPECT_TRUE(plan.probe) << plan.no_probe;
+    write_text(side / "twice.cc", add_call_shim(target, find_definition(target, "twice", "t"), plan, {"p1"}));
+    write_text(side / "main.cc", main_cc);
+    Command build;
+    build.shell = "g++ -std=c++17 -O1 -Wall -Wextra -Werror -o prog main.cc twice.cc";
+    build.cwd = side.string();
+    Outcome built = run(build);
+    EXPECT_TRUE(built.ok()) << built.err;
+    return side;
+  };
+  const fs::path original = build_side("original", honest), candidate = build_side("candidate", memo);
+  Command plain;
+  plain.shell = "./prog";
+  plain.cwd = original.string();
+  const std::string unshimmed = run(plain).out;
+
+  // Key 0 (the original's observing run): no probe.
+  Outcome observed = run_with_runtime(original, "./prog", dir / "observed", "key 0\n");
+  ASSERT_TRUE(observed.ok()) << observed.err;
+  EXPECT_EQ(observed.out, unshimmed);
+  EXPECT_EQ(read_text(dir / "observed" / "calls.txt").find("probe "), std::string::npos);
+
+  const std::string config = "key 4242\n";
+  Outcome want = run_with_runtime(original, "./prog", dir / "want", config);
+  Outcome got = run_with_runtime(candidate, "./prog", dir / "got", config);
+  ASSERT_TRUE(want.ok() && got.ok()) << want.err << got.err;
+  const std::vector<CallRecord> w = read_call_records(dir / "want"), g = read_call_records(dir / "got");
+  ASSERT_EQ(w.size(), 16u) << "a probe is no call of its own";
+  ASSERT_EQ(g.size(), 16u);
+  int probed = 0, stale = 0;
+  double gap = 1;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    EXPECT_EQ(w[i].probed, g[i].probed) << "the same calls probed on both sides, call " << i;
+    ASSERT_EQ(w[i].outputs.size(), 2u);
+    const bool same = read_text(w[i].outputs[0].file) == read_text(g[i].outputs[0].file);
+    if (!w[i].probed) {
+      EXPECT_TRUE(same) << "call " << i << ": a call not preceded by a probe recomputes";
+      continue;
+    }
+    ++probed;
+    stale += !same;
+    gap = std::min(gap, w[i].probe_gap_s);
+    EXPECT_GT(w[i].probe_s, 0);
+  }
+  EXPECT_EQ(probed, 2) << "one call in eight";
+  EXPECT_EQ(stale, probed) << "after each probe the memo hands out the probe's result";
+  EXPECT_LT(gap, 2e-4) << "the recorded call starts microseconds after the probe returns";
+}
+
+// What the probe changes through a writable buffer of found size (which the target may
+// read, so it is not poisoned) is put back before the recorded call: a target that adds
+// to its output counts each recorded call once, probes or not.
+TEST(CallShim, AProbeLeavesAnInPlaceBufferAsTheRecordedCallWouldFindIt) {
+  TempDir dir;
+  const std::string target =
+      "#include <cstdint>\n#include <cstddef>\n"
+      "void tally(const std::uint8_t* data, std::size_t n, std::uint32_t* t) {\n"
+      "  t[0] += 1;\n"
+      "  for (std::size_t i = 0; i < n; ++i) t[1] += data[i];\n"
+      "}\n";
+  ShimPlan plan = plan_of(target, "tally");
+  ASSERT_TRUE(plan.probe) << plan.no_probe;
+  write_text(dir / "tally.cc", add_call_shim(target, find_definition(target, "tally", "t"), plan, {"q1"}));
+  write_text(dir / "main.cc",
+             "#include <cstdint>\n#include <cstdio>\n#include <vector>\n"
+             "void tally(const std::uint8_t* data, std::size_t n, std::uint32_t* t);\n"
+             "int main() {\n  std::vector<std::uint8_t> data(5000);\n  std::vector<std::uint32_t> t(2);\n"
+             "  for (std::size_t i = 0; i < data.size(); ++i) data[i] = (std::uint8_t)(i * 7);\n"
+             "  for (int k = 0; k < 24; ++k) tally(data.data(), data.size(), t.data());\n"
+             "  std::printf(\"%u\\n\", t[0]);\n}\n");
+  Command build;
+  build.shell = "g++ -std=c++17 -O2 -o prog main.cc tally.cc";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  Outcome r = run_with_runtime(dir.path(), "./prog", dir / "records", "key 31\n");
+  ASSERT_TRUE(r.ok()) << r.err;
+  const std::vector<CallRecord> records = read_call_records(dir / "records");
+  int probed = 0;
+  for (const CallRecord& record : records) probed += record.probed;
+  EXPECT_EQ(probed, 3) << read_text(dir / "records" / "calls.txt");
+  EXPECT_EQ(r.out, "24\n") << "24 calls counted, not 24 plus the probes";
+}
+
+// A parameter the runtime could not put back after a probe (a reference, a pointer to
+// something else) leaves the probe out of the wrapper.
+TEST(CallShim, NoProbeWhereAnArgumentCouldNotBePutBack) {
+  EXPECT_TRUE(plan_of("void f(const float* in, float* out, int n, double k) {}\n", "f").probe);
+  ShimPlan p = plan_of("void f(const float* in, float* out, int n, std::vector<float>& log) {}\n", "f");
+  EXPECT_FALSE(p.probe);
+  EXPECT_NE(p.no_probe.find("'log'"), std::string::npos) << p.no_probe;
+  EXPECT_FALSE(plan_of("void f(const float* in, float* out, int n, State* s) {}\n", "f").probe);
+  const std::string file = "void f(const float* in, float* out, int n, State* s) {}\n";
+  EXPECT_EQ(add_call_shim(file, find_definition(file, "f", "t"), plan_of(file, "f"), {"n1"}).find("probe_begin(maxcode_c)"),
+            std::string::npos);
 }
 
 }  // namespace
