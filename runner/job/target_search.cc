@@ -194,9 +194,10 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   // The config may name key variables that do not look secret by name (api_key_env).
   add_secret_variables(secret_variable_names(o.config));
   setup(s, o);
-  // What the policy needs is checked before the original is built, profiled or timed.
+  // What the policy needs was checked by the caller before anything was built
+  // (check_policy_inputs: job.cc, run_job.cc); what only the target can say is checked
+  // here, before the original is built or timed.
   if (o.candidate_file.empty()) {
-    check_policy_inputs(o.config, o.repo, o.replay_dir);
     if (o.config.search.policy == "tune" && s.knobs.empty())
       throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
                         s.located.target.file + "): add search.knobs to " + o.config.file.string() +
