@@ -194,7 +194,9 @@ TEST_F(Sampler, ACrashLeavesAPartialProfileAndStillCrashes) {
 }
 
 TEST_F(Sampler, SigtermFromATimeoutLeavesAProfile) {
-  Outcome o = sampled("timeout -s TERM 0.5 " + program_.string() + " " + kScale + " forever");
+  // Three seconds, not half of one: under a loaded CI machine the program had not yet
+  // reached its sampler's constructor (no handler, no file) when half a second was up.
+  Outcome o = sampled("timeout -s TERM 3 " + program_.string() + " " + kScale + " forever");
   EXPECT_EQ(o.exit_code, 124) << o.describe();
   std::vector<fs::path> files = profile_files(out_->path());
   ASSERT_FALSE(files.empty());
