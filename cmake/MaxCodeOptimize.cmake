@@ -318,13 +318,6 @@ function(maxcode_optimize target)
   else()
     set(out_dir "${target_dir}")
   endif()
-  file(GENERATE OUTPUT "${target_dir}/maxcode.json" CONTENT "${json}\n")
-  set_property(GLOBAL APPEND PROPERTY _MAXCODE_CACHE_FILES "${cache_file}")
-  cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" GET_CALL _maxcode_write_caches existing_call)
-  if(NOT existing_call)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" ID _maxcode_write_caches CALL _maxcode_write_caches)
-  endif()
-
   # The executable.
   if(NOT MAXCODE_EXECUTABLE)
     find_program(MAXCODE_EXECUTABLE maxcode HINTS "${_MAXCODE_MODULE_DIR}/../build" "${_MAXCODE_MODULE_DIR}/../../../bin"
@@ -332,6 +325,34 @@ function(maxcode_optimize target)
   endif()
   if(NOT MAXCODE_EXECUTABLE)
     message(FATAL_ERROR "${where}: the maxcode program was not found: set MAXCODE_EXECUTABLE, or use find_package(MaxCode)")
+  endif()
+
+  # What workspace builds read of the host beyond the system's directories (the sandbox
+  # shows nothing else, docs/evaluation.md): this build tree's cache for them, and
+  # maxcode's package, which find_package(MaxCode) finds again there. Added to the
+  # CONFIG file's own workspace.sandbox_paths.
+  get_filename_component(executable_dir "${MAXCODE_EXECUTABLE}" DIRECTORY)
+  set(sandbox_paths "${CMAKE_BINARY_DIR}/maxcode/${target}" "${_MAXCODE_MODULE_DIR}" "${executable_dir}")
+  if(MAXCODE_INJECT_DIR)
+    list(APPEND sandbox_paths "${MAXCODE_INJECT_DIR}")
+  endif()
+  list(REMOVE_DUPLICATES sandbox_paths)
+  string(JSON existing ERROR_VARIABLE missing GET "${json}" workspace sandbox_paths)
+  if(missing)
+    string(JSON json SET "${json}" workspace sandbox_paths "[]")
+  endif()
+  foreach(path IN LISTS sandbox_paths)
+    cmake_path(NORMAL_PATH path)  # maxcode refuses a '..' in a host path
+    string(REGEX REPLACE "(.)/$" "\\1" path "${path}")
+    string(JSON count LENGTH "${json}" workspace sandbox_paths)
+    _maxcode_json_string(s "${path}")
+    string(JSON json SET "${json}" workspace sandbox_paths ${count} "${s}")
+  endforeach()
+  file(GENERATE OUTPUT "${target_dir}/maxcode.json" CONTENT "${json}\n")
+  set_property(GLOBAL APPEND PROPERTY _MAXCODE_CACHE_FILES "${cache_file}")
+  cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" GET_CALL _maxcode_write_caches existing_call)
+  if(NOT existing_call)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" ID _maxcode_write_caches CALL _maxcode_write_caches)
   endif()
 
   # The targets: one run of `maxcode optimize` per function, each in OUT/<function>.

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <regex>
 #include <memory>
@@ -131,6 +132,16 @@ struct Node {
     std::string text = non_empty_string();
     if (text.front() == '/') fail("must be relative to the repository root, got '" + text + "'");
     if (escapes_root(text)) fail("must stay inside the repository ('..' climbs out of it), got '" + text + "'");
+    return text;
+  }
+
+  // A host path: absolute, without '..' (what it names is the host's, not the repository's).
+  std::string absolute_path() const {
+    std::string text = non_empty_string();
+    if (text.front() != '/') fail("must be an absolute path, got '" + text + "'");
+    for (const auto& part : std::filesystem::path(text)) {
+      if (part == "..") fail("must not contain '..', got '" + text + "'");
+    }
     return text;
   }
 
@@ -529,6 +540,7 @@ WorkspaceConfig parse_workspace(const Node& node) {
   workspace.output_cap_bytes = r.integer("output_cap_bytes", workspace.output_cap_bytes, 1);
   workspace.isolate = r.boolean("isolate", workspace.isolate);
   workspace.env_allow = r.strings("env_allow", workspace.env_allow, &Node::env_name);
+  workspace.sandbox_paths = r.strings("sandbox_paths", workspace.sandbox_paths, &Node::absolute_path);
   return workspace;
 }
 
@@ -591,7 +603,7 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
       {"search.knobs[]", {"name", "values", "file"}},
       {"acceptance", {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
                       "max_timing_s", "target_relative_width"}},
-      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow"}},
+      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths"}},
       {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
                "ncu_timeout_s", "witness", "witness_tolerance"}},
   };
@@ -723,7 +735,8 @@ json to_json(const Config& config) {
        {{"exclude", config.workspace.exclude},
         {"output_cap_bytes", config.workspace.output_cap_bytes},
         {"isolate", config.workspace.isolate},
-        {"env_allow", config.workspace.env_allow}}},
+        {"env_allow", config.workspace.env_allow},
+        {"sandbox_paths", config.workspace.sandbox_paths}}},
       {"gpu",
        {{"sanitizer", config.gpu.sanitizer},
         {"sanitize", config.gpu.sanitize},

@@ -136,6 +136,10 @@ struct WorkspaceConfig {
   // Variables passed to candidate commands beyond the built-in allow-list (names, or
   // prefixes ending in '*'); a name that looks secret is a config error.
   std::vector<std::string> env_allow;
+  // Host paths (absolute) the sandbox shows read-only to every command, beyond the
+  // system's directories and the workspace: a toolchain or SDK outside /usr and /opt,
+  // an installed package the build finds (find_package), data the benchmarks read.
+  std::vector<std::string> sandbox_paths;
 
   bool operator==(const WorkspaceConfig&) const = default;
 };

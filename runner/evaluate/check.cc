@@ -81,6 +81,15 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   if (!options_.ccache_dir.empty() && !writes_cache) cmd.readable_paths.push_back(options_.ccache_dir.string());
   // And the directory of the profiler's socket, which the run reports through.
   cmd.readable_paths.insert(cmd.readable_paths.end(), readable_paths.begin(), readable_paths.end());
+  // And what the build declares it needs of the host.
+  cmd.readable_paths.insert(cmd.readable_paths.end(), config_.workspace.sandbox_paths.begin(),
+                            config_.workspace.sandbox_paths.end());
+  // Run by root, the sandbox runs the command as an unprivileged user, who must be able
+  // to write the workspace (and the cache, for the original's builds). What it owns
+  // already is left alone, so that no sealed output changes.
+  if (cmd.isolate) {
+    for (const auto& path : cmd.writable_paths) hand_to_sandbox_user(path);
+  }
 
   std::set<std::string> not_outputs;  // the sources, proven by tampered_files instead
   if (builds) {

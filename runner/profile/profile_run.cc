@@ -51,6 +51,11 @@ Command step(const std::string& shell, const fs::path& cwd, double timeout_s, co
   cmd.output_cap = config.workspace.output_cap_bytes;
   cmd.isolate = config.workspace.isolate;
   cmd.writable_paths = writable;
+  cmd.readable_paths = config.workspace.sandbox_paths;
+  // Run by root, the sandbox runs the command as an unprivileged user: it must be able
+  // to write the work directory (the first writable path; the copy is inside it). A
+  // repository profiled in place stays its owner's.
+  if (cmd.isolate) hand_to_sandbox_user(writable.front());
   return cmd;
 }
 

@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 
+#include "runner/util/sandbox_view.h"
 #include "runner/util/secrets.h"
 
 extern char** environ;
@@ -97,65 +98,57 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
-bool is_under(const fs::path& path, const fs::path& dir) {
-  auto [dir_end, path_it] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
-  return dir_end == dir.end() && path_it != path.end();
-}
-
 // ---------------------------------------------------------------- isolation probe
 
 struct SandboxTools {
   std::string bwrap;
   std::string unshare;
+  std::string setpriv;  // bubblewrap run by root hands the command to kSandboxUid with it
 };
+
+// Found once, apart from the probe (which runs commands that need them).
+const SandboxTools& sandbox_tools() {
+  static std::once_flag once;
+  static SandboxTools tools;
+  std::call_once(once, [] {
+    tools.bwrap = find_in_path("bwrap");
+    tools.unshare = find_in_path("unshare");
+    tools.setpriv = find_in_path("setpriv");
+  });
+  return tools;
+}
 
 struct IsolationChoice {
   Isolation isolation = Isolation::kNone;
-  SandboxTools tools;
 };
-
-std::vector<std::string> bwrap_probe_args() {
-  return {"--ro-bind", "/",        "/",           "--dev",         "/dev",
-          "--proc",    "/proc",    "--unshare-net", "--unshare-pid", "--die-with-parent"};
-}
 
 // --mount-proc: in a new pid namespace the host's /proc makes /proc/self point at the
 // wrong process, and the CUDA driver then fails ("OS call failed"); a private /proc
-// (and the mount namespace it needs) keeps it right.
-std::vector<std::string> unshare_args() { return {"-n", "-p", "-f", "--kill-child", "--mount-proc"}; }
-
-bool tool_works(const std::string& tool, const std::vector<std::string>& args) {
-  if (tool.empty()) return false;
-  std::string shell = shell_quote(tool);
-  for (const auto& arg : args) shell += " " + shell_quote(arg);
-  Command probe;
-  probe.shell = shell + " /bin/true";
-  probe.timeout_s = 10;
-  probe.output_cap = 64 << 10;
-  probe.max_file_bytes = 0;
-  return run(probe).ok();
+// (and the mount namespace it needs) keeps it right. Run by root, the command is
+// kSandboxUid's.
+std::vector<std::string> unshare_args() {
+  std::vector<std::string> args = {"-n", "-p", "-f", "--kill-child", "--mount-proc"};
+  if (sandbox_drops_root()) {
+    args.insert(args.end(), {"--setgid", std::to_string(kSandboxGid), "--setuid", std::to_string(kSandboxUid)});
+  }
+  return args;
 }
 
 Outcome run_with(const Command& command, Isolation isolation);
 
-bool works(Isolation isolation, const SandboxTools& tools) {
-  switch (isolation) {
-    case Isolation::kBubblewrap:
-      return tool_works(tools.bwrap, bwrap_probe_args());
-    case Isolation::kNamespaces: {
-      Command probe;
-      probe.shell = "exit 0";
-      probe.timeout_s = 10;
-      probe.output_cap = 64 << 10;
-      probe.max_file_bytes = 0;
-      return run_with(probe, Isolation::kNamespaces).ok();
-    }
-    case Isolation::kUnshare:
-      return tool_works(tools.unshare, unshare_args());
-    case Isolation::kNone:
-      return true;
-  }
-  return false;
+// Each mode is probed as commands will run in it (the same plan, the same user).
+bool works(Isolation isolation) {
+  if (isolation == Isolation::kNone) return true;
+  if (isolation == Isolation::kBubblewrap && sandbox_tools().bwrap.empty()) return false;
+  if (isolation == Isolation::kUnshare && sandbox_tools().unshare.empty()) return false;
+  Command probe;
+  probe.shell = "exit 0";
+  probe.timeout_s = 10;
+  probe.output_cap = 64 << 10;
+  probe.max_file_bytes = 0;
+  probe.cwd = "/";
+  probe.isolate = true;
+  return run_with(probe, isolation).ok();
 }
 
 std::optional<Isolation> parse_isolation(const std::string& name) {
@@ -168,11 +161,9 @@ std::optional<Isolation> parse_isolation(const std::string& name) {
 
 IsolationChoice probe_isolation() {
   IsolationChoice choice;
-  choice.tools.bwrap = find_in_path("bwrap");
-  choice.tools.unshare = find_in_path("unshare");
   if (const char* forced = std::getenv("MAXCODE_ISOLATION"); forced && *forced) {
     std::optional<Isolation> wanted = parse_isolation(forced);
-    if (wanted && works(*wanted, choice.tools)) {
+    if (wanted && works(*wanted)) {
       choice.isolation = *wanted;
       return choice;
     }
@@ -182,7 +173,7 @@ IsolationChoice probe_isolation() {
                                         : "not one of bubblewrap, namespaces, unshare, none");
   }
   for (Isolation isolation : {Isolation::kBubblewrap, Isolation::kNamespaces, Isolation::kUnshare}) {
-    if (works(isolation, choice.tools)) {
+    if (works(isolation)) {
       choice.isolation = isolation;
       return choice;
     }
@@ -199,18 +190,27 @@ const IsolationChoice& isolation_choice() {
 
 // ---------------------------------------------------------------- launch plan
 
-// Isolation::kNamespaces, prepared in the parent (paths, maps) for the child.
+// Isolation::kNamespaces, prepared in the parent (paths, maps) for the child: the
+// sandbox's root is built on a tmpfs mounted at kStaging, then pivoted into.
+constexpr const char* kStaging = "/tmp";
+
+struct NamespaceMount {
+  SandboxMount::Kind kind;
+  std::string source;               // a bind's host path, or a link's text
+  std::string target;               // under kStaging
+  std::string final_target;         // the path in the sandbox, once pivoted
+  std::vector<std::string> make_dirs;  // under kStaging, created first (if missing)
+  bool directory = true;
+  bool device = false;              // a device node (or directory of them) of /dev
+};
+
 struct NamespacePlan {
   bool enabled = false;
   bool user_ns = false;  // not root: a user namespace grants the right to mount
+  bool drop_root = false;  // root: the command runs as kSandboxUid
   std::string uid_map, gid_map;
-  // Trees shown in the sandbox at their own path: cloned before /tmp is covered, then
-  // attached again, so that a workspace under /tmp stays visible.
-  std::vector<std::string> binds;
-  std::vector<char> bind_writable;  // per bind: writable, or a read-only view
-  std::vector<std::string> make_dirs;  // mount points to create in the private /tmp
-  std::vector<std::string> hidden;     // key files, covered by /dev/null
-  bool private_shm = false;  // /dev/shm exists: CUDA needs it writable
+  std::vector<NamespaceMount> mounts;  // in order; /dev's are among them
+  std::string staged_dev, staged_shm, staged_proc;  // mount points under kStaging
 };
 
 // Everything the child needs, built before fork: between fork and exec only
@@ -246,17 +246,17 @@ std::vector<std::string> build_env(const Command& command) {
 }
 
 // Key files the process knows of (MAXCODE_APP_KEY_FILE): the sandbox shows /dev/null in
-// their place. Those under /tmp are hidden by the private /tmp already.
+// their place wherever they would be visible.
 std::vector<std::string> hidden_files() {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& file : secret_files()) {
-    if (!is_under(file, "/tmp") && fs::is_regular_file(file, ec)) files.push_back(file);
+    if (fs::is_regular_file(file, ec)) files.push_back(file);
   }
   return files;
 }
 
-// GPU device nodes: bwrap's minimal /dev lacks them, and candidates must reach the GPU.
+// GPU device nodes: the minimal /dev lacks them, and candidates must reach the GPU.
 std::vector<std::string> gpu_devices() {
   std::vector<std::string> devices;
   std::error_code ec;
@@ -268,64 +268,113 @@ std::vector<std::string> gpu_devices() {
   return devices;
 }
 
+// The kernel's settings stay read-only in the sandbox's own /proc.
+constexpr const char* kProcReadOnly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"};
+
 std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& command,
-                                    const std::string& cwd, const std::vector<std::string>& writable,
-                                    const std::vector<std::string>& readable) {
-  std::vector<std::string> argv = {tools.bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
-  for (const auto& device : gpu_devices()) {
-    argv.insert(argv.end(), {"--dev-bind", device, device});
+                                    const std::string& cwd, const std::vector<SandboxMount>& view) {
+  using Kind = SandboxMount::Kind;
+  std::vector<std::string> argv = {tools.bwrap};
+  for (const auto& mount : view) {
+    switch (mount.kind) {
+      case Kind::kReadOnly:
+        argv.insert(argv.end(), {"--ro-bind", mount.source, mount.target});
+        break;
+      case Kind::kWritable:
+        argv.insert(argv.end(), {"--bind", mount.source, mount.target});
+        break;
+      case Kind::kSymlink:
+        argv.insert(argv.end(), {"--symlink", mount.source, mount.target});
+        break;
+      case Kind::kTmpfs:
+        // Writable by everyone, as /tmp is (bwrap's default 0755 is root's alone).
+        argv.insert(argv.end(), {"--perms", "1777", "--tmpfs", mount.target});
+        break;
+      case Kind::kHidden:
+        if (mount.directory) {
+          argv.insert(argv.end(), {"--tmpfs", mount.target, "--remount-ro", mount.target});
+        } else {
+          argv.insert(argv.end(), {"--ro-bind", "/dev/null", mount.target});
+        }
+        break;
+    }
   }
+  // A private /dev/shm that every user may write (CUDA needs it; bwrap's is root's alone).
+  argv.insert(argv.end(), {"--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"});
+  for (const auto& device : gpu_devices()) argv.insert(argv.end(), {"--dev-bind", device, device});
   // bwrap run by root keeps every capability and leaves /proc/sys writable: both would
   // let a candidate remount the host's file system or change kernel settings.
-  argv.insert(argv.end(), {"--proc", "/proc", "--cap-drop", "ALL"});
-  for (const char* path : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
-    argv.insert(argv.end(), {"--ro-bind-try", path, path});
+  argv.insert(argv.end(), {"--proc", "/proc"});
+  for (const char* path : kProcReadOnly) argv.insert(argv.end(), {"--ro-bind-try", path, path});
+  // The root itself (a tmpfs of bwrap's) is read-only; the mounts on it keep their own.
+  argv.insert(argv.end(), {"--remount-ro", "/", "--unshare-net", "--unshare-pid", "--die-with-parent"});
+  std::vector<std::string> command_argv = {"/bin/sh", "-c", command.shell};
+  if (sandbox_drops_root()) {
+    // Run by root, bwrap gives the command root; setpriv hands it to kSandboxUid with no
+    // capability left. bwrap keeps only what it needs to enter the working directory
+    // (which kSandboxUid owns) and setpriv to switch user; setpriv runs nothing else.
+    argv.insert(argv.end(), {"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                             "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_DAC_OVERRIDE",
+                             "--cap-add", "CAP_DAC_READ_SEARCH"});
+    command_argv.insert(command_argv.begin(),
+                        {tools.setpriv, "--reuid=" + std::to_string(kSandboxUid),
+                         "--regid=" + std::to_string(kSandboxGid), "--clear-groups", "--inh-caps=-all",
+                         "--bounding-set=-all", "--no-new-privs", "--"});
+  } else {
+    argv.insert(argv.end(), {"--cap-drop", "ALL"});
   }
-  argv.insert(argv.end(), {"--tmpfs", "/tmp"});
-  // The private /tmp hides a working directory below it; show it read-only. Binds come
-  // after the tmpfs (later mounts cover earlier ones), writable paths last of all.
-  if (is_under(cwd, "/tmp")) argv.insert(argv.end(), {"--ro-bind", cwd, cwd});
-  for (const auto& path : readable) {
-    if (is_under(path, "/tmp")) argv.insert(argv.end(), {"--ro-bind", path, path});
-  }
-  for (const auto& path : writable) argv.insert(argv.end(), {"--bind", path, path});
-  for (const auto& file : hidden_files()) argv.insert(argv.end(), {"--ro-bind", "/dev/null", file});
-  argv.insert(argv.end(), {"--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir",
-                           cwd, "--", "/bin/sh", "-c", command.shell});
+  argv.insert(argv.end(), {"--chdir", cwd, "--"});
+  argv.insert(argv.end(), command_argv.begin(), command_argv.end());
   return argv;
 }
 
-// Most trees a namespace sandbox binds (the child keeps their descriptors on its stack).
-constexpr std::size_t kMaxBinds = 32;
+// Most mounts a namespace sandbox makes (the child keeps their descriptors on its stack).
+constexpr std::size_t kMaxMounts = 128;
 
-std::string plan_namespaces(const std::vector<std::string>& writable, const std::vector<std::string>& readable,
-                            const std::string& cwd, NamespacePlan& ns) {
+// Every directory from below `root` down to `path` (or its parent), under kStaging.
+void add_dirs(const std::string& path, bool include_self, std::vector<std::string>& dirs) {
+  fs::path dir = kStaging;
+  fs::path relative = fs::path(path).relative_path();
+  std::vector<fs::path> parts(relative.begin(), relative.end());
+  if (!include_self && !parts.empty()) parts.pop_back();
+  for (const auto& part : parts) {
+    dir /= part;
+    dirs.push_back(dir.string());
+  }
+}
+
+std::string plan_namespaces(const std::vector<SandboxMount>& view, NamespacePlan& ns) {
   ns.enabled = true;
   ns.user_ns = geteuid() != 0;
+  ns.drop_root = sandbox_drops_root();
   ns.uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
   ns.gid_map = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
-  auto add = [&](const std::string& path, bool can_write) {
-    ns.binds.push_back(path);
-    ns.bind_writable.push_back(can_write ? 1 : 0);
-    if (!is_under(path, "/tmp")) return;
-    fs::path dir = "/tmp";
-    for (const auto& part : fs::path(path).lexically_relative("/tmp")) {
-      dir /= part;
-      ns.make_dirs.push_back(dir.string());
-    }
+  auto add = [&](SandboxMount::Kind kind, const std::string& source, const std::string& target, bool directory,
+                 bool device) {
+    NamespaceMount mount{kind, source, std::string(kStaging) + target, target, {}, directory, device};
+    add_dirs(target, directory && kind != SandboxMount::Kind::kSymlink, mount.make_dirs);
+    ns.mounts.push_back(std::move(mount));
   };
-  // As under bubblewrap: a working directory under the private /tmp is shown read-only.
-  bool cwd_writable = false;
-  for (const auto& path : writable) cwd_writable |= cwd == path || is_under(cwd, path);
-  if (is_under(cwd, "/tmp") && !cwd_writable) add(cwd, false);
-  for (const auto& path : readable) {
-    if (is_under(path, "/tmp")) add(path, false);
-  }
-  for (const auto& path : writable) add(path, true);
-  if (ns.binds.size() > kMaxBinds) return "more than " + std::to_string(kMaxBinds) + " paths to show in the sandbox";
-  ns.hidden = hidden_files();
+  for (const auto& mount : view) add(mount.kind, mount.source, mount.target, mount.directory, false);
+  // A minimal /dev: the harmless nodes, the GPU's, a private /dev/shm and the links to
+  // /proc that programs expect. The host's other nodes (disks, /dev/log's socket) stay out.
+  ns.staged_dev = std::string(kStaging) + "/dev";
   std::error_code ec;
-  ns.private_shm = fs::is_directory("/dev/shm", ec);
+  for (const char* node : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}) {
+    if (fs::exists(node, ec)) add(SandboxMount::Kind::kWritable, node, node, false, true);
+  }
+  for (const auto& device : gpu_devices()) {
+    add(SandboxMount::Kind::kWritable, device, device, fs::is_directory(device, ec), true);
+  }
+  for (const auto& [link, text] : {std::pair<const char*, const char*>{"/dev/fd", "/proc/self/fd"},
+                                   {"/dev/stdin", "/proc/self/fd/0"}, {"/dev/stdout", "/proc/self/fd/1"},
+                                   {"/dev/stderr", "/proc/self/fd/2"}}) {
+    add(SandboxMount::Kind::kSymlink, text, link, false, true);
+  }
+  add(SandboxMount::Kind::kTmpfs, "", "/dev/shm", true, true);
+  ns.staged_shm = std::string(kStaging) + "/dev/shm";
+  ns.staged_proc = std::string(kStaging) + "/proc";
+  if (ns.mounts.size() > kMaxMounts) return "more than " + std::to_string(kMaxMounts) + " mounts in the sandbox";
   return "";
 }
 
@@ -348,7 +397,7 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
       plan.argv_storage = {"/bin/sh", "-c", shell};
       break;
     case Isolation::kUnshare:
-      plan.argv_storage = {isolation_choice().tools.unshare};
+      plan.argv_storage = {sandbox_tools().unshare};
       for (const auto& arg : unshare_args()) plan.argv_storage.push_back(arg);
       plan.argv_storage.insert(plan.argv_storage.end(), {"--", "/bin/sh", "-c", shell});
       break;
@@ -356,26 +405,32 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
     case Isolation::kNamespaces: {
       fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
       if (ec) return errno_text("working directory " + command.cwd, ec.value());
-      std::vector<std::string> writable, readable;
+      SandboxNeeds needs;
+      needs.cwd = cwd.string();
       for (const auto& path : command.writable_paths) {
         fs::path real = fs::canonical(path, ec);
         if (ec) return "writable path does not exist: " + path;
-        writable.push_back(real.string());
+        needs.writable.push_back(real.string());
       }
       for (const auto& path : command.readable_paths) {
         fs::path real = fs::canonical(path, ec);
         if (ec) return "readable path does not exist: " + path;
-        readable.push_back(real.string());
+        needs.readable.push_back(real.string());
       }
+      needs.secret_files = hidden_files();
+      const std::vector<SandboxMount> view = sandbox_view(needs);
       if (isolation == Isolation::kNamespaces) {
         plan.argv_storage = {"/bin/sh", "-c", shell};
-        std::string error = plan_namespaces(writable, readable, cwd.string(), plan.ns);
+        plan.cwd = needs.cwd;
+        std::string error = plan_namespaces(view, plan.ns);
         if (!error.empty()) return error;
         break;
       }
+      if (sandbox_drops_root() && sandbox_tools().setpriv.empty())
+        return "bubblewrap run by root needs setpriv (util-linux) to run the command as an unprivileged user";
       Command wrapped = command;
       wrapped.shell = shell;
-      plan.argv_storage = bwrap_argv(isolation_choice().tools, wrapped, cwd.string(), writable, readable);
+      plan.argv_storage = bwrap_argv(sandbox_tools(), wrapped, cwd.string(), view);
       break;
     }
   }
@@ -399,7 +454,8 @@ struct ChildFailure {
 
 constexpr const char* kNsStages[] = {"entering namespaces", "mounting the sandbox",
                                      "making the file system read-only", "forking into the pid namespace",
-                                     "mounting /proc", "dropping capabilities"};
+                                     "mounting /proc", "dropping capabilities", "pivoting into the sandbox's root",
+                                     "running as the sandbox's user"};
 
 struct ChildFds {
   int in;  // becomes stdin: /dev/null or the read end of the stdin pipe
@@ -458,9 +514,22 @@ bool set_read_only(const char* path, bool read_only, unsigned flags) {
   }
 }
 
+// A mount point under kStaging for `mount`: its directories, then the file or
+// directory itself (a file for a file's bind). Never changes what exists already.
+bool make_mount_point(const NamespaceMount& mount) {
+  for (const auto& dir : mount.make_dirs) {
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  if (mount.kind == SandboxMount::Kind::kSymlink || mount.directory) return true;
+  int fd = open(mount.target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+  if (fd >= 0) close(fd);
+  return fd >= 0 || errno == EEXIST;
+}
+
 // Isolation::kNamespaces, in the child: returns in the process that is to exec the
 // command (pid 2 of a new pid namespace). Async-signal-safe calls only.
 void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
+  using Kind = SandboxMount::Kind;
   const int first_stage = 3;
   if (ns.user_ns) {
     if (unshare(CLONE_NEWUSER) != 0) child_fail(report_fd, first_stage);
@@ -469,42 +538,7 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
       child_fail(report_fd, first_stage);
   }
   if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0) child_fail(report_fd, first_stage);
-  // Nothing done here may propagate back to the host's mounts.
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(report_fd, first_stage + 1);
-  int trees[kMaxBinds];
-  const std::size_t n = ns.binds.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    trees[i] = static_cast<int>(syscall(SYS_open_tree, AT_FDCWD, ns.binds[i].c_str(),
-                                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
-    if (trees[i] < 0) child_fail(report_fd, first_stage + 1);
-  }
-  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-    child_fail(report_fd, first_stage + 1);
-  if (ns.private_shm && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-    child_fail(report_fd, first_stage + 1);
-  for (const auto& dir : ns.make_dirs) {
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, ns.binds[i].c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
-      child_fail(report_fd, first_stage + 1);
-    close(trees[i]);
-  }
-  for (const auto& file : ns.hidden) {
-    // Gone since the plan was made: nothing left to hide.
-    if (mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0 && errno != ENOENT)
-      child_fail(report_fd, first_stage + 1);
-  }
-  // The private /tmp and /dev/shm are writable themselves, not what is bound beneath
-  // them (a read-only working directory); writable paths are, with all below them.
-  if (!set_read_only("/", true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 2);
-  if (!set_read_only("/tmp", false, 0)) child_fail(report_fd, first_stage + 2);
-  if (ns.private_shm && !set_read_only("/dev/shm", false, 0)) child_fail(report_fd, first_stage + 2);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ns.bind_writable[i] && !set_read_only(ns.binds[i].c_str(), false, AT_RECURSIVE))
-      child_fail(report_fd, first_stage + 2);
-  }
-
+  // Pid 1 of the new namespace builds the sandbox: its /proc must be the namespace's.
   pid_t pid = _Fork();
   if (pid < 0) child_fail(report_fd, first_stage + 3);
   if (pid > 0) {
@@ -516,13 +550,84 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     mirror_child(pid);
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The host's /proc shows the host's pids (and CUDA reads /proc/self). The mount stays
-  // writable: the CUDA driver writes to its own /proc entries, and on a read-only /proc
-  // every allocation fails ("OS call failed", seen on the H100 runner). What writes the
-  // kernel's settings is made read-only instead, as container runtimes do.
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+
+  // Nothing done here may propagate back to the host's mounts.
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(report_fd, first_stage + 1);
+  // Every tree to bind, cloned before the new root covers kStaging (/tmp, where the
+  // workspaces and maxcode's libraries often are).
+  int trees[kMaxMounts];
+  const std::size_t n = ns.mounts.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    trees[i] = -1;
+    const Kind kind = ns.mounts[i].kind;
+    const char* source = kind == Kind::kHidden && !ns.mounts[i].directory ? "/dev/null" : ns.mounts[i].source.c_str();
+    if (kind == Kind::kReadOnly || kind == Kind::kWritable || (kind == Kind::kHidden && !ns.mounts[i].directory)) {
+      trees[i] = static_cast<int>(
+          syscall(SYS_open_tree, AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+      if (trees[i] < 0) child_fail(report_fd, first_stage + 1);
+    }
+  }
+  if (mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+    child_fail(report_fd, first_stage + 1);
+  bool dev_mounted = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const NamespaceMount& m = ns.mounts[i];
+    if (m.device && !dev_mounted) {
+      // /dev is a tmpfs of its own that may hold device nodes (no nodev).
+      if (mkdir(ns.staged_dev.c_str(), 0755) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
+      if (mount("tmpfs", ns.staged_dev.c_str(), "tmpfs", MS_NOSUID, "mode=0755") != 0)
+        child_fail(report_fd, first_stage + 1);
+      dev_mounted = true;
+    }
+    if (!make_mount_point(m)) child_fail(report_fd, first_stage + 1);
+    switch (m.kind) {
+      case Kind::kSymlink:
+        if (symlink(m.source.c_str(), m.target.c_str()) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
+        break;
+      case Kind::kTmpfs:
+        if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+          child_fail(report_fd, first_stage + 1);
+        break;
+      case Kind::kHidden:
+        if (m.directory) {
+          if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+            child_fail(report_fd, first_stage + 1);
+          break;
+        }
+        [[fallthrough]];
+      case Kind::kReadOnly:
+      case Kind::kWritable:
+        if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, m.target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+          child_fail(report_fd, first_stage + 1);
+        close(trees[i]);
+        break;
+    }
+  }
+  if (mkdir(ns.staged_proc.c_str(), 0555) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 4);
+  // The namespace's own /proc, mounted while the host's is still in this mount
+  // namespace (in a user namespace the kernel refuses a /proc that would show more).
+  if (mount("proc", ns.staged_proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
     child_fail(report_fd, first_stage + 4);
-  for (const char* path : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+
+  // The new root; the host's is detached and gone from this mount namespace.
+  if (chdir(kStaging) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
+      chdir("/") != 0)
+    child_fail(report_fd, first_stage + 6);
+
+  // The private /tmp and /dev/shm are writable themselves, not what is bound beneath
+  // them (a read-only working directory); writable paths are, with all below them.
+  if (!set_read_only("/", true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 2);
+  for (const auto& m : ns.mounts) {
+    if (m.kind == Kind::kTmpfs && !set_read_only(m.final_target.c_str(), false, 0))
+      child_fail(report_fd, first_stage + 2);
+    if (m.kind == Kind::kWritable && !m.device && !set_read_only(m.final_target.c_str(), false, AT_RECURSIVE))
+      child_fail(report_fd, first_stage + 2);
+  }
+  // /proc stays writable: the CUDA driver writes to its own /proc entries, and on a
+  // read-only /proc every allocation fails ("OS call failed", seen on the H100 runner).
+  // What writes the kernel's settings is made read-only instead, as container runtimes do.
+  if (!set_read_only("/proc", false, 0)) child_fail(report_fd, first_stage + 4);
+  for (const char* path : kProcReadOnly) {
     if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
       if (errno == ENOENT) continue;
       child_fail(report_fd, first_stage + 4);
@@ -533,6 +638,13 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
   // host; no_new_privs keeps a setuid program from granting them back.
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, first_stage + 5);
   for (int cap = 0; cap < 64; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  if (ns.drop_root) {
+    // Raw system calls: glibc's wrappers would signal threads this process lacks.
+    if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, kSandboxGid, kSandboxGid, kSandboxGid) != 0 ||
+        syscall(SYS_setresuid, kSandboxUid, kSandboxUid, kSandboxUid) != 0)
+      child_fail(report_fd, first_stage + 7);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a change of user clears it
+  }
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (syscall(SYS_capset, &header, data) != 0) child_fail(report_fd, first_stage + 5);
@@ -855,6 +967,29 @@ const char* isolation_name(Isolation isolation) {
 }
 
 Isolation available_isolation() { return isolation_choice().isolation; }
+
+bool sandbox_drops_root() { return geteuid() == 0; }
+
+void hand_to_sandbox_user(const std::string& path) {
+  if (!sandbox_drops_root() || path.empty()) return;
+  auto hand = [](const fs::path& entry) {
+    struct stat st;
+    if (lstat(entry.c_str(), &st) != 0) return;
+    // A file with another name elsewhere may be a host file a command linked into its
+    // workspace: never given away.
+    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) return;
+    if (st.st_uid != kSandboxUid || st.st_gid != kSandboxGid) {
+      if (lchown(entry.c_str(), kSandboxUid, kSandboxGid) != 0) return;
+    }
+  };
+  hand(path);
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(path, ec))) return;
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    hand(it->path());
+  }
+}
 
 Outcome run(const Command& command) {
   return run_with(command, command.isolate ? available_isolation() : Isolation::kNone);

@@ -16,13 +16,23 @@ namespace maxcode {
 
 // How a command was isolated. Reported in results, because a user must know when
 // untrusted code ran with the network reachable.
+//
+// bubblewrap and namespaces show the command the same restricted root (sandbox_view.h):
+// the system's directories read-only (/usr, /bin, /sbin, /lib*, /etc without its
+// secrets, /opt, /sys), the writable paths, the readable paths and a working directory
+// outside them read-only, a private /tmp, a minimal /dev (with the GPU's nodes), a /proc
+// of its own; nothing else of the host (no /run, /var, /home, /root, /srv, /mnt, the
+// host's /tmp: no Unix socket of the host), and a network namespace of its own (no
+// abstract socket of the host either). When maxcode runs as root the command runs as
+// the unprivileged kSandboxUid, never as root.
 enum class Isolation {
-  kBubblewrap,  // bwrap: read-only root, writable paths bound, no network, own pid ns
+  kBubblewrap,  // bwrap: the root above, no network, own pid ns
   // No tool needed (the GPU runners have no bwrap): maxcode itself unshares mount, net
-  // and pid namespaces (and a user namespace when not root), makes every mount
-  // read-only but the writable paths, a private /tmp and /dev/shm, mounts a read-only
-  // /proc, and drops every capability so the command cannot undo any of it. As with
-  // bubblewrap, a small init is pid 1 and a command killed by signal N exits 128 + N.
+  // and pid namespaces (and a user namespace when not root), builds the root above on a
+  // tmpfs and pivots into it, makes every mount read-only but the writable paths, a
+  // private /tmp and /dev/shm, mounts /proc, and drops every capability so the command
+  // cannot undo any of it. As with bubblewrap, a small init is pid 1 and a command
+  // killed by signal N exits 128 + N.
   kNamespaces,
   kUnshare,     // unshare -n -p: no network, own pid namespace, filesystem as is
   kNone,        // neither available: plain child process
@@ -60,9 +70,9 @@ struct Command {
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
   // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
   std::vector<std::string> writable_paths;
-  // With isolation: paths under /tmp that the child may read but not write (maxcode's
-  // injection libraries). The private /tmp hides them otherwise; elsewhere everything
-  // is readable already.
+  // With isolation: host paths the child may read but not write (maxcode's injection
+  // libraries, a build's declared `workspace.sandbox_paths`). The sandbox shows nothing
+  // of the host outside the system's directories otherwise.
   std::vector<std::string> readable_paths;
   // Called with the child's pid once it is started, before it is waited for: a monitor
   // that attributes processes to this command (its descendants) learns its root.
@@ -95,6 +105,19 @@ struct Outcome {
 Outcome run(const Command& command);
 // As run(), isolated as asked when command.isolate (tests of each mode; the probe).
 Outcome run_isolated(const Command& command, Isolation isolation);
+
+// The user an isolated command runs as when maxcode runs as root ("nobody"): a
+// candidate never runs as root, and cannot read what only root may (/etc/shadow).
+constexpr unsigned kSandboxUid = 65534;
+constexpr unsigned kSandboxGid = 65534;
+// Whether isolated commands run as kSandboxUid here (maxcode runs as root).
+bool sandbox_drops_root();
+// Gives `path` and everything below it (links themselves, never their targets) to the
+// sandbox's user, so that an isolated command can write there: for the writable paths
+// that maxcode made (workspaces, its compiler cache). Does nothing unless
+// sandbox_drops_root(). Entries it already owns are left as they are (their ctime too),
+// and so are files with more than one link (a host file linked into a workspace).
+void hand_to_sandbox_user(const std::string& path);
 
 // `text` as one word for /bin/sh; argv as a command line of such words.
 std::string shell_quote(const std::string& text);

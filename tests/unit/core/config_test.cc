@@ -612,6 +612,23 @@ TEST(ConfigEnvAllow, NamesAndPrefixesAreKeptAndSecretsRefused) {
       << error_of(document);
 }
 
+// Host paths the sandbox shows read-only: absolute, never climbing with '..'.
+TEST(ConfigSandboxPaths, AbsolutePathsAreKeptAndOthersRefused) {
+  json document = minimal();
+  EXPECT_TRUE(parse_config(document, ".maxcode.json").workspace.sandbox_paths.empty());
+  document["workspace"] = {{"sandbox_paths", {"/opt/toolchain", "/home/ci/.local"}}};
+  Config config = parse_config(document, ".maxcode.json");
+  EXPECT_EQ(config.workspace.sandbox_paths, (std::vector<std::string>{"/opt/toolchain", "/home/ci/.local"}));
+  EXPECT_EQ(to_json(config)["workspace"]["sandbox_paths"], document["workspace"]["sandbox_paths"]);
+
+  document["workspace"]["sandbox_paths"] = {"relative/dir"};
+  EXPECT_EQ(error_of(document), kFile + "workspace.sandbox_paths[0]: must be an absolute path, got 'relative/dir'");
+  document["workspace"]["sandbox_paths"] = {"/opt/../root"};
+  EXPECT_EQ(error_of(document), kFile + "workspace.sandbox_paths[0]: must not contain '..', got '/opt/../root'");
+  document["workspace"]["sandbox_paths"] = "/opt";
+  EXPECT_NE(error_of(document).find("workspace.sandbox_paths"), std::string::npos) << error_of(document);
+}
+
 TEST(ConfigTest, TargetsPreferIsGpuOrCpu) {
   json doc = minimal();
   EXPECT_EQ(parse_config(doc, ".maxcode.json").targets.prefer, "");  // unset: by the larger share

@@ -6,6 +6,14 @@
 
 #include <fstream>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+
 #include "runner/evaluate/leftover_processes.h"
 
 #include "support/fixture_repo.h"
@@ -191,6 +199,123 @@ TEST_F(EvaluatorTest, ADaemonLeftByTheBenchmarkIsRejectedAndDoesNotSurvive) {
     }
     EXPECT_EQ(cmdline.find("74.25"), std::string::npos) << "left running: " << entry.path();
   }
+}
+
+// ---------------------------------------------------------------- the sandbox's root (issue 22)
+
+bool sandbox_shows_a_root_of_its_own() {
+  Isolation isolation = available_isolation();
+  return isolation == Isolation::kBubblewrap || isolation == Isolation::kNamespaces;
+}
+
+// The sum of squares, or that plus one once `breached` (a wrong answer the checks see).
+std::string honest_unless(const std::string& includes, const std::string& breached) {
+  return includes + "\nlong long sum_squares(const int* v, int n) {\n" + breached +
+         "\n  long long s = 0; for (int i = 0; i < n; ++i) s += square(v[i]);\n  return breached ? s + 1 : s;\n}";
+}
+
+// A candidate connected to a host Unix socket outside /tmp and delivered bytes. Now no
+// socket of the host is in the sandbox (path or abstract): the connection fails, and
+// the candidate, which would answer wrongly had it got through, stays correct.
+TEST_F(EvaluatorTest, ACandidateReachesNoUnixSocketOfTheHost) {
+  if (!sandbox_shows_a_root_of_its_own()) GTEST_SKIP() << "no file-system sandbox here";
+  const std::string tag = "maxcode-evaluator-socket-" + std::to_string(getpid());
+  const fs::path dir = fs::path("/var/tmp") / tag;
+  fs::create_directories(dir);
+  std::vector<std::string> names = {(dir / "s").string(), "@" + tag};
+  std::vector<int> fds;
+  for (const auto& name : names) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    socklen_t length = sizeof address;
+    if (name[0] == '@') {
+      std::memcpy(address.sun_path + 1, name.data() + 1, name.size() - 1);
+      length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
+    } else {
+      std::memcpy(address.sun_path, name.data(), name.size());
+    }
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), length), 0) << name;
+    ASSERT_EQ(listen(fd, 16), 0);
+    if (name[0] != '@') chmod(name.c_str(), 0777);
+    fds.push_back(fd);
+  }
+  Evaluation e = check(definition_candidate("host-socket", honest_unless(R"CODE(#include <cstddef>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+static bool reach(const char* name) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  socklen_t length = sizeof a;
+  if (name[0] == '@') {
+    std::memcpy(a.sun_path + 1, name + 1, std::strlen(name + 1));
+    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(name));
+  } else {
+    std::strncpy(a.sun_path, name, sizeof a.sun_path - 1);
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  bool reached = connect(fd, reinterpret_cast<sockaddr*>(&a), length) == 0 && write(fd, "leak", 4) == 4;
+  close(fd);
+  return reached;
+})CODE", "  bool breached = reach(\"" + names[0] + "\") || reach(\"" + names[1] + "\");")));
+  EXPECT_NE(e.verdict, Verdict::kIncorrect) << "a host socket was reached: " << e.mismatch;
+  EXPECT_NE(e.verdict, Verdict::kCompileError) << e.compiler_output;
+  EXPECT_NE(e.verdict, Verdict::kCrashed) << e.reason;
+  for (int fd : fds) {
+    int client = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+    EXPECT_LT(client, 0) << "a candidate connected to a socket of the host";
+    if (client >= 0) close(client);
+    close(fd);
+  }
+  fs::remove_all(dir);
+}
+
+// An #include of a host credential put it into the compiler's output, and from there
+// into result.json, report.md, the checkpoint, the trajectory and the rollout store.
+// The compiler sees only what the build needs: the include fails, and its text is not
+// in anything the evaluation records.
+TEST_F(EvaluatorTest, AnIncludedHostCredentialStaysOutOfTheEvaluation) {
+  if (!sandbox_shows_a_root_of_its_own()) GTEST_SKIP() << "no file-system sandbox here";
+  const fs::path credential = "/var/tmp/maxcode-evaluator-credential-" + std::to_string(getpid());
+  {
+    std::ofstream out(credential);
+    out << "aws_secret_access_key = MAXCODE-CREDENTIAL-5b1e\n";
+  }
+  fs::permissions(credential, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  Evaluation e = check(definition_candidate(
+      "includes-credential", honest_unless("#include \"" + credential.string() + "\"", "  bool breached = false;")));
+  EXPECT_EQ(e.verdict, Verdict::kCompileError) << e.reason;
+  EXPECT_NE(e.compiler_output.find("No such file or directory"), std::string::npos) << e.compiler_output;
+  const std::string recorded = e.compiler_output + e.reason + e.mismatch;
+  EXPECT_EQ(recorded.find("MAXCODE-CREDENTIAL"), std::string::npos) << recorded;
+  for (const auto& step : e.steps) EXPECT_EQ(step.output_tail.find("MAXCODE-CREDENTIAL"), std::string::npos);
+  fs::remove(credential);
+
+  // /etc/shadow is shown as an empty file: including it compiles and quotes nothing.
+  Evaluation shadow = check(
+      definition_candidate("includes-shadow", honest_unless("#include \"/etc/shadow\"", "  bool breached = false;")));
+  EXPECT_EQ(shadow.compiler_output.find("root:"), std::string::npos) << shadow.compiler_output;
+  for (const auto& step : shadow.steps) EXPECT_EQ(step.output_tail.find("root:"), std::string::npos) << step.output_tail;
+}
+
+// Run as root, a candidate read /etc/shadow. It runs as an unprivileged user, and the
+// password file is not there to read.
+TEST_F(EvaluatorTest, ACandidateRunsAsNoRootAndReadsNoPasswordFile) {
+  if (!sandbox_shows_a_root_of_its_own()) GTEST_SKIP() << "no file-system sandbox here";
+  Evaluation e = check(definition_candidate("reads-shadow", honest_unless(R"CODE(#include <cstdio>
+#include <unistd.h>
+static bool reads(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  bool got = f && std::fgetc(f) != EOF;
+  if (f) std::fclose(f);
+  return got;
+})CODE", "  bool breached = getuid() == 0 || geteuid() == 0 || getgid() == 0 || reads(\"/etc/shadow\") ||\n"
+         "                  reads(\"/etc/gshadow\");")));
+  EXPECT_NE(e.verdict, Verdict::kIncorrect) << "ran as root or read a password file: " << e.mismatch;
+  EXPECT_NE(e.verdict, Verdict::kCompileError) << e.compiler_output;
+  EXPECT_NE(e.verdict, Verdict::kCrashed) << e.reason;
 }
 
 TEST_F(EvaluatorTest, DiffEditingTheTestsIsRejectedBeforeBuilding) {

@@ -4,14 +4,22 @@
 
 #include <sstream>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +38,18 @@ Command shell(const std::string& text, double timeout_s = 10) {
   command.shell = text;
   command.timeout_s = timeout_s;
   return command;
+}
+
+// Run by root, a sandboxed command is kSandboxUid's: a directory it writes must be
+// handed to it, one it only reads must be readable by others (TempDir makes 0700).
+const fs::path& writable_by_sandbox(const TempDir& dir) {
+  hand_to_sandbox_user(dir.path().string());
+  return dir.path();
+}
+const fs::path& readable_by_sandbox(const TempDir& dir) {
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  return dir.path();
 }
 
 // A killed process stays a zombie until its (new) parent reaps it, and kill(pid, 0)
@@ -306,6 +326,7 @@ TEST(ProcessTest, IsolatedRunKeepsExitCodeOutputAndEnvironment) {
   skip_without_isolation();
   if (::testing::Test::IsSkipped()) return;
   TempDir dir;
+  writable_by_sandbox(dir);
   Command command = shell("pwd; echo $GREETING >&2; exit 4");
   command.isolate = true;
   command.cwd = dir.path().string();
@@ -321,6 +342,7 @@ TEST(ProcessTest, IsolatedProcessTreeDies) {
   skip_without_isolation();
   if (::testing::Test::IsSkipped()) return;
   TempDir dir;
+  writable_by_sandbox(dir);
   std::string marker = (dir / "late").string();
   // Once after a normal exit, once after a timeout: a leftover child would create the
   // marker a second later.
@@ -353,6 +375,8 @@ TEST(ProcessTest, BubblewrapAllowsWritesOnlyToWritablePaths) {
   if (::testing::Test::IsSkipped()) return;
   TempDir writable;
   TempDir readonly;
+  writable_by_sandbox(writable);
+  readable_by_sandbox(readonly);
   Command command = shell("touch " + (readonly / "blocked").string() + "; echo $?; touch " +
                           (writable / "allowed").string() + "; echo $?");
   command.isolate = true;
@@ -369,6 +393,7 @@ TEST(ProcessTest, BubblewrapGivesAPrivateTmpAndAReadOnlyWorkingDirectory) {
   if (::testing::Test::IsSkipped()) return;
   TempDir dir;
   testing::write_file(dir / "input.txt", "visible\n");
+  readable_by_sandbox(dir);
   std::string scratch = "/tmp/maxcode-process-test-scratch-" + std::to_string(getpid());
   Command command = shell("cat input.txt; touch " + scratch + " && echo tmp-ok; touch new.txt");
   command.isolate = true;
@@ -503,6 +528,8 @@ TEST_F(SandboxModes, NamespacesWorkHere) {
 TEST_F(SandboxModes, WritesSucceedOnlyInTheWritablePaths) {
   TempDir workspace;
   TempDir outside;  // e.g. the source snapshot or the repository
+  writable_by_sandbox(workspace);
+  readable_by_sandbox(outside);
   const char* home_env = std::getenv("HOME");
   const std::string home = home_env && *home_env ? home_env : "/root";
   const std::string host_tmp = "/tmp/maxcode-sandbox-test-" + std::to_string(getpid());
@@ -536,6 +563,7 @@ TEST_F(SandboxModes, WritesSucceedOnlyInTheWritablePaths) {
 TEST_F(SandboxModes, AWorkingDirectoryUnderTmpIsVisibleAndReadOnly) {
   TempDir dir;
   testing::write_file(dir / "input.txt", "visible\n");
+  readable_by_sandbox(dir);
   for (Isolation mode : modes_) {
     SCOPED_TRACE(isolation_name(mode));
     Command c;
@@ -555,6 +583,8 @@ TEST_F(SandboxModes, AWorkingDirectoryUnderTmpIsVisibleAndReadOnly) {
 TEST_F(SandboxModes, AReadablePathUnderTmpIsShownReadOnly) {
   TempDir libs, workspace;
   testing::write_file(libs / "libinject.so", "library\n");
+  readable_by_sandbox(libs);
+  writable_by_sandbox(workspace);
   for (Isolation mode : modes_) {
     SCOPED_TRACE(isolation_name(mode));
     Command c;
@@ -632,6 +662,194 @@ TEST_F(SandboxModes, KeyFilesAreHidden) {
   fs::remove(key);
 }
 
+// ---------------------------------------------------------------- the sandbox's root (issue 22)
+
+// A Unix socket of the host that a test listens on: at a path, or abstract ("@name").
+class HostSocket {
+ public:
+  explicit HostSocket(const std::string& name) : name_(name) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    socklen_t length = sizeof address;
+    if (name[0] == '@') {
+      std::memcpy(address.sun_path + 1, name.data() + 1, name.size() - 1);
+      length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
+    } else {
+      std::memcpy(address.sun_path, name.data(), std::min(name.size(), sizeof address.sun_path - 1));
+    }
+    listening_ = fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&address), length) == 0 && listen(fd_, 16) == 0;
+    if (listening_ && name[0] != '@') chmod(name.c_str(), 0777);  // anyone may connect, as /run's do
+  }
+  ~HostSocket() {
+    if (fd_ >= 0) close(fd_);
+    if (name_[0] != '@') unlink(name_.c_str());
+  }
+  bool listening() const { return listening_; }
+  // Connections that arrived since the last call.
+  int accepted() {
+    int count = 0;
+    for (int client; (client = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0; ++count) close(client);
+    return count;
+  }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  bool listening_ = false;
+};
+
+// A program that connects to each socket named on its command line and writes to it.
+std::string build_connector(const TempDir& dir) {
+  testing::write_file(dir / "connect.c", R"C(
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    const char* name = argv[i];
+    socklen_t length = sizeof a;
+    if (name[0] == '@') {
+      memcpy(a.sun_path + 1, name + 1, strlen(name + 1));
+      length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name));
+    } else {
+      strncpy(a.sun_path, name, sizeof a.sun_path - 1);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (connect(fd, (struct sockaddr*)&a, length) == 0 && write(fd, "hello", 5) == 5)
+      printf("connected %s\n", name);
+    else
+      printf("refused %s\n", name);
+    close(fd);
+  }
+  return 0;
+}
+)C");
+  Command cc = shell("cc -o connect connect.c");
+  cc.cwd = dir.path().string();
+  Outcome built = run(cc);
+  return built.ok() ? (dir / "connect").string() : "";
+}
+
+TEST_F(SandboxModes, NoUnixSocketOfTheHostIsReachable) {
+  TempDir tools;
+  readable_by_sandbox(tools);
+  const std::string connector = build_connector(tools);
+  if (connector.empty()) GTEST_SKIP() << "no C compiler to build the connecting program";
+  const std::string tag = "maxcode-socket-test-" + std::to_string(getpid());
+  // Outside /tmp, where the private /tmp would hide it anyway: /var/tmp, and /run
+  // (where the host's daemons listen) when the test may write there.
+  const fs::path dir = fs::path("/var/tmp") / tag;
+  fs::create_directories(dir);
+  std::vector<std::unique_ptr<HostSocket>> sockets;
+  std::vector<std::string> names = {(dir / "s").string(), "@" + tag};
+  if (access("/run", W_OK) == 0) names.push_back("/run/" + tag + ".sock");
+  std::string args;
+  std::string refused_all, connected_all;
+  for (const auto& name : names) {
+    sockets.push_back(std::make_unique<HostSocket>(name));
+    ASSERT_TRUE(sockets.back()->listening()) << name;
+    args += " " + shell_quote(name);
+    refused_all += "refused " + name + "\n";
+    connected_all += "connected " + name + "\n";
+  }
+  // Unsandboxed, the program reaches every one: the test proves something.
+  Outcome plain = run(shell(shell_quote(connector) + args));
+  EXPECT_EQ(plain.out, connected_all) << plain.err;
+  for (auto& socket : sockets) EXPECT_EQ(socket->accepted(), 1);
+
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c = shell(shell_quote(connector) + args);
+    c.isolate = true;
+    c.readable_paths = {tools.path().string()};
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_EQ(o.out, refused_all) << o.err;
+    for (auto& socket : sockets) EXPECT_EQ(socket->accepted(), 0);
+  }
+  sockets.clear();
+  fs::remove_all(dir);
+}
+
+TEST_F(SandboxModes, TheRootShowsTheSystemAndWhatTheCommandNeedsOnly) {
+  TempDir workspace, declared;
+  writable_by_sandbox(workspace);
+  readable_by_sandbox(declared);
+  testing::write_file(declared / "sdk.txt", "declared\n");
+  // A credential outside every path the command needs.
+  const fs::path secret_dir = "/var/tmp/maxcode-credential-test-" + std::to_string(getpid());
+  fs::create_directories(secret_dir);
+  testing::write_file(secret_dir / "credential", "MAXCODE-TEST-CREDENTIAL-7f3a\n");
+  fs::permissions(secret_dir / "credential", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c = shell(
+        "ls / | tr '\\n' ' '; echo; cat " + (declared / "sdk.txt").string() + "; cat " +
+        (secret_dir / "credential").string() + " 2>/dev/null; cat /etc/shadow /etc/gshadow 2>/dev/null; "
+        "ls -A /etc/ssl/private 2>/dev/null; ls -A /dev | tr '\\n' ' '; echo; test -x /usr/bin/env && echo toolchain");
+    c.isolate = true;
+    c.cwd = workspace.path().string();
+    c.writable_paths = {workspace.path().string()};
+    c.readable_paths = {declared.path().string()};
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    std::istringstream lines(o.out);
+    std::string root, sdk, dev, toolchain;
+    std::getline(lines, root);
+    std::getline(lines, sdk);
+    std::getline(lines, dev);
+    std::getline(lines, toolchain);
+    std::set<std::string> entries;
+    std::istringstream words(root);
+    for (std::string word; words >> word;) entries.insert(word);
+    for (const char* hidden : {"run", "var", "home", "root", "srv", "mnt", "work", "media", "boot"})
+      EXPECT_EQ(entries.count(hidden), 0u) << "/" << hidden << " is visible: " << root;
+    for (const char* shown : {"usr", "etc", "tmp", "dev", "proc"})
+      EXPECT_EQ(entries.count(shown), 1u) << "/" << shown << " is missing: " << root;
+    EXPECT_EQ(sdk, "declared");
+    EXPECT_EQ(toolchain, "toolchain") << o.out;
+    EXPECT_EQ(o.out.find("MAXCODE-TEST-CREDENTIAL"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("root:"), std::string::npos) << "a password file was read: " << o.out;
+    // /dev holds the harmless nodes (and the GPU's), not the host's disks or /dev/log.
+    EXPECT_NE(dev.find("null"), std::string::npos) << dev;
+    EXPECT_EQ(dev.find("vda"), std::string::npos) << dev;
+    EXPECT_EQ(dev.find("log"), std::string::npos) << dev;
+  }
+  fs::remove_all(secret_dir);
+}
+
+// Issue 22: run as root, a candidate read /etc/shadow. The command runs as "nobody",
+// which cannot read what only root may, even where the sandbox shows it.
+TEST_F(SandboxModes, CommandsNeverRunAsRoot) {
+  if (!sandbox_drops_root()) GTEST_SKIP() << "maxcode does not run as root here";
+  TempDir workspace, shown;
+  writable_by_sandbox(workspace);
+  readable_by_sandbox(shown);
+  testing::write_file(shown / "root-only", "MAXCODE-ROOT-ONLY\n");
+  fs::permissions(shown / "root-only", fs::perms::owner_read | fs::perms::owner_write);
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c = shell("id -u; id -g; cat " + (shown / "root-only").string() +
+                      " 2>/dev/null; cat /etc/shadow 2>/dev/null | head -c 100; "
+                      "echo x > written && echo workspace; grep CapEff /proc/self/status | tr -d ' \\t'");
+    c.isolate = true;
+    c.cwd = workspace.path().string();
+    c.writable_paths = {workspace.path().string()};
+    c.readable_paths = {shown.path().string()};
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_EQ(o.out, "65534\n65534\nworkspace\nCapEff:0000000000000000\n") << o.err;
+    fs::remove(workspace / "written");
+  }
+}
+
 TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
   Command probe;
   probe.shell = "true";
@@ -647,6 +865,7 @@ TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
   EXPECT_NE(crashed.describe().find("signal 11"), std::string::npos) << crashed.describe();
 
   TempDir dir;
+  writable_by_sandbox(dir);
   Command late;
   late.shell = "(sleep 1; touch " + (dir / "late").string() + ") & sleep 100";
   late.timeout_s = 0.3;
