@@ -275,7 +275,27 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
                                     const std::string& cwd, const std::vector<SandboxMount>& view) {
   using Kind = SandboxMount::Kind;
   std::vector<std::string> argv = {tools.bwrap};
+  // bwrap makes the missing parents of a mount point with the mode of the host's
+  // directory: a workspace under a mkdtemp folder (0700, root's) had a parent in the
+  // sandbox that the sandbox's user could not pass, and every build there failed with
+  // "The source directory ... does not exist". Parents are made here first, 0755.
+  std::vector<std::string> made = {"/"};
+  auto make_parents = [&](const std::string& target) {
+    std::vector<std::string> missing;
+    for (fs::path at = fs::path(target).parent_path(); !at.empty() && at != at.root_path(); at = at.parent_path()) {
+      const std::string dir = at.string();
+      if (std::find(made.begin(), made.end(), dir) != made.end()) break;
+      missing.push_back(dir);
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      argv.insert(argv.end(), {"--perms", "0755", "--dir", *it});
+      made.push_back(*it);
+    }
+    made.push_back(target);
+  };
   for (const auto& mount : view) {
+    if (mount.kind == Kind::kReadOnly || mount.kind == Kind::kWritable) make_parents(mount.target);
+    else made.push_back(mount.target);
     switch (mount.kind) {
       case Kind::kReadOnly:
         argv.insert(argv.end(), {"--ro-bind", mount.source, mount.target});
