@@ -850,6 +850,29 @@ TEST_F(SandboxModes, CommandsNeverRunAsRoot) {
   }
 }
 
+// maxcode's run directory is a mkdtemp folder (0700, root's) and the workspace a folder
+// in it: bubblewrap made that parent in the sandbox with the host's mode, so the
+// sandbox's user could not reach its own workspace ("The source directory ... does not
+// exist" from every build in the suite).
+TEST_F(SandboxModes, AWorkspaceInsideAPrivateFolderIsReachable) {
+  TempDir run_dir;  // 0700, as mkdtemp makes it
+  const fs::path workspace = run_dir / "ws-1-baseline";
+  fs::create_directories(workspace / "src");
+  testing::write_file(workspace / "src" / "a.c", "int a;\n");
+  hand_to_sandbox_user(workspace.string());
+  for (Isolation mode : modes_) {
+    SCOPED_TRACE(isolation_name(mode));
+    Command c = shell("cd " + workspace.string() + " && test -d " + workspace.string() +
+                      " && cat src/a.c && echo built > out && cat out");
+    c.isolate = true;
+    c.cwd = workspace.string();
+    c.writable_paths = {workspace.string()};
+    Outcome o = run_isolated(c, mode);
+    ASSERT_TRUE(o.ok()) << o.describe() << o.err;
+    EXPECT_EQ(o.out, "int a;\nbuilt\n") << o.err;
+  }
+}
+
 TEST(ProcessNamespaces, SignalsTimeoutsAndTheClockPassThroughTheSandbox) {
   Command probe;
   probe.shell = "true";
