@@ -74,6 +74,9 @@ std::vector<ToleranceChoice> probe_tolerances(const ToleranceProbe& probe, const
   }
   const fs::path copy = probe.work_dir / "fast-math";
   copy_tree(probe.source, copy, config.workspace.exclude);
+  // Run by root, the sandbox runs the build as an unprivileged user, who must be able to
+  // write the copy (else the fast-math build fails and no tolerance is measured).
+  if (probe.isolation != Isolation::kNone) hand_to_sandbox_user(copy.string());
   auto step = [&](const std::string& shell, double timeout_s, std::vector<std::pair<std::string, std::string>> env) {
     Command c;
     c.shell = shell;
