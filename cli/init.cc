@@ -9,7 +9,7 @@ namespace maxcode::cli {
 namespace {
 
 void print_report(const InitReport& r) {
-  std::printf("maxcode init: wrote %s\n", r.config_file.c_str());
+  std::printf("maxcode init: %s %s\n", r.rechecked ? "checked" : "wrote", r.config_file.c_str());
   const ProjectScan& s = r.scan;
   std::string build = s.cmake ? "CMake" + (s.preset.empty() ? std::string() : " (preset " + s.preset + ")") : "make";
   std::printf("found: %s; %s; %zu benchmark(s)%s\n", build.c_str(),
@@ -43,6 +43,7 @@ class Init : public Subcommand {
     cmd->add_option("PATH", o_.repo, "repository (default: current directory)")->check(CLI::ExistingDirectory);
     cmd->add_option("--config", o_.config, "file to write (default: PATH/.maxcode.json)");
     cmd->add_flag("--force", o_.force, "replace an existing config");
+    cmd->add_flag("--recheck", o_.recheck, "check the existing config as it is (after a fix by hand); writes nothing");
     cmd->add_flag("!--no-check", o_.check, "write the config without building and running the original");
     cmd->add_flag("-q,--quiet", quiet_, "no progress line");
     return cmd;

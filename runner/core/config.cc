@@ -541,6 +541,9 @@ WorkspaceConfig parse_workspace(const Node& node) {
   workspace.isolate = r.boolean("isolate", workspace.isolate);
   workspace.env_allow = r.strings("env_allow", workspace.env_allow, &Node::env_name);
   workspace.sandbox_paths = r.strings("sandbox_paths", workspace.sandbox_paths, &Node::absolute_path);
+  workspace.max_processes = r.integer("max_processes", workspace.max_processes, 0);
+  workspace.max_memory_mb = r.integer("max_memory_mb", workspace.max_memory_mb, 0);
+  workspace.max_disk_mb = r.integer("max_disk_mb", workspace.max_disk_mb, 0);
   return workspace;
 }
 
@@ -603,7 +606,8 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
       {"search.knobs[]", {"name", "values", "file"}},
       {"acceptance", {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
                       "max_timing_s", "target_relative_width"}},
-      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths"}},
+      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths", "max_processes",
+                     "max_memory_mb", "max_disk_mb"}},
       {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
                "ncu_timeout_s", "witness", "witness_tolerance"}},
   };
@@ -736,7 +740,10 @@ json to_json(const Config& config) {
         {"output_cap_bytes", config.workspace.output_cap_bytes},
         {"isolate", config.workspace.isolate},
         {"env_allow", config.workspace.env_allow},
-        {"sandbox_paths", config.workspace.sandbox_paths}}},
+        {"sandbox_paths", config.workspace.sandbox_paths},
+        {"max_processes", config.workspace.max_processes},
+        {"max_memory_mb", config.workspace.max_memory_mb},
+        {"max_disk_mb", config.workspace.max_disk_mb}}},
       {"gpu",
        {{"sanitizer", config.gpu.sanitizer},
         {"sanitize", config.gpu.sanitize},

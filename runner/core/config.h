@@ -140,6 +140,12 @@ struct WorkspaceConfig {
   // system's directories and the workspace: a toolchain or SDK outside /usr and /opt,
   // an installed package the build finds (find_package), data the benchmarks read.
   std::vector<std::string> sandbox_paths;
+  // What one command of a run (a build, the tests, a benchmark) may take of the machine,
+  // 0 = no limit (docs/configuration.md): processes of the sandbox's user, memory per
+  // process (0 here: half of the machine's), and what the workspace may grow by.
+  long max_processes = 1024;
+  std::size_t max_memory_mb = 0;
+  std::size_t max_disk_mb = 8192;
 
   bool operator==(const WorkspaceConfig&) const = default;
 };

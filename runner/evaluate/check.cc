@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "runner/core/command_limits.h"
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/leftover_processes.h"
 #include "runner/evaluate/google_benchmark.h"
@@ -73,6 +74,7 @@ Evaluator::StepResult Evaluator::run_step(Evaluation& evaluation, const std::str
   cmd.timeout_s = timeout_s;
   cmd.output_cap = config_.workspace.output_cap_bytes;
   cmd.isolate = config_.workspace.isolate;
+  apply_workspace_limits(cmd, config_.workspace);
   cmd.writable_paths = {workspace.string()};
   if (!options_.ccache_dir.empty() && writes_cache) cmd.writable_paths.push_back(options_.ccache_dir.string());
   // The injection libraries live in the work directory, which the private /tmp hides;

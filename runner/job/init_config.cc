@@ -144,6 +144,7 @@ ProposedConfig propose_config(const ProjectScan& scan) {
   std::vector<std::string> exclude;
   if (include.front() == "**")
     for (const char* dir : {"tests", "test", "bench", "benchmark", "benchmarks"}) exclude.push_back(std::string(dir) + "/**");
+  for (const std::string& file : scan.benchmark_sources_in_scope) exclude.push_back(file);
   scope["exclude"] = exclude;
   add("scope", scope, {"What may change: the library's source folders, not the tests or the benchmarks."});
   c.decisions.push_back("scope.include is " + inline_json(scope["include"]) +

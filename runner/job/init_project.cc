@@ -6,6 +6,8 @@
 #include "runner/evaluate/evaluator.h"
 #include "runner/job/init_tolerance.h"
 #include "runner/util/files.h"
+#include "runner/util/git_util.h"
+#include "runner/util/run_dir.h"
 #include "runner/workspace/unit.h"
 #include "runner/workspace/workspace.h"
 
@@ -43,6 +45,25 @@ std::vector<InitCheck> checks_from(const Config& config, const std::string& fail
   return checks;
 }
 
+// A build that fails on a warning the project itself makes an error (-Werror): the
+// compiler here is newer than the project's CI and warns more (issue 24: a division
+// library under GCC 12). Says which warning, and how to build anyway.
+std::string werror_advice(const Config& config, const std::string& failure) {
+  const std::size_t at = failure.find("[-Werror");
+  if (at == std::string::npos) return "";
+  const std::size_t end = failure.find(']', at);
+  const std::string flag = failure.substr(at + 1, end == std::string::npos ? 20 : end - at - 1);
+  // The warning's name: -Werror=maybe-uninitialized -> -Wno-error=maybe-uninitialized.
+  const std::size_t eq = flag.find('=');
+  const std::string drop = eq == std::string::npos ? "-Wno-error" : "-Wno-error=" + flag.substr(eq + 1);
+  std::string how = "add " + drop + " to the compiler flags";
+  if (config.build.configure.find("cmake") != std::string::npos)
+    how = "append -DCMAKE_C_FLAGS=" + drop + " -DCMAKE_CXX_FLAGS=" + drop + " to build.configure";
+  return "The build fails on a warning that the project's own -Werror makes an error (" + flag +
+         "): this compiler warns where the project's did not. To build as the project meant, " + how +
+         " (or turn off the project's warnings-as-errors option), then `maxcode init --recheck`.";
+}
+
 // Writes the chosen tolerances into the proposed config (with why, above the
 // benchmarks) and the file again; what it says is left for the person to confirm.
 void apply_tolerances(InitReport& report, const std::vector<ToleranceChoice>& choices) {
@@ -65,6 +86,31 @@ void apply_tolerances(InitReport& report, const std::vector<ToleranceChoice>& ch
   load_config(report.config_file);  // still reads back
 }
 
+// A recheck writes nothing: a tolerance the measurement suggests beyond the config's
+// own is said, for the person to take or leave.
+void suggest_tolerances(InitReport& report, const Config& config, const std::vector<ToleranceChoice>& choices) {
+  for (std::size_t b = 0; b < choices.size() && b < config.benchmarks.size(); ++b) {
+    const ToleranceChoice& c = choices[b];
+    if (!c.floats || config.benchmarks[b].rtol >= c.rtol) continue;
+    report.decisions.push_back("benchmarks[" + std::to_string(b) + "] (" + c.why + "): rtol " + std::to_string(c.rtol) +
+                               " would accept it; the config has " + std::to_string(config.benchmarks[b].rtol) + ".");
+  }
+}
+
+// maxcode reads the config from the repository's commits (`maxcode run`, the App):
+// a .gitignore that hides it loses it silently.
+void check_not_ignored(InitReport& report, const fs::path& repo) {
+  std::error_code ec;
+  const fs::path relative = fs::relative(fs::absolute(report.config_file, ec), fs::absolute(repo, ec), ec);
+  if (ec || relative.empty() || *relative.begin() == "..") return;
+  if (!ignored_by_git(repo.string(), relative.generic_string())) return;
+  const std::string text = relative.generic_string() + " is ignored by git (a .gitignore rule matches it): `maxcode run`, "
+                           "the GitHub App and the Action read it from the repository's commits. Remove the rule, or "
+                           "commit it with `git add -f " + relative.generic_string() + "`.";
+  report.findings.push_back(text);
+  report.decisions.insert(report.decisions.begin(), text);
+}
+
 }  // namespace
 
 bool InitReport::ok() const {
@@ -76,20 +122,28 @@ bool InitReport::ok() const {
 InitReport init_project(const InitOptions& o, Progress& progress) {
   InitReport report;
   report.config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
-  if (fs::exists(report.config_file) && !o.force)
+  if (o.recheck && !fs::exists(report.config_file))
+    throw std::runtime_error(report.config_file.string() + " does not exist: nothing to recheck (run `maxcode init`)");
+  if (fs::exists(report.config_file) && !o.force && !o.recheck)
     throw std::runtime_error(report.config_file.string() +
-                             " exists already: maxcode init does not overwrite it (--force replaces it)");
+                             " exists already: maxcode init does not overwrite it (--force replaces it; --recheck "
+                             "checks it as it is)");
   progress.status("init: reading " + o.repo.string());
   report.scan = scan_project(o.repo);
-  report.proposed = propose_config(report.scan);
-  write_text(report.config_file, render_config(report.proposed));
+  report.rechecked = o.recheck;
+  if (!o.recheck) {
+    report.proposed = propose_config(report.scan);
+    write_text(report.config_file, render_config(report.proposed));
+  }
   // What was written must read back: the same strict reader as every other command.
   const Config config = load_config(report.config_file);
   report.decisions = report.proposed.decisions;
-  if (!o.check) return report;
+  check_not_ignored(report, o.repo);
+  if (!o.check && !o.recheck) return report;
 
   report.checked = true;
-  const fs::path work_dir = make_unique_dir(fs::temp_directory_path(), "maxcode-init-");
+  remove_abandoned_run_dirs(fs::temp_directory_path(), "maxcode-init-");
+  const fs::path work_dir = make_run_dir(fs::temp_directory_path(), "maxcode-init-");
   std::string failure;
   try {
     const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
@@ -114,10 +168,14 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
       report.checks.push_back({"benchmark '" + bench.name + "' prints different output for different seeds", !same,
                                same ? "it ignores MAXCODE_SEED" : ""});
     }
-    if (failure.empty())
-      apply_tolerances(report, probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
-                                                 static_cast<unsigned long long>(config.acceptance.seeds.front())},
-                                                evaluator.first_seed_outputs(), evaluator.varying_fields(), progress));
+    if (failure.empty()) {
+      const std::vector<ToleranceChoice> choices =
+          probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
+                            static_cast<unsigned long long>(config.acceptance.seeds.front())},
+                           evaluator.first_seed_outputs(), evaluator.varying_fields(), progress);
+      if (o.recheck) suggest_tolerances(report, config, choices);
+      else apply_tolerances(report, choices);
+    }
     std::vector<InitCheck> steps = checks_from(config, failure);
     report.checks.insert(report.checks.begin(), steps.begin(), steps.end());
   } catch (...) {
@@ -127,10 +185,13 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
   }
   std::error_code ignored;
   fs::remove_all(work_dir, ignored);
+  if (const std::string advice = werror_advice(config, failure); !advice.empty())
+    report.decisions.insert(report.decisions.begin(), advice);
   if (!failure.empty())
     report.decisions.insert(report.decisions.begin(),
                             "The original fails its checks (above): fix the build, tests or benchmark command in " +
-                                report.config_file.string() + ", then run `maxcode init --force` or `maxcode optimize`.");
+                                report.config_file.string() + ", then check it again with `maxcode init --recheck` "
+                                "(which writes nothing; `--force` would replace your fix).");
   return report;
 }
 

@@ -23,6 +23,9 @@ struct InitOptions {
   std::filesystem::path config;  // default: <repo>/.maxcode.json
   bool force = false;            // replace an existing config
   bool check = true;             // run the original once
+  // Check the existing config as it is, writing nothing: after a failed check, the
+  // person fixes the config by hand and checks again (`--force` would replace the fix).
+  bool recheck = false;
 };
 
 // One check of the original, as a line: "builds: yes".
@@ -40,6 +43,7 @@ struct InitReport {
   std::vector<InitCheck> checks;
   std::vector<std::string> findings;   // warnings of the check and the benchmark audit
   std::vector<std::string> decisions;  // what the person still decides
+  bool rechecked = false;              // the existing config was checked, nothing written
   bool ok() const;                     // every check passed
 };
 

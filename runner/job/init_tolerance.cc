@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "runner/core/command_limits.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 
@@ -85,6 +86,7 @@ std::vector<ToleranceChoice> probe_tolerances(const ToleranceProbe& probe, const
     c.timeout_s = timeout_s;
     c.isolate = probe.isolation != Isolation::kNone;
     c.writable_paths = {copy.string()};
+    apply_workspace_limits(c, config.workspace);
     return run_isolated(c, probe.isolation);
   };
   const std::vector<std::pair<std::string, std::string>> flags{

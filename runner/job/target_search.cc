@@ -12,6 +12,7 @@
 #include "runner/search/method.h"
 #include "runner/store/rollout_store.h"
 #include "runner/util/files.h"
+#include "runner/util/run_dir.h"
 #include "runner/util/json_io.h"
 #include "runner/util/process.h"
 #include "runner/util/secrets.h"
@@ -64,7 +65,9 @@ std::vector<Knob> collect_knobs(const Config& config, const Session& s) {
 
 void setup(Session& s, const TargetSearch& o) {
   const Config& config = o.config;
-  s.work_dir = make_unique_dir(fs::temp_directory_path(), "maxcode-run-");
+  // What a killed or crashed run left behind goes first (its owner process is gone).
+  remove_abandoned_run_dirs(fs::temp_directory_path(), "maxcode-run-");
+  s.work_dir = make_run_dir(fs::temp_directory_path(), "maxcode-run-");
   s.source = capture_source(o.repo, s.work_dir / "source", config.workspace.exclude);
   s.located = locate_target(s.source.root, config.scope, o.function,
                             o.signature.empty() ? config.targets.signature : o.signature);

@@ -32,19 +32,59 @@ bool in_library_folder(std::string_view relative) {
 
 }  // namespace
 
+namespace {
+
+// The function's own qualified name in a demangled symbol: what precedes its parameter
+// list, without the return type that demangled templates put first
+// ("std::vector<int> mylib::top_k<std::less<int> >(std::span<int const>)" names
+// mylib::top_k, a repository function that merely uses std:: types).
+std::string_view own_name(std::string_view symbol) {
+  // The parameter list: the first '(' outside template arguments, past any
+  // "(anonymous namespace)" (part of the name).
+  std::size_t open = std::string_view::npos;
+  int depth = 0;
+  for (std::size_t i = 0; i < symbol.size(); ++i) {
+    const char c = symbol[i];
+    if (c == '<') ++depth;
+    else if (c == '>' && depth > 0) --depth;
+    else if (c == '(' && depth == 0) {
+      if (symbol.compare(i, 21, "(anonymous namespace)") == 0) {
+        i += 20;
+        continue;
+      }
+      if (i >= 8 && symbol.compare(i - 8, 8, "operator") == 0) continue;  // operator()
+      open = i;
+      break;
+    }
+  }
+  std::size_t end = open == std::string_view::npos ? symbol.size() : open;
+  // Back from there to the space that ends the return type (outside template arguments).
+  depth = 0;
+  std::size_t begin = 0;
+  for (std::size_t i = end; i-- > 0;) {
+    const char c = symbol[i];
+    if (c == '>') ++depth;
+    else if (c == '<' && depth > 0) --depth;
+    else if (c == ' ' && depth == 0) {
+      begin = i + 1;
+      break;
+    }
+  }
+  return symbol.substr(begin, end - begin);
+}
+
+}  // namespace
+
 bool is_library_function(const std::string& function) {
   static constexpr std::array<std::string_view, 19> kPrefixes = {
       "std::",   "__gnu_cxx::", "__cxxabiv1::", "cutlass::", "cute::",    "cub::",       "thrust::",
       "cuda::",  "cooperative_groups::", "nvcuda::", "__cxa_",  "__libc_", "_dl_",        "__GI_",
       "cublas",  "cudnn",       "nccl",      "Eigen::",  "tbb::"};
-  // Return types come first in demangled templates ("void cub::DeviceReduce...").
-  std::string_view name = function;
-  for (auto prefix : kPrefixes) {
+  // By the function's own name: std:: in its return type or template arguments does not
+  // make a repository function the library's.
+  const std::string_view name = own_name(function);
+  for (auto prefix : kPrefixes)
     if (name.rfind(prefix, 0) == 0) return true;
-    if (name.find(" " + std::string(prefix)) != std::string_view::npos &&
-        name.find(" " + std::string(prefix)) < name.find('('))
-      return true;
-  }
   return false;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runner/core/candidate_env.h"
+#include "runner/core/command_limits.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "runner/profile/bound.h"
@@ -50,6 +51,7 @@ Command step(const std::string& shell, const fs::path& cwd, double timeout_s, co
   cmd.timeout_s = timeout_s;
   cmd.output_cap = config.workspace.output_cap_bytes;
   cmd.isolate = config.workspace.isolate;
+  apply_workspace_limits(cmd, config.workspace);
   cmd.writable_paths = writable;
   cmd.readable_paths = config.workspace.sandbox_paths;
   // Run by root, the sandbox runs the command as an unprivileged user: it must be able

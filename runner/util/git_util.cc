@@ -2,6 +2,8 @@
 
 #include <git2.h>
 
+#include <filesystem>
+#include <memory>
 #include <mutex>
 
 namespace maxcode {
@@ -14,6 +16,23 @@ void init_libgit2() {
 std::string git_error_text() {
   const git_error* e = git_error_last();
   return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+bool ignored_by_git(const std::string& dir, const std::string& relative_path) {
+  init_libgit2();
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return false;
+  std::unique_ptr<git_repository, void (*)(git_repository*)> repo(raw, git_repository_free);
+  const char* workdir = git_repository_workdir(repo.get());
+  if (!workdir) return false;  // a bare repository has no work tree to ignore files in
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path inside =
+      fs::weakly_canonical(fs::path(dir) / relative_path, ec).lexically_relative(fs::weakly_canonical(workdir, ec));
+  if (ec || inside.empty() || *inside.begin() == "..") return false;
+  int ignored = 0;
+  if (git_ignore_path_is_ignored(&ignored, repo.get(), inside.generic_string().c_str()) != 0) return false;
+  return ignored == 1;
 }
 
 }  // namespace maxcode

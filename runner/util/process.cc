@@ -222,6 +222,8 @@ struct LaunchPlan {
   std::vector<char*> envp;
   std::string cwd;  // empty = inherit
   std::size_t max_file_bytes = 0;
+  long max_processes = 0;           // RLIMIT_NPROC; 0 = none
+  std::size_t max_memory_bytes = 0;  // RLIMIT_DATA; 0 = none
   int max_fd = 0;  // fallback bound for marking fds close-on-exec
   bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
   NamespacePlan ns;
@@ -398,6 +400,41 @@ std::string plan_namespaces(const std::vector<SandboxMount>& view, NamespacePlan
   return "";
 }
 
+// How many processes `uid` has now (the /proc entries it owns).
+long processes_of_user(uid_t uid) {
+  long count = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    struct stat st;
+    if (stat(entry.path().c_str(), &st) == 0 && st.st_uid == uid) ++count;
+  }
+  return count;
+}
+
+// The bytes the files under `path` take on disk (links not followed; what cannot be
+// read counts nothing).
+std::uintmax_t bytes_under(const std::string& path) {
+  std::uintmax_t total = 0;
+  auto add = [&total](const char* p) {
+    struct stat st;
+    if (lstat(p, &st) == 0) total += static_cast<std::uintmax_t>(st.st_blocks) * 512;
+  };
+  add(path.c_str());
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    add(it->path().c_str());
+  return total;
+}
+
+std::uintmax_t bytes_under(const std::vector<std::string>& paths) {
+  std::uintmax_t total = 0;
+  for (const auto& path : paths) total += bytes_under(path);
+  return total;
+}
+
 // Returns an error message, or "" when the plan is ready.
 std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& plan) {
   std::error_code ec;
@@ -406,6 +443,13 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
   }
   plan.cwd = command.cwd;
   plan.max_file_bytes = command.max_file_bytes;
+  plan.max_memory_bytes = command.max_memory_bytes;
+  if (command.max_processes > 0) {
+    // RLIMIT_NPROC counts every process of the real user. Run by root, the command is
+    // the sandbox's user's; otherwise the user's own processes are already counted.
+    const bool own_user = isolation != Isolation::kNone && sandbox_drops_root();
+    plan.max_processes = command.max_processes + (own_user ? 0 : processes_of_user(getuid()));
+  }
   plan.env_storage = build_env(command);
   plan.feed_stdin = !command.stdin_data.empty();
   // Timed runs are timed by the parent (Outcome::wall_s), around the wait: no clock
@@ -717,6 +761,16 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     limit.rlim_cur = limit.rlim_max = plan.max_file_bytes;
     setrlimit(RLIMIT_FSIZE, &limit);
   }
+  if (plan.max_processes > 0) {
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(plan.max_processes);
+    setrlimit(RLIMIT_NPROC, &limit);
+  }
+  if (plan.max_memory_bytes > 0) {
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = plan.max_memory_bytes;
+    setrlimit(RLIMIT_DATA, &limit);
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -902,6 +956,11 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
   bool killed = false;
   std::optional<Clock::time_point> drain_until;
   std::size_t fed = 0;  // bytes of stdin_data written so far
+  // The disk limit: the writable paths measured every second against their size at the
+  // start (a walk of a build tree takes milliseconds).
+  const bool watch_disk = command.max_disk_bytes > 0 && !command.writable_paths.empty();
+  const std::uintmax_t disk_start = watch_disk ? bytes_under(command.writable_paths) : 0;
+  auto next_disk_check = start + std::chrono::seconds(1);
 
   while (true) {
     if (!exited && has_exited(child.pid)) {
@@ -918,6 +977,18 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
       kill_group(child.pid);
       drain_until = now + kDrainGrace;
     }
+    if (watch_disk && !exited && !killed && now >= next_disk_check) {
+      next_disk_check = now + std::chrono::seconds(1);
+      const std::uintmax_t size = bytes_under(command.writable_paths);
+      if (size > disk_start && size - disk_start > command.max_disk_bytes) {
+        outcome.limit_exceeded = "wrote " + std::to_string((size - disk_start) >> 20) +
+                                 " MiB to its writable paths, over the limit of " +
+                                 std::to_string(command.max_disk_bytes >> 20) + " MiB";
+        killed = true;
+        kill_group(child.pid);
+        drain_until = now + kDrainGrace;
+      }
+    }
     if (drain_until && now >= *drain_until) break;
     if (exited || killed) close_fd(child.in);  // nobody left to read it
 
@@ -928,6 +999,7 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
     if (!exited) polled[2].fd = child.pidfd;
     bool tick = !exited && child.pidfd < 0;
     int wait_ms = poll_timeout_ms(drain_until ? *drain_until : deadline, tick);
+    if (watch_disk && !exited && !killed) wait_ms = std::min(wait_ms, poll_timeout_ms(next_disk_check, false));
     if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) break;
 
     if (child.in >= 0 && polled[3].revents != 0) feed_some(child.in, command.stdin_data, fed);
@@ -1062,6 +1134,7 @@ std::string Outcome::describe() const {
   if (output_exceeded) {
     return "output exceeded " + std::to_string(out.size() + err.size()) + " bytes";
   }
+  if (!limit_exceeded.empty()) return "stopped: it " + limit_exceeded;
   if (term_signal != 0) return "killed by " + signal_text(term_signal);
   std::string text = "exit code " + std::to_string(exit_code);
   // The shell (and bwrap) report a child killed by signal N as exit code 128 + N.

@@ -66,6 +66,18 @@ struct Command {
   std::size_t output_cap = 16u << 20;
   // Largest file the child may write (RLIMIT_FSIZE); 0 = no limit.
   std::size_t max_file_bytes = 4ull << 30;
+  // What one command may take of the machine (issue 22: a candidate forked 2,000
+  // processes, touched 6 GB and wrote 5 GB). 0 = no limit for each.
+  // Processes of the command's user (RLIMIT_NPROC): with maxcode as root the command
+  // runs as the sandbox's user, whose processes these are; otherwise the user's
+  // processes already running are added, so that the command gets this many more.
+  long max_processes = 0;
+  // Heap and private writable mappings per process (RLIMIT_DATA: unlike RLIMIT_AS it
+  // leaves alone the address space CUDA reserves but does not use).
+  std::size_t max_memory_bytes = 0;
+  // What the writable paths may grow by while the command runs, measured every half
+  // second; beyond it the command is stopped and Outcome::limit_exceeded says so.
+  std::size_t max_disk_bytes = 0;
   bool isolate = false;
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
   // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
@@ -84,6 +96,7 @@ struct Outcome {
   int term_signal = 0;   // non-zero when killed by a signal (and not by us)
   bool timed_out = false;
   bool output_exceeded = false;
+  std::string limit_exceeded;  // the limit the command was stopped at ("disk: ...")
   bool spawn_failed = false;  // fork/exec failed; spawn_error says why
   std::string spawn_error;
   std::string out;  // captured stdout (at most output_cap bytes)
@@ -92,7 +105,7 @@ struct Outcome {
   Isolation isolation = Isolation::kNone;
 
   bool ok() const {
-    return !spawn_failed && !timed_out && !output_exceeded && term_signal == 0 &&
+    return !spawn_failed && !timed_out && !output_exceeded && limit_exceeded.empty() && term_signal == 0 &&
            exit_code == 0;
   }
   // One line for people: "exit code 2", "killed by signal 11 (Segmentation fault)",

@@ -40,6 +40,9 @@ struct ProjectScan {
   bool knobs = false;                // a `// maxcode: tune` comment in some source (runner/workspace/knobs.h)
   std::vector<ScannedBenchmark> benchmarks;
   std::vector<std::string> source_dirs;  // top-level folders of library code ("src", "include")
+  // Benchmark sources inside those folders (a benchmark beside the library's code in
+  // src/): out of scope one by one, the folder staying in.
+  std::vector<std::string> benchmark_sources_in_scope;
   std::vector<std::string> notes;        // what was seen but not understood
   bool has_config = false;           // .maxcode.json exists already
 };

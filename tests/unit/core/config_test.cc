@@ -629,6 +629,27 @@ TEST(ConfigSandboxPaths, AbsolutePathsAreKeptAndOthersRefused) {
   EXPECT_NE(error_of(document).find("workspace.sandbox_paths"), std::string::npos) << error_of(document);
 }
 
+// Issue 22: limits on what one command may take, with defaults that hold a fork bomb,
+// a memory hog and a disk filler back; 0 turns one off.
+TEST(ConfigLimits, DefaultsHoldAndZeroTurnsALimitOff) {
+  json document = minimal();
+  Config config = parse_config(document, ".maxcode.json");
+  EXPECT_EQ(config.workspace.max_processes, 1024);
+  EXPECT_EQ(config.workspace.max_memory_mb, 0u);  // half of the machine's, when applied
+  EXPECT_EQ(config.workspace.max_disk_mb, 8192u);
+  document["workspace"] = {{"max_processes", 0}, {"max_memory_mb", 2048}, {"max_disk_mb", 100}};
+  config = parse_config(document, ".maxcode.json");
+  EXPECT_EQ(config.workspace.max_processes, 0);
+  EXPECT_EQ(config.workspace.max_memory_mb, 2048u);
+  EXPECT_EQ(config.workspace.max_disk_mb, 100u);
+  EXPECT_EQ(to_json(config)["workspace"]["max_disk_mb"], 100);
+  document["workspace"] = {{"max_processes", -1}};
+  EXPECT_NE(error_of(document).find("workspace.max_processes: must be between 0 and"), std::string::npos)
+      << error_of(document);
+  document["workspace"] = {{"max_disk_mb", 1.5}};
+  EXPECT_NE(error_of(document).find("workspace.max_disk_mb"), std::string::npos) << error_of(document);
+}
+
 TEST(ConfigTest, TargetsPreferIsGpuOrCpu) {
   json doc = minimal();
   EXPECT_EQ(parse_config(doc, ".maxcode.json").targets.prefer, "");  // unset: by the larger share

@@ -246,6 +246,74 @@ TEST(ProcessTest, FileSizeLimitStopsLargeWrites) {
   EXPECT_EQ(fs::file_size(dir / "small.bin"), 100000u);
 }
 
+// Issue 22 point 5: a candidate wrote 5 GB into its workspace. The writable paths are
+// measured while the command runs; past the limit it is stopped and the outcome says why.
+TEST(ProcessLimits, AWorkspaceThatGrowsPastTheLimitIsStopped) {
+  TempDir dir;
+  testing::write_file(dir / "before.bin", std::string(4 << 20, 'x'));  // what was there is not counted
+  Command command = shell("i=0; while [ $i -lt 200 ]; do head -c 1048576 /dev/zero > f$i; i=$((i+1)); sleep 0.02; done");
+  command.cwd = dir.path().string();
+  command.writable_paths = {dir.path().string()};
+  command.max_disk_bytes = 16u << 20;
+  command.timeout_s = 60;
+  Outcome o = run(command);
+  EXPECT_FALSE(o.ok());
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_NE(o.describe().find("to its writable paths, over the limit of 16 MiB"), std::string::npos) << o.describe();
+  EXPECT_LT(o.wall_s, 4.5);  // stopped within a second or two of passing the limit, not at the end (4 s)
+  std::uintmax_t written = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) written += entry.file_size();
+  EXPECT_LT(written, (4u << 20) + (40u << 20));
+
+  // Under the limit nothing happens.
+  command.shell = "head -c 2000000 /dev/zero > small.bin";
+  Outcome small = run(command);
+  EXPECT_TRUE(small.ok()) << small.describe();
+}
+
+// A fork bomb: the processes past the limit cannot be started, and the command ends.
+TEST(ProcessLimits, ProcessesPastTheLimitCannotBeStarted) {
+  for (Isolation mode : {Isolation::kBubblewrap, Isolation::kNamespaces, Isolation::kNone}) {
+    // Root is exempt from RLIMIT_NPROC: only a sandbox that drops root holds it there.
+    if (mode == Isolation::kNone && geteuid() == 0) continue;
+    Command probe = shell("true");
+    probe.isolate = mode != Isolation::kNone;
+    if (probe.isolate && !run_isolated(probe, mode).ok()) continue;
+    SCOPED_TRACE(isolation_name(mode));
+    TempDir dir;
+    hand_to_sandbox_user(dir.path().string());
+    Command c = shell("i=0; while [ $i -lt 200 ]; do (touch s$i; sleep 3) & i=$((i+1)); done 2>err; wait");
+    c.isolate = mode != Isolation::kNone;
+    c.cwd = dir.path().string();
+    c.writable_paths = {dir.path().string()};
+    c.max_processes = 40;
+    c.timeout_s = 60;
+    Outcome o = run_isolated(c, mode);
+    ASSERT_FALSE(o.timed_out) << o.describe();
+    long started = 0;
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+      started += entry.path().filename().string()[0] == 's';
+    const std::string refused = o.err + (fs::exists(dir / "err") ? testing::read_file(dir / "err") : "");
+    EXPECT_LE(started, 40) << refused;
+    EXPECT_GT(started, 0) << o.describe() << refused;
+    EXPECT_NE(refused.find("fork"), std::string::npos) << refused;
+  }
+}
+
+// RLIMIT_DATA: an allocation past the limit fails in the program (which may then end
+// as it likes); 0 leaves it alone.
+TEST(ProcessLimits, MemoryPastTheLimitCannotBeAllocated) {
+  Command c = shell("python3 -c 'b = bytearray(400 << 20); print(len(b))'");
+  c.max_memory_bytes = 128u << 20;
+  Outcome o = run(c);
+  EXPECT_FALSE(o.ok()) << o.out;
+  EXPECT_NE(o.err.find("MemoryError"), std::string::npos) << o.err;
+  c.max_memory_bytes = 0;
+  Outcome free_run = run(c);
+  EXPECT_TRUE(free_run.ok()) << free_run.describe() << free_run.err;
+  EXPECT_EQ(free_run.out, std::to_string(400u << 20) + "\n");
+}
+
 TEST(ProcessTest, ConcurrentRunsKeepTheirOwnOutput) {
   constexpr int kThreads = 8;
   std::vector<Outcome> outcomes(kThreads);

@@ -56,6 +56,21 @@ TEST(ProjectScan, SubdirectoriesIncludesAndComments) {
   EXPECT_EQ(scan.source_dirs, std::vector<std::string>{"lib"}) << "perf/ holds the benchmark";
 }
 
+// Issue 24: a time-zone library keeps its benchmark in src/ beside its code, and init
+// dropped src/ from the scope whole. The folder stays; the benchmark's file is left out.
+TEST(ProjectScan, ABenchmarkBesideTheLibrarysCodeLeavesTheFolderInScope) {
+  TempDir dir;
+  write_file(dir / "CMakeLists.txt", "project(tz CXX)\nadd_library(tz src/time_zone.cc)\n"
+                                     "add_executable(time_zone_benchmark src/time_zone_benchmark.cc)\n"
+                                     "target_link_libraries(time_zone_benchmark tz benchmark::benchmark)\n");
+  write_file(dir / "src/time_zone.cc", "int tz() { return 1; }\n");
+  write_file(dir / "src/time_zone_benchmark.cc", "#include <benchmark/benchmark.h>\nBENCHMARK_MAIN();\n");
+  ProjectScan scan = scan_project(dir.path());
+  ASSERT_EQ(scan.benchmarks.size(), 1u);
+  EXPECT_EQ(scan.source_dirs, std::vector<std::string>{"src"});
+  EXPECT_EQ(scan.benchmark_sources_in_scope, std::vector<std::string>{"src/time_zone_benchmark.cc"});
+}
+
 TEST(ProjectScan, PresetsPlaceTheBuildAndNameTheCommands) {
   TempDir dir;
   write_file(dir / "CMakeLists.txt", "project(p CXX CUDA)\nset(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"

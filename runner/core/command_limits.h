@@ -1,0 +1,15 @@
+// The limits of workspace.max_processes, max_memory_mb and max_disk_mb, put on a command
+// that runs the user's or a candidate's code (a build, the tests, a benchmark, a profile).
+#pragma once
+
+#include "runner/core/config.h"
+#include "runner/util/process.h"
+
+namespace maxcode {
+
+void apply_workspace_limits(Command& command, const WorkspaceConfig& workspace);
+
+// Half of the machine's memory: max_memory_mb's default (0 in the config).
+std::size_t default_memory_limit_bytes();
+
+}  // namespace maxcode
