@@ -626,3 +626,216 @@ TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
 
 }  // namespace
 }  // namespace maxcode::bot::service
+
+// --- hostile clients (issue 22, the service) --------------------------------------------
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include "bot/service/webhook_signature.h"
+
+namespace maxcode::bot::service {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+// A field of /proc/PID/status in kB (VmRSS, VmHWM).
+long status_kb(int pid, const std::string& field) {
+  std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
+}
+
+// A TCP connection to 127.0.0.1:port that the test drives byte by byte; -1 on failure.
+int connect_raw(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+// Whether the server closed `fd` (end of file or reset within `wait_ms`).
+bool closed_by_server(int fd, int wait_ms) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, wait_ms) <= 0) return false;
+  char c;
+  const ssize_t n = recv(fd, &c, 1, 0);
+  return n == 0 || (n < 0 && errno != EAGAIN);
+}
+
+struct Latencies {
+  std::vector<double> ms;
+  int failed = 0;
+  double percentile(double p) const {
+    if (ms.empty()) return 0;
+    std::vector<double> s = ms;
+    std::sort(s.begin(), s.end());
+    return s[std::min(s.size() - 1, static_cast<std::size_t>(p / 100 * static_cast<double>(s.size())))];
+  }
+  double max() const { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+  std::string text() const {
+    std::ostringstream out;
+    out << ms.size() << " answered, " << failed << " failed, p50 " << percentile(50) << " ms, p99 " << percentile(99)
+        << " ms, max " << max() << " ms";
+    return out.str();
+  }
+};
+
+json ping_payload(int i) {
+  return {{"zen", "Keep it logically awesome. " + std::to_string(i)}, {"hook_id", 1000 + i}, {"hook", {{"type", "App"}}}};
+}
+
+// MAXCODE_SLOW_CONNECTIONS (default 500) connections from clients that never finish a
+// request: half send nothing, half a header byte every 0.5 s. Meanwhile /healthz and
+// signed webhooks (each on a new connection, as GitHub sends them) are answered within
+// 1 s, and the dawdlers are cut off after http.header_timeout_s (here 2 s).
+TEST(Serve, SlowClientsDoNotDelayHealthzOrWebhooks) {
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", "http://127.0.0.1:9"}}}, {"http", {{"header_timeout_s", 2}}}}, kSecret,
+                         kAdmin, kRunner);
+  service.start();
+  const int slow = env_int("MAXCODE_SLOW_CONNECTIONS", 500);
+  std::vector<int> silent, trickle;
+  for (int i = 0; i < slow; ++i) {
+    const int fd = connect_raw(service.port());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    (i % 2 ? trickle : silent).push_back(fd);
+  }
+  const std::string request_line = "POST /webhooks/github HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  Latencies health, hooks;
+  std::size_t sent = 0;
+  int wave = 0;
+  const auto start = Clock::now();
+  while (ms_since(start) < 5000) {
+    if (ms_since(start) >= 500.0 * wave) {  // a byte from each trickler every 0.5 s
+      for (int fd : trickle) send(fd, &request_line[std::min(sent, request_line.size() - 1)], 1, MSG_NOSIGNAL);
+      ++sent;
+      ++wave;
+    }
+    const auto t = Clock::now();
+    const auto h = service.get("/healthz");
+    h.status == 200 ? health.ms.push_back(ms_since(t)) : void(++health.failed);
+    if (health.ms.size() % 2 == 0) {
+      const auto w0 = Clock::now();
+      const auto r = service.webhook("ping", "slow-" + std::to_string(hooks.ms.size() + hooks.failed), ping_payload(hooks.ms.size() + hooks.failed).dump());
+      r.status == 202 ? hooks.ms.push_back(ms_since(w0)) : void(++hooks.failed);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  int silent_closed = 0, trickle_closed = 0;
+  for (int fd : silent) silent_closed += closed_by_server(fd, 0);
+  for (int fd : trickle) trickle_closed += closed_by_server(fd, 0);
+  std::cout << "slow connections " << slow << " (" << silent.size() << " silent, " << trickle.size()
+            << " sending a byte every 0.5 s)\n  /healthz: " << health.text() << "\n  signed webhooks: " << hooks.text()
+            << "\n  closed by the service within 5 s: silent " << silent_closed << ", trickling " << trickle_closed << "\n";
+  EXPECT_EQ(health.failed, 0);
+  EXPECT_EQ(hooks.failed, 0);
+  EXPECT_GE(health.ms.size(), 20u);
+  EXPECT_LT(health.max(), 1000);
+  EXPECT_LT(hooks.max(), 1000);
+  // Silent ones go after keep_alive_s (2 s), trickling ones at header_timeout_s (2 s).
+  EXPECT_EQ(silent_closed, static_cast<int>(silent.size()));
+  EXPECT_EQ(trickle_closed, static_cast<int>(trickle.size()));
+  for (int fd : silent) close(fd);
+  for (int fd : trickle) close(fd);
+  EXPECT_EQ(service.term(), 0);
+}
+
+// Signed bodies built to hurt: 10,000,000 `[` (as a webhook and as a runner's claim) are
+// refused with 400 and a clear message while the service's peak memory stays within
+// 100 MB of where it was (it grew by 341 MB before); malformed runner bodies get 400 and
+// a JSON error, never 500 with the exception's text in an EXCEPTION_WHAT header; the
+// same signed body under a new delivery id is recognised as a replay and not stored.
+TEST(Serve, HostileBodiesAreRefusedCheaplyAndReplaysAreDropped) {
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(), {{"github", {{"api_url", "http://127.0.0.1:9"}}}}, kSecret, kAdmin, kRunner);
+  service.start();
+  const int pid = service.process()->pid();
+  const long peak_before = status_kb(pid, "VmHWM");
+
+  const std::string deep(10'000'000, '[');
+  const auto t = Clock::now();
+  const auto r = service.webhook("ping", "deep-1", deep);
+  const double deep_ms = ms_since(t);
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("nested deeper than 64 levels"), std::string::npos) << r.body;
+
+  httplib::Client client("127.0.0.1", service.port());
+  client.set_read_timeout(10, 0);
+  const httplib::Headers auth{{"Authorization", std::string("Bearer ") + kRunner}};
+  auto deep_claim = client.Post("/api/runner/claim", auth, deep, "application/json");
+  ASSERT_TRUE(deep_claim);
+  EXPECT_EQ(deep_claim->status, 400) << deep_claim->body;
+  EXPECT_NE(deep_claim->body.find("nested deeper than 512 levels"), std::string::npos) << deep_claim->body;
+  const long peak_after = status_kb(pid, "VmHWM");
+  std::cout << "10,000,000 '[' (10 MB, signed): answered " << r.status << " in " << deep_ms << " ms; service peak RSS "
+            << peak_before / 1024 << " MB before, " << peak_after / 1024 << " MB after (now " << status_kb(pid, "VmRSS") / 1024
+            << " MB)\n";
+  EXPECT_LT(peak_after - peak_before, 100 * 1024);
+
+  // Malformed runner bodies: 400 with {"error": ...}, the exception's text nowhere.
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"/api/runner/claim", "not json"},
+      {"/api/runner/claim", "[1, 2]"},
+      {"/api/runner/claim", R"({"runner": "r1", "wait_s": "soon"})"},
+      {"/api/runner/claim", R"({"runner": "r1", "runner": "r2"})"},
+      {"/api/runner/jobs/1/heartbeat", R"({"lease": 5})"},
+      {"/api/runner/jobs/1/heartbeat", "{"},
+      {"/api/runner/jobs/99999999999999999999999/result", R"({"lease": "x", "status": "failed"})"},
+      {"/api/runner/jobs/1/result", R"({"lease": "x", "status": 3})"},
+      {"/api/runner/jobs/1/result", R"({"lease": "x", "status": "finished", "exit_code": "zero"})"},
+  };
+  for (const auto& [path, body] : bad) {
+    auto a = client.Post(path.c_str(), auth, body, "application/json");
+    ASSERT_TRUE(a) << path;
+    EXPECT_FALSE(a->has_header("EXCEPTION_WHAT")) << path << " " << body;
+    EXPECT_NE(a->status, 500) << path << " " << body << ": " << a->body;
+    if (path.find("99999") != std::string::npos) {
+      EXPECT_EQ(a->status, 409) << a->body;  // no such job: this runner does not hold it
+      continue;
+    }
+    // The lease of job 1 is not held either, but a malformed body is told so first.
+    if (body.find("\"status\": 3") != std::string::npos || body.find("exit_code") != std::string::npos) {
+      EXPECT_TRUE(a->status == 400 || a->status == 409) << body << ": " << a->status;
+      continue;
+    }
+    EXPECT_EQ(a->status, 400) << path << " " << body << ": " << a->body;
+    const json answer = json::parse(a->body, nullptr, false);
+    EXPECT_TRUE(answer.is_object() && answer.contains("error")) << a->body;
+  }
+
+  // Replays: the same signed bytes under a new delivery id are not stored again.
+  const std::string ping = ping_payload(7).dump();
+  EXPECT_EQ(service.webhook("ping", "ping-1", ping).status, 202);
+  const auto replay = service.webhook("ping", "ping-2", ping);
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_NE(replay.body.find("ping-1"), std::string::npos) << replay.body;
+  EXPECT_EQ(service.webhook("ping", "ping-1", ping).status, 200);  // GitHub's redelivery: same id
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"replayed\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"duplicate\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"too-deep\"}"), 1);
+  for (int i = 0; i < 50 && service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}") < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}"), 1);
+  EXPECT_EQ(service.term(), 0);
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
