@@ -359,6 +359,22 @@ void JobQueue::finish(std::int64_t id, const std::string& state, const std::stri
             {id, state, outcome, summary, pr_url, now(), dump_json(result)});
 }
 
+bool JobQueue::rerun(std::int64_t id, const std::string& requested_by) {
+  std::lock_guard lock(mutex_);
+  return db_.run("UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, error = '', outcome = '', summary = '', "
+                 "pr_url = '', cancel_requested = 0, check_run_id = 0, result = 'null', requested_by = ?2 "
+                 "WHERE id = ?1 AND state IN ('done', 'failed', 'cancelled')",
+                 {id, requested_by}) == 1;
+}
+
+std::optional<Job> JobQueue::job_by_check_run(std::int64_t check_run_id) {
+  std::lock_guard lock(mutex_);
+  if (check_run_id <= 0) return std::nullopt;
+  auto rows = select_jobs("WHERE check_run_id = ?1", {check_run_id});
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
+}
+
 bool JobQueue::cancel(std::int64_t id) {
   std::lock_guard lock(mutex_);
   if (db_.run("UPDATE jobs SET state = 'cancelled', finished_at = ?2, outcome = 'cancelled', summary = 'cancelled before it ran' "

@@ -146,11 +146,18 @@ class JobQueue {
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
               const std::string& pr_url, const nlohmann::json& result = nullptr);
+  // GitHub's "Re-run" (check_run / check_suite rerequested): a finished job (done,
+  // failed, cancelled) is queued again as a new run, with check_run_id 0 so that the
+  // new run gets its own check run, as GitHub expects. False when it is queued or
+  // running already (nothing to do) or unknown.
+  bool rerun(std::int64_t id, const std::string& requested_by);
   // queued -> cancelled at once; running -> cancel requested. False when finished.
   bool cancel(std::int64_t id);
   // A running job the runner reports as cancelled.
   bool acknowledge_cancel(std::int64_t id, const std::string& lease);
   void set_check_run(std::int64_t id, std::int64_t check_run_id);
+  // The job whose check run GitHub knows by `check_run_id`, if any.
+  std::optional<Job> job_by_check_run(std::int64_t check_run_id);
 
   std::optional<Job> job(std::int64_t id);
   // Newest first; `repo` empty = all; `states` empty = any.

@@ -246,5 +246,29 @@ TEST(JobQueue, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
   EXPECT_EQ(q.record_delivery("d-10", "push", R"({"after":"c1"})").kind, Kind::kStored);
 }
 
+// "Re-run" in the Checks tab: a finished job runs again with a new check run; a queued
+// or running one is left alone.
+TEST(JobQueue, ARerunQueuesAFinishedJobWithANewCheckRun) {
+  testing::TempDir dir;
+  Clock clock;
+  JobQueue q(dir / "q.sqlite", options(clock));
+  const std::int64_t id = q.enqueue(spec()).job.id;
+  q.set_check_run(id, 555);
+  EXPECT_EQ(q.job_by_check_run(555)->id, id);
+  EXPECT_FALSE(q.rerun(id, "alice"));  // queued already
+  auto c = q.claim("r", {});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(q.complete(id, c->lease, nlohmann::json::object()));
+  q.finish(id, "done", "created", "faster", "https://example/pull/1");
+  EXPECT_TRUE(q.rerun(id, "bob"));
+  const Job j = *q.job(id);
+  EXPECT_EQ(j.state, "queued");
+  EXPECT_EQ(j.attempts, 0);
+  EXPECT_EQ(j.check_run_id, 0);
+  EXPECT_EQ(j.pr_url, "");
+  EXPECT_EQ(j.requested_by, "bob");
+  EXPECT_FALSE(q.job_by_check_run(555));
+}
+
 }  // namespace
 }  // namespace maxcode::bot::service

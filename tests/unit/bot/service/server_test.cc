@@ -839,3 +839,215 @@ TEST(Serve, HostileBodiesAreRefusedCheaplyAndReplaysAreDropped) {
 
 }  // namespace
 }  // namespace maxcode::bot::service
+
+// --- checks, Re-run and Redeliver (issue 25, points 1 and 3) -----------------------------
+
+namespace maxcode::bot::service {
+namespace {
+
+// Jobs queued while a runner long-polls (the runner claims each at once, while the event
+// worker is still reporting it): each job has exactly one check run, named after it, and
+// none is left queued or in progress. MAXCODE_CHECK_JOBS jobs (default 20;
+// scripts/service-checks.sh runs 100). A command for a function that does not exist fails
+// with a neutral check and a reply, not a red check. Then "Re-run" (check_run
+// rerequested) runs one job again with a new check run; a delivery whose handling failed
+// is handled when GitHub redelivers it (same id), one that succeeded is not; a comment's
+// body replayed under a new delivery id makes no second run.
+TEST(Serve, OneCheckRunPerJobAndReRunAndRedeliverAsGithubUsersExpect) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const int jobs_wanted = env_int("MAXCODE_CHECK_JOBS", 20);
+  const fs::path source = dir.path() / "source";
+  testing::copy_example_with_short_timing("cpu-histogram", source);
+  const std::string base = git_server.create_repo("acme/histo.git", source);
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", (git_server.root() / "acme/histo.git").string()},
+                             {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  std::string git_url = git_server.url("acme/histo.git");
+  git_url = git_url.substr(0, git_url.find("acme/histo.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url},
+                                      {"max_tries", 1}}},
+                          {"queue", {{"lease_s", 20}, {"backoff_s", 0.2}, {"max_attempts", 1}, {"long_poll_s", 5}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+
+  // A quick job: nothing found, or exit 1 for a function that is not there.
+  const fs::path quick = dir.path() / "quick-job.sh";
+  write_text(quick, "#!/bin/sh\nset -eu\nmkdir -p \"$4\"\n"
+                    "if jq -e '.targets[0] == \"no_such_function\"' \"$2\" >/dev/null; then\n"
+                    "  echo 'error: no function no_such_function in the repository' >&2; exit 1; fi\n"
+                    "echo '{\"targets\": []}' > \"$4/job.json\"\n");
+  fs::permissions(quick, fs::perms::owner_all);
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 5" +
+          " --name checks-runner --work-dir " + (dir.path() / "runner").string() + " --run-command " + quick.string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the runner is in its long poll
+
+  auto check_runs = [&] { return github->state()["repos"]["acme/histo"]["check_runs"]; };
+  auto all_finished = [&](std::size_t jobs) {
+    return service.wait_jobs(
+        [&](const json& j) {
+          if (j["jobs"].size() < jobs) return false;
+          for (const auto& job : j["jobs"])
+            if (job["state"] != "done" && job["state"] != "failed") return false;
+          return true;
+        },
+        120);
+  };
+  // The reports catch up with the jobs (the reporter thread).
+  auto settled_check_runs = [&](std::size_t runs) {
+    json c;
+    for (int i = 0; i < 150; ++i) {
+      c = check_runs();
+      std::size_t completed = 0;
+      for (const auto& run : c) completed += run["status"] == "completed";
+      if (c.size() >= runs && completed == c.size()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return c;
+  };
+
+  std::mt19937 rng(25);
+  for (int i = 0; i < jobs_wanted; ++i) {
+    const std::string fn = "f" + std::to_string(i);
+    ASSERT_EQ(service.webhook("issue_comment", "cmd-" + std::to_string(i),
+                              comment_payload("alice", "/maxcode optimize " + fn, 1, 700 + i).dump()).status, 202);
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 300));
+  }
+  const std::string typo = comment_payload("alice", "/maxcode optimize no_such_function", 1, 699).dump();
+  ASSERT_EQ(service.webhook("issue_comment", "cmd-typo", typo).status, 202);
+  const std::size_t total = static_cast<std::size_t>(jobs_wanted) + 1;
+  json jobs = all_finished(total);
+  ASSERT_EQ(jobs["jobs"].size(), total) << jobs.dump(2);
+  json runs = settled_check_runs(total);
+
+  std::map<std::string, int> per_name;
+  int unfinished = 0;
+  std::string typo_conclusion;
+  for (const auto& run : runs) {
+    ++per_name[run["name"]];
+    unfinished += run["status"] != "completed";
+    EXPECT_EQ(run["head_sha"], base);
+    if (run["name"] == "maxcode: optimize no_such_function") typo_conclusion = run["conclusion"].is_string() ? run["conclusion"] : "";
+  }
+  int exactly_one = 0;
+  for (const auto& job : jobs["jobs"]) {
+    const std::string name = "maxcode: optimize " + job["target"].get<std::string>();
+    EXPECT_EQ(per_name[name], 1) << name << "\n" << runs.dump(2);
+    exactly_one += per_name[name] == 1;
+    EXPECT_NE(job["check_run_id"], 0) << job.dump(2);
+  }
+  std::cout << total << " jobs queued while a runner long-polled: " << runs.size() << " check runs, " << exactly_one
+            << " jobs with exactly one, " << unfinished << " left unfinished; the typo's check: " << typo_conclusion << "\n";
+  EXPECT_EQ(runs.size(), total) << runs.dump(2);
+  EXPECT_EQ(unfinished, 0) << runs.dump(2);
+  EXPECT_EQ(typo_conclusion, "neutral");  // a failed command is a reply, not a red check
+  bool typo_replied = false;
+  const json comments = github->state()["repos"]["acme/histo"]["comments"];
+  for (const auto& c : comments)
+    typo_replied |= c["body"].get<std::string>().find("optimize `no_such_function`") != std::string::npos &&
+                    c["body"].get<std::string>().find("failed.") != std::string::npos;
+  EXPECT_TRUE(typo_replied) << comments.dump(2);
+
+  // The typo's body again under a new delivery id: a replay, no second run.
+  const auto replay = service.webhook("issue_comment", "cmd-typo-replayed", typo);
+  EXPECT_EQ(replay.status, 200) << replay.body;
+
+  // "Re-run" on f0's check run: the job runs again, with a new check run.
+  json f0_run;
+  for (const auto& run : runs)
+    if (run["name"] == "maxcode: optimize f0") f0_run = run;
+  ASSERT_TRUE(f0_run.is_object());
+  std::int64_t f0_job = 0;
+  for (const auto& job : jobs["jobs"])
+    if (job["target"] == "f0") f0_job = job["id"];
+  const json rerun{{"action", "rerequested"},
+                   {"check_run", {{"id", f0_run["id"]}, {"head_sha", base}, {"external_id", std::to_string(f0_job)},
+                                  {"name", f0_run["name"]}, {"app", {{"id", 4242}}}}},
+                   {"repository", {{"full_name", "acme/histo"}, {"name", "histo"}, {"owner", {{"login", "acme"}}}}},
+                   {"installation", {{"id", 77}}},
+                   {"sender", {{"login", "alice"}}}};
+  ASSERT_EQ(service.webhook("check_run", "rerun-1", rerun.dump()).status, 202);
+
+  // A new commit on the default branch: the next command's job is alone on it.
+  const fs::path work = dir.path() / "work";
+  testing::git("clone -q " + (git_server.root() / "acme/histo.git").string() + " " + work.string());
+  write_text(work / "NOTES", "a second commit\n");
+  testing::git("add NOTES", work);
+  testing::git("-c user.name=M -c user.email=m@example.com commit -q -m notes", work);
+  testing::git("push -q origin HEAD", work);
+  const std::string second = testing::git("rev-parse HEAD", work).substr(0, 40);
+
+  // Redeliver: a comment whose handling fails (GitHub refuses the permission check once)
+  // is handled when the same delivery comes again; a handled one is not.
+  github->fail({{"kind", "403"}, {"method", "GET"}, {"path", "/collaborators/"}});
+  const std::string late = comment_payload("alice", "/maxcode optimize late", 1, 800).dump();
+  ASSERT_EQ(service.webhook("issue_comment", "cmd-late", late).status, 202);
+  const std::string failed_event = "maxcode_events_total{event=\"issue_comment\",outcome=\"github-error\"}";
+  for (int i = 0; i < 100 && service.metric(failed_event) < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(service.metric(failed_event), 1);
+  EXPECT_EQ(service.jobs()["jobs"].size(), total);  // no job: its handling failed
+  const auto redelivered = service.webhook("issue_comment", "cmd-late", late);
+  EXPECT_EQ(redelivered.status, 202) << redelivered.body;
+  EXPECT_EQ(service.webhook("issue_comment", "cmd-0", comment_payload("alice", "/maxcode optimize f0", 1, 700).dump()).status, 200);
+
+  jobs = all_finished(total + 1);
+  ASSERT_EQ(jobs["jobs"].size(), total + 1) << jobs.dump(2);
+  runs = settled_check_runs(total + 2);
+  per_name.clear();
+  unfinished = 0;
+  for (const auto& run : runs) {
+    ++per_name[run["name"]];
+    unfinished += run["status"] != "completed";
+  }
+  EXPECT_EQ(per_name["maxcode: optimize f0"], 2) << runs.dump(2);  // the first run and the re-run
+  EXPECT_EQ(per_name["maxcode: optimize late"], 1) << runs.dump(2);
+  EXPECT_EQ(per_name["maxcode: optimize no_such_function"], 1) << runs.dump(2);
+  EXPECT_EQ(runs.size(), total + 2) << runs.dump(2);
+  EXPECT_EQ(unfinished, 0) << runs.dump(2);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"retried\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"replayed\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"duplicate\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"check_run\",outcome=\"job\"}"), 1);
+
+  // "Re-run all checks" on the second commit: its one job runs again.
+  json suite{{"action", "rerequested"},
+             {"check_suite", {{"id", 5}, {"head_sha", second}, {"app", {{"id", 4242}}}}},
+             {"repository", rerun["repository"]},
+             {"installation", {{"id", 77}}},
+             {"sender", {{"login", "alice"}}}};
+  ASSERT_EQ(service.webhook("check_suite", "suite-1", suite.dump()).status, 202);
+  runs = settled_check_runs(total + 3);
+  int late_runs = 0;
+  for (const auto& run : runs)
+    if (run["name"] == "maxcode: optimize late") {
+      ++late_runs;
+      EXPECT_EQ(run["head_sha"], second);
+      EXPECT_EQ(run["status"], "completed");
+    }
+  EXPECT_EQ(late_runs, 2) << runs.dump(2);
+  EXPECT_EQ(runs.size(), total + 3) << runs.dump(2);
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"check_suite\",outcome=\"job\"}"), 1);
+  runner.stop(SIGTERM);
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
