@@ -150,7 +150,7 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
     h.object({"header_timeout_s", "request_timeout_s", "keep_alive_s", "max_connections"});
     if (h.has("header_timeout_s")) c.http.header_timeout_s = h.at("header_timeout_s").number(0.1);
     if (h.has("request_timeout_s")) c.http.request_timeout_s = h.at("request_timeout_s").number(0.1);
-    if (h.has("keep_alive_s")) c.http.keep_alive_s = h.at("keep_alive_s").number(0);
+    if (h.has("keep_alive_s")) c.http.keep_alive_s = h.at("keep_alive_s").number(0.1);
     if (h.has("max_connections")) c.http.max_connections = static_cast<std::size_t>(h.at("max_connections").integer(1));
   }
   if (root.has("queue")) {
