@@ -1,10 +1,11 @@
 // Load generator for scripts/service-load.sh: signed webhooks (the recorded `push`
-// example of @octokit/webhooks-examples, a new delivery id each) sent to 127.0.0.1 at a
+// example of @octokit/webhooks-examples, a new delivery id and a distinct body each) sent to 127.0.0.1 at a
 // steady rate (open loop: a request leaves on schedule whether or not earlier ones were
 // answered), for a fixed time per rate. Prints, per rate: sent, 202s, errors, the rate
 // held, and p50/p99/max latency of the answer.
 //
 //   node scripts/service-load.mjs --port N --secret S [--rates "250 500 1000"] [--seconds 5]
+//   node scripts/service-load.mjs --port N --secret S --slow-connections 500 [--seconds 10]
 import http from "node:http";
 import { createHmac } from "node:crypto";
 import { createRequire } from "node:module";
@@ -19,13 +20,16 @@ const secret = arg("secret");
 const rates = arg("rates", "250 500 1000 1500 2000").split(/\s+/).filter(Boolean).map(Number);
 const seconds = Math.min(Number(arg("seconds", "5")), 60);
 const require = createRequire(new URL("../tests/github/package.json", import.meta.url));
-const body = JSON.stringify(require("@octokit/webhooks-examples").find((e) => e.name === "push").examples[0]);
+const example = require("@octokit/webhooks-examples").find((e) => e.name === "push").examples[0];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
-function send(id) {
+// Each request its own bytes (GitHub never sends one body twice; the service drops a
+// body it has seen under another delivery id as a replay).
+function send(id, options = {}) {
+  const body = JSON.stringify({ ...example, maxcode_load_id: id });
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
-    const req = http.request({ host: "127.0.0.1", port, path: "/webhooks/github", method: "POST", agent, headers: {
+    const req = http.request({ host: "127.0.0.1", port, path: "/webhooks/github", method: "POST", agent: options.agent ?? agent, headers: {
       "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-github-event": "push",
       "x-github-delivery": id, "x-hub-signature-256": "sha256=" + createHmac("sha256", secret).update(body).digest("hex") } },
     (res) => {
@@ -39,6 +43,70 @@ function send(id) {
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+function healthz() {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint();
+    const req = http.get({ host: "127.0.0.1", port, path: "/healthz", agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+    });
+    req.on("error", () => resolve({ status: 0, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+  });
+}
+
+function figures(name, answers, ok) {
+  const ms = answers.map((a) => a.ms).sort((a, b) => a - b);
+  const good = answers.filter((a) => a.status === ok).length;
+  console.log(`  ${name}: ${answers.length} sent, ${good} answered ${ok}, ${answers.length - good} failed, ` +
+    `p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, max ${ms[ms.length - 1].toFixed(2)} ms`);
+  return ms[ms.length - 1];
+}
+
+// --slow-connections N: N connections that never finish a request (half send nothing,
+// half a header byte every 2 s), held for `seconds`; meanwhile /healthz every 100 ms and
+// a signed webhook every 200 ms, each on a new connection. Prints their latencies and
+// how many slow connections the service closed, and when.
+const slow = Number(arg("slow-connections", "0"));
+if (slow > 0) {
+  const net = await import("node:net");
+  const hold = Math.max(seconds, 5);
+  const line = "POST /webhooks/github HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  const sockets = [];
+  const t0 = performance.now();
+  const closedAt = [];
+  for (let i = 0; i < slow; i++) {
+    const s = net.connect({ host: "127.0.0.1", port });
+    s.on("error", () => {});
+    s.on("close", () => closedAt.push((performance.now() - t0) / 1000));
+    s.trickle = i % 2 === 1;
+    sockets.push(s);
+  }
+  let sent = 0;
+  const trickler = setInterval(() => {
+    for (const s of sockets) if (s.trickle && !s.destroyed) s.write(line[Math.min(sent, line.length - 1)]);
+    sent++;
+  }, 2000);
+  const checks = [], hooks = [];
+  const noKeepAlive = new http.Agent({ keepAlive: false });
+  let n = 0;
+  while (performance.now() - t0 < hold * 1000) {
+    checks.push(healthz());
+    if (n++ % 2 === 0) hooks.push(send(`slow-${n}-${Date.now()}`, { agent: noKeepAlive }));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  clearInterval(trickler);
+  const a = await Promise.all(checks), b = await Promise.all(hooks);
+  console.log(`${slow} slow connections (${Math.ceil(slow / 2)} silent, ${Math.floor(slow / 2)} sending a header byte every 2 s) for ${hold} s:`);
+  const worst = Math.max(figures("/healthz", a, 200), figures("signed webhooks", b, 202));
+  closedAt.sort((x, y) => x - y);
+  console.log(`  closed by the service: ${closedAt.length} of ${slow}` +
+    (closedAt.length ? `, first after ${closedAt[0].toFixed(1)} s, last after ${closedAt[closedAt.length - 1].toFixed(1)} s` : ""));
+  console.log(worst < 1000 ? "every /healthz and webhook answered within 1 s" : `SLOW: worst answer ${worst.toFixed(0)} ms`);
+  for (const s of sockets) s.destroy();
+  agent.destroy();
+  process.exit(0);
 }
 
 const results = [];

@@ -4,10 +4,21 @@
 # held with p99 under 20 ms. The service runs as in production (WAL store, the event
 # worker handling every delivery meanwhile); only 127.0.0.1 is contacted.
 #
+# With --slow-connections N it holds N connections that never finish a request (half
+# silent, half a header byte every 2 s) and prints the latency of /healthz and signed
+# webhooks meanwhile (each must be under 1 s), and when the service closed the dawdlers.
+#
 #   scripts/service-load.sh [RATES] [SECONDS_PER_RATE]      e.g. scripts/service-load.sh "500 1000 2000" 10
+#   scripts/service-load.sh --slow-connections 500 [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${MAXCODE_BIN:-build/maxcode}
+slow=0
+if [ "${1:-}" = --slow-connections ]; then
+  slow=$2
+  shift 2
+  set -- "" "${1:-10}"
+fi
 rates=${1:-250 500 1000 1500 2000 3000}
 seconds=${2:-5}
 dir=$(mktemp -d)
@@ -22,6 +33,11 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$port" ] || { cat "$dir/serve.log"; exit 1; }
+if [ "$slow" -gt 0 ]; then
+  echo "maxcode serve on 127.0.0.1:$port ($(nproc) cores)"
+  node scripts/service-load.mjs --port "$port" --secret "$MAXCODE_WEBHOOK_SECRET" --slow-connections "$slow" --seconds "$seconds"
+  exit 0
+fi
 echo "maxcode serve on 127.0.0.1:$port ($(nproc) cores); $seconds s per rate"
 node scripts/service-load.mjs --port "$port" --secret "$MAXCODE_WEBHOOK_SECRET" --rates "$rates" --seconds "$seconds"
 echo "stored deliveries: $(sqlite3 "$dir/queue.sqlite" 'select count(*) from deliveries' 2>/dev/null || echo '(sqlite3 not installed)')"

@@ -17,7 +17,7 @@ nlohmann::json app_manifest(const std::string& name, const std::string& url) {
           {"default_permissions",
            {{"contents", "write"}, {"pull_requests", "write"}, {"issues", "write"}, {"checks", "write"}, {"metadata", "read"}}},
           // installation and installation_repositories arrive without subscribing.
-          {"default_events", {"push", "issue_comment", "pull_request"}}};
+          {"default_events", {"push", "issue_comment", "pull_request", "check_run", "check_suite"}}};
 }
 
 }  // namespace maxcode::bot::service

@@ -28,6 +28,9 @@ HandledEvent handle_issue_comment(ServiceContext& context, const nlohmann::json&
 HandledEvent handle_pull_request(ServiceContext& context, const nlohmann::json& payload);
 HandledEvent handle_installation(ServiceContext& context, const nlohmann::json& payload);
 HandledEvent handle_installation_repositories(ServiceContext& context, const nlohmann::json& payload);
+// check_run / check_suite `rerequested` (the Checks tab's "Re-run"): the job(s) run again.
+HandledEvent handle_check_run(ServiceContext& context, const nlohmann::json& payload);
+HandledEvent handle_check_suite(ServiceContext& context, const nlohmann::json& payload);
 
 // Reads payload[a][b]... as a string (numbers as their digits); throws PayloadError
 // naming the path when it is missing.

@@ -34,6 +34,8 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
     else if (d.event == "pull_request") handled = handle_pull_request(context, payload);
     else if (d.event == "installation") handled = handle_installation(context, payload);
     else if (d.event == "installation_repositories") handled = handle_installation_repositories(context, payload);
+    else if (d.event == "check_run") handled = handle_check_run(context, payload);
+    else if (d.event == "check_suite") handled = handle_check_suite(context, payload);
     else if (d.event == "ping") handled = {"recorded", "ping (zen: " + payload.value("zen", std::string()) + ")"};
     else handled = {"unknown-event", "the App does not handle '" + d.event + "' events"};
     record(context, d, "handled", handled.outcome, handled.note);

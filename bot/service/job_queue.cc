@@ -2,6 +2,7 @@
 #include "runner/util/json_io.h"
 
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +19,7 @@ constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS deliveries(
   id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at REAL NOT NULL, payload TEXT NOT NULL,
   state TEXT NOT NULL DEFAULT 'received', note TEXT NOT NULL DEFAULT '',
-  attempts INTEGER NOT NULL DEFAULT 0, retry_at REAL NOT NULL DEFAULT 0);
+  attempts INTEGER NOT NULL DEFAULT 0, retry_at REAL NOT NULL DEFAULT 0, body_sha256 TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries(state, received_at);
 CREATE TABLE IF NOT EXISTS jobs(
   id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, repo TEXT NOT NULL, installation_id TEXT NOT NULL,
@@ -94,6 +95,18 @@ Job job_from_row(const SqlRow& r) {
   return j;
 }
 
+std::string sha256_hex(const std::string& text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : digest) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
 std::string random_lease() {
   unsigned char bytes[16];
   if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
@@ -145,14 +158,37 @@ JobQueue::JobQueue(const std::filesystem::path& db_file, QueueOptions options)
       return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     };
   db_.exec(kSchema);
+  // Stores made before deliveries had body_sha256 (replays were not recognised then).
+  bool has_hash = false;
+  db_.run("SELECT COUNT(*) FROM pragma_table_info('deliveries') WHERE name = 'body_sha256'", {},
+          [&](const SqlRow& r) { has_hash = r.integer(0) > 0; });
+  if (!has_hash) db_.exec("ALTER TABLE deliveries ADD COLUMN body_sha256 TEXT NOT NULL DEFAULT ''");
+  db_.exec("CREATE INDEX IF NOT EXISTS deliveries_body ON deliveries(body_sha256, received_at)");
 }
 
 // --- deliveries -----------------------------------------------------------------------
 
-bool JobQueue::record_delivery(const std::string& id, const std::string& event, const std::string& payload) {
+JobQueue::Recorded JobQueue::record_delivery(const std::string& id, const std::string& event, const std::string& payload) {
+  using Kind = Recorded::Kind;
   std::lock_guard lock(mutex_);
-  return db_.run("INSERT OR IGNORE INTO deliveries(id, event, received_at, payload) VALUES(?1, ?2, ?3, ?4)",
-                 {id, event, now(), payload}) == 1;
+  const std::string hash = sha256_hex(payload);
+  std::optional<std::string> state;
+  db_.run("SELECT state FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { state = r.text(0); });
+  if (state == "failed") {
+    // Redelivered after it failed (given up, or an error): handled again, from the start.
+    db_.run("UPDATE deliveries SET state = 'received', payload = ?2, body_sha256 = ?3, attempts = 0, retry_at = 0, "
+            "note = 'redelivered after: ' || note WHERE id = ?1",
+            {id, payload, hash});
+    return {Kind::kRetried, "failed"};
+  }
+  if (state) return {Kind::kDuplicate, *state};
+  std::string first;
+  db_.run("SELECT id FROM deliveries WHERE body_sha256 = ?1 AND received_at >= ?2 ORDER BY received_at LIMIT 1",
+          {hash, now() - options_.replay_window_s}, [&](const SqlRow& r) { first = r.text(0); });
+  if (!first.empty()) return {Kind::kReplayed, first};
+  db_.run("INSERT INTO deliveries(id, event, received_at, payload, body_sha256) VALUES(?1, ?2, ?3, ?4, ?5)",
+          {id, event, now(), payload, hash});
+  return {Kind::kStored, ""};
 }
 
 std::vector<Delivery> JobQueue::pending_deliveries(int limit) {
@@ -321,6 +357,22 @@ void JobQueue::finish(std::int64_t id, const std::string& state, const std::stri
   else
     db_.run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7 WHERE id = ?1",
             {id, state, outcome, summary, pr_url, now(), dump_json(result)});
+}
+
+bool JobQueue::rerun(std::int64_t id, const std::string& requested_by) {
+  std::lock_guard lock(mutex_);
+  return db_.run("UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, error = '', outcome = '', summary = '', "
+                 "pr_url = '', cancel_requested = 0, check_run_id = 0, result = 'null', requested_by = ?2 "
+                 "WHERE id = ?1 AND state IN ('done', 'failed', 'cancelled')",
+                 {id, requested_by}) == 1;
+}
+
+std::optional<Job> JobQueue::job_by_check_run(std::int64_t check_run_id) {
+  std::lock_guard lock(mutex_);
+  if (check_run_id <= 0) return std::nullopt;
+  auto rows = select_jobs("WHERE check_run_id = ?1", {check_run_id});
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
 }
 
 bool JobQueue::cancel(std::int64_t id) {

@@ -77,6 +77,7 @@ struct QueueOptions {
   int max_attempts = 3;
   double backoff_s = 30;   // first retry delay; doubles per attempt
   std::function<double()> now;  // seconds since the epoch (tests move time)
+  double replay_window_s = 30 * 86400.0;  // webhook bodies are remembered this long (record_delivery)
 };
 
 class JobQueue {
@@ -84,8 +85,24 @@ class JobQueue {
   JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
 
   // --- webhook deliveries ---------------------------------------------------------
-  // Stores a delivery; false when its id was seen before (GitHub redelivers).
-  bool record_delivery(const std::string& id, const std::string& event, const std::string& payload);
+  // What became of a delivery offered to the store.
+  struct Recorded {
+    enum class Kind {
+      kStored,      // new: to be handled
+      kRetried,     // a redelivery (same id) of one whose handling failed: handled again
+      kDuplicate,   // a redelivery of one handled, rejected or still pending: dropped
+      kReplayed,    // the same bytes as another delivery within the replay window: dropped
+    } kind = Kind::kStored;
+    std::string original;  // kDuplicate: its state; kReplayed: the id first seen with that body
+    explicit operator bool() const { return kind == Kind::kStored || kind == Kind::kRetried; }
+  };
+  // Stores a delivery unless it was seen before. GitHub keeps the X-GitHub-Delivery id
+  // when it (or an operator) redelivers: a known id is dropped, unless its handling
+  // failed, and then it is tried again. GitHub never sends the same bytes under two
+  // ids (a payload carries the ids and times of what happened), so a body whose
+  // SHA-256 matches another delivery's within `replay_window_s` is a replay of captured
+  // bytes (the signature covers the body, not the id) and is dropped.
+  Recorded record_delivery(const std::string& id, const std::string& event, const std::string& payload);
   // Deliveries stored but not yet handled (oldest first): the work left after a crash.
   std::vector<Delivery> pending_deliveries(int limit = 100);
   void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
@@ -129,11 +146,18 @@ class JobQueue {
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
               const std::string& pr_url, const nlohmann::json& result = nullptr);
+  // GitHub's "Re-run" (check_run / check_suite rerequested): a finished job (done,
+  // failed, cancelled) is queued again as a new run, with check_run_id 0 so that the
+  // new run gets its own check run, as GitHub expects. False when it is queued or
+  // running already (nothing to do) or unknown.
+  bool rerun(std::int64_t id, const std::string& requested_by);
   // queued -> cancelled at once; running -> cancel requested. False when finished.
   bool cancel(std::int64_t id);
   // A running job the runner reports as cancelled.
   bool acknowledge_cancel(std::int64_t id, const std::string& lease);
   void set_check_run(std::int64_t id, std::int64_t check_run_id);
+  // The job whose check run GitHub knows by `check_run_id`, if any.
+  std::optional<Job> job_by_check_run(std::int64_t check_run_id);
 
   std::optional<Job> job(std::int64_t id);
   // Newest first; `repo` empty = all; `states` empty = any.

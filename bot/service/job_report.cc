@@ -1,6 +1,7 @@
 #include "bot/service/job_report.h"
 
 #include <cstdio>
+#include <mutex>
 
 #include "bot/github/github_repo.h"
 #include "bot/service/github_retry.h"
@@ -18,9 +19,21 @@ std::pair<std::string, std::string> split_repo(const std::string& full) {
   return {full.substr(0, slash), full.substr(slash + 1)};
 }
 
+}  // namespace
+
+std::string check_run_name(const Job& job) {
+  std::string name = "maxcode: optimize " + (job.target.empty() ? std::string("top targets") : job.target);
+  if (job.trigger != "comment") name += " (" + job.trigger + ")";
+  return name;
+}
+
+namespace {
+
 CheckRun check_run_for(const ServiceContext& context, const Job& job) {
   CheckRun run;
-  run.name = "maxcode";
+  // One name per job on a commit (the job key is repository, commit, target, trigger),
+  // so that two jobs on one commit are told apart in the Checks tab.
+  run.name = check_run_name(job);
   run.head_sha = job.commit;
   run.external_id = std::to_string(job.id);
   if (!context.config.public_url.empty()) run.details_url = context.config.public_url + "/?job=" + std::to_string(job.id);
@@ -35,8 +48,12 @@ CheckRun check_run_for(const ServiceContext& context, const Job& job) {
                                          : "Measured; opening the pull request.";
   } else {
     run.status = "completed";
+    // A job a comment asked for answers in its reply comment; when it fails (a typo in
+    // the function's name, say), its check is neutral: a person's command never turns
+    // the default branch red.
     run.conclusion = job.state == "done" ? (job.pr_url.empty() ? "neutral" : "success")
                      : job.state == "cancelled" ? "cancelled"
+                     : job.trigger == "comment" ? "neutral"
                                                 : "failure";
     run.title = job.state == "done" ? (job.pr_url.empty() ? "No faster version found" : "Faster version found")
                                     : job.state == "cancelled" ? "Cancelled" : "The job failed";
@@ -73,6 +90,12 @@ std::string job_comment(const Job& job, int queue_position) {
 }
 
 void report_job(ServiceContext& context, std::int64_t job_id) {
+  // The event worker (a job just queued), the reporter thread (a runner claimed it) and
+  // a cancel may report one job at once: both saw check_run_id 0 and each created a
+  // check run, one of which stayed queued forever. Reports are made one at a time, and
+  // each reads the job (its check run id) under the lock, so the run is created once.
+  static std::mutex one_at_a_time;
+  std::lock_guard lock(one_at_a_time);
   const auto job = context.queue.job(job_id);
   if (!job) return;
   const std::string key = std::to_string(job_id);

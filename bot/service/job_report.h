@@ -3,7 +3,10 @@
 // that issue or pull request, updated in place as the job moves (accepted, queued
 // position, running, the result with the PR link or why nothing was found). Both are
 // idempotent: the comment is found again by a hidden marker, the check run by the id
-// the queue keeps, so a restart never posts a second one.
+// the queue keeps, so a restart never posts a second one; reports are made one at a time,
+// so two threads reporting one job never create two check runs. A job's check run is
+// named after it (check_run_name), and a failed job that a comment asked for concludes
+// neutral: its reply says why.
 #pragma once
 
 #include <string>
@@ -15,6 +18,9 @@ namespace maxcode::bot::service {
 
 // The reply comment's text for the job as it is now.
 std::string job_comment(const Job& job, int queue_position);
+// The check run's name: "maxcode: optimize FUNCTION", "maxcode: optimize top targets
+// (push)": one per job on a commit.
+std::string check_run_name(const Job& job);
 // The marker that finds the job's reply comment again.
 std::string job_marker(std::int64_t job_id);
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bot/service/http_server.h"
 #include "bot/service/regression_report.h"
 #include "bot/service/webhook_signature.h"
 #include "runner/store/history.h"
@@ -22,6 +23,43 @@ namespace fs = std::filesystem;
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(dump_json(body), "application/json");
+}
+
+// The request's body as a JSON object; BadRequest (400) naming the endpoint otherwise.
+// parse_json_input refuses nesting past 512 levels before building it, so a body of
+// 25 MB of `[` costs no more memory than its text.
+json request_body(const httplib::Request& req, const std::string& endpoint) {
+  json body;
+  try {
+    body = parse_json_input(req.body, endpoint);
+  } catch (const JsonInputError& e) {
+    throw BadRequest(e.what());
+  }
+  if (!body.is_object()) throw BadRequest(endpoint + ": expected a JSON object");
+  return body;
+}
+
+// body[name], or `fallback` when absent or null; BadRequest when of another type.
+template <class T>
+T field(const json& body, const std::string& endpoint, const std::string& name, T fallback) {
+  const auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return fallback;
+  bool ok;
+  const char* expected;
+  if constexpr (std::is_same_v<T, std::string>) ok = it->is_string(), expected = "a string";
+  else if constexpr (std::is_integral_v<T>) ok = it->is_number_integer(), expected = "an integer";
+  else ok = it->is_number(), expected = "a number";
+  if (!ok) throw BadRequest(endpoint + ": " + name + ": expected " + expected);
+  return it->get<T>();
+}
+
+// The job id in the path; 0 (no such job) when it does not fit.
+std::int64_t path_id(const httplib::Request& req) {
+  try {
+    return std::stoll(req.matches[1]);
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 const char* kResultFiles[] = {"result.json", "patch.diff", "report.md", "report.html", "trajectory.jsonl", "job.json"};
@@ -91,16 +129,15 @@ json RunnerProtocol::document_for(const Job& job) const {
 void RunnerProtocol::add_routes(httplib::Server& server) {
   server.Post("/api/runner/claim", [this](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("runner") || !body["runner"].is_string() ||
-        !safe_result_name(body["runner"].get<std::string>()))
+    const json body = request_body(req, "claim");
+    if (!body.contains("runner") || !body["runner"].is_string() || !safe_result_name(body["runner"].get<std::string>()))
       return reply(res, 400, {{"error", "claim: expected {runner: NAME, labels: [...], wait_s: N}"}});
     const std::string runner = body["runner"];
     std::vector<std::string> labels;
     if (body.contains("labels") && body["labels"].is_array())
       for (const auto& l : body["labels"])
         if (l.is_string()) labels.push_back(l);
-    const double wait_s = std::clamp(body.value("wait_s", 0.0), 0.0, context_.config.long_poll_s);
+    const double wait_s = std::clamp(field(body, "claim", "wait_s", 0.0), 0.0, context_.config.long_poll_s);
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait_s));
     context_.queue.runner_seen(runner, labels, 0);
@@ -145,9 +182,9 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
 
   server.Post(R"(/api/runner/jobs/(\d+)/heartbeat)", [this](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const std::int64_t id = std::stoll(req.matches[1]);
-    const json body = json::parse(req.body, nullptr, false);
-    const std::string lease = body.is_object() ? body.value("lease", std::string()) : "";
+    const std::int64_t id = path_id(req);
+    const json body = request_body(req, "heartbeat");
+    const std::string lease = field(body, "heartbeat", "lease", std::string());
     switch (context_.queue.heartbeat(id, lease)) {
       case JobQueue::Lease::kHeld: {
         if (auto job = context_.queue.job(id)) context_.queue.runner_alive(job->runner, id);
@@ -163,11 +200,14 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
 
   server.Post(R"(/api/runner/jobs/(\d+)/result)", [this](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const std::int64_t id = std::stoll(req.matches[1]);
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("lease") || !body["lease"].is_string() || !body.contains("status"))
+    const std::int64_t id = path_id(req);
+    const json body = request_body(req, "result");
+    if (!body.contains("lease") || !body["lease"].is_string() || !body.contains("status"))
       return reply(res, 400, {{"error", "result: expected {lease, status, ...}"}});
-    const std::string lease = body["lease"], status = body.value("status", std::string());
+    const std::string lease = body["lease"], status = field(body, "result", "status", std::string());
+    const std::string error = field(body, "result", "error", std::string("the runner failed"));
+    const std::string log = field(body, "result", "log", std::string());
+    const int exit_code = field(body, "result", "exit_code", -1);
     const auto job = context_.queue.job(id);
     auto stale = [&] {
       context_.metrics.count("maxcode_runner_stale_total", "runner messages for a job whose lease they no longer hold",
@@ -179,7 +219,7 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
     if (status == "cancelled") {
       if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
     } else if (status == "failed") {
-      if (!context_.queue.fail_attempt(id, lease, body.value("error", std::string("the runner failed")))) return stale();
+      if (!context_.queue.fail_attempt(id, lease, error)) return stale();
       context_.jobs_changed();
     } else if (status == "finished") {
       // Files first, then the state change: a crash in between leaves a directory that
@@ -201,8 +241,8 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
         }
       if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", dump_json(body["job"], 2));
       const json result{{"dir", dir.string()},
-                        {"exit_code", body.value("exit_code", -1)},
-                        {"log", body.value("log", std::string())},
+                        {"exit_code", exit_code},
+                        {"log", log},
                         {"targets", targets},
                         {"job", body.contains("job") ? body["job"] : json()}};
       if (!context_.queue.complete(id, lease, result)) {

@@ -16,6 +16,7 @@
 #include "bot/service/dashboard.h"
 #include "bot/service/event_router.h"
 #include "bot/service/github_access.h"
+#include "bot/service/http_server.h"
 #include "bot/service/job_queue.h"
 #include "bot/service/job_report.h"
 #include "bot/service/metrics.h"
@@ -186,22 +187,45 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     s.reporter->wake();
   };
 
-  if (!s.config.tls_cert.empty())
+  if (!s.config.tls_cert.empty()) {
     s.http = std::make_unique<httplib::SSLServer>(s.config.tls_cert.c_str(), s.config.tls_key.c_str());
-  else
-    s.http = std::make_unique<httplib::Server>();
+    const HttpLimits limits = s.config.http;
+    s.http->new_task_queue = [limits] { return new_elastic_task_queue(limits); };
+  } else {
+    // Deadlines per request and a thread per connection on demand (http_server.h):
+    // slow clients cannot take the threads that /healthz and webhooks need.
+    s.http = std::make_unique<HttpServer>(s.config.http);
+  }
   httplib::Server& http = *s.http;
   if (!http.is_valid()) throw ServiceConfigError("tls: cannot load the certificate or key");
   // GitHub sends at most 25 MB; runner uploads are held to the same limit. httplib
   // reads and discards a longer body and answers 413 (so the sender sees the answer).
   http.set_payload_max_length(s.config.max_body_bytes);
-  http.set_read_timeout(30, 0);
+  // Per read; the plain server also bounds the whole request (http.header_timeout_s).
+  http.set_read_timeout(std::max<time_t>(1, static_cast<time_t>(s.config.http.header_timeout_s)), 0);
   http.set_keep_alive_max_count(1000);
-  // httplib gives each connection a thread for as long as it is kept alive: enough
-  // threads for GitHub's and the runners' connections (long polls hold theirs), and a
-  // short keep-alive so idle ones give their thread back.
-  http.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  http.set_keep_alive_timeout(2);
+  http.set_keep_alive_timeout(std::max<time_t>(1, static_cast<time_t>(s.config.http.keep_alive_s)));
+  // An exception from a handler is a bug or a bad request that a handler did not
+  // foresee: the client gets 400 (BadRequest) or 500 with a JSON error, and never
+  // httplib's default, the exception's text in an EXCEPTION_WHAT header.
+  http.set_exception_handler([&s](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    res.status = 500;
+    try {
+      std::rethrow_exception(ep);
+    } catch (const BadRequest& e) {
+      res.status = 400;
+      what = e.what();
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    s.metrics.count("maxcode_http_errors_total", "requests that ended in an exception", {{"status", std::to_string(res.status)}});
+    s.log("http", req.method + " " + req.path + ": " + std::to_string(res.status) + ": " + what);
+    res.headers.erase("EXCEPTION_WHAT");
+    res.set_content(dump_json(nlohmann::json{{"error", res.status == 400 ? what : "internal error (see the service log)"}}) + "\n",
+                    "application/json");
+  });
   // httplib writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
   // and the client's delayed ACK hold each answer ~40 ms.
   http.set_tcp_nodelay(true);
@@ -285,6 +309,7 @@ int Service::bind() {
   State& s = *state_;
   s.port = s.config.port == 0 ? s.http->bind_to_any_port(s.config.host) : (s.http->bind_to_port(s.config.host, s.config.port) ? s.config.port : -1);
   if (s.port < 0) throw ServiceConfigError("listen: cannot bind " + s.config.host + ":" + std::to_string(s.config.port));
+  if (auto* plain = dynamic_cast<HttpServer*>(s.http.get())) plain->widen_backlog();
   return s.port;
 }
 

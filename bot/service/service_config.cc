@@ -111,7 +111,7 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   ServiceConfig c;
   Field root{document, "", label};
   root.object({"listen", "db", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
-               "public_url", "github", "max_body_bytes", "queue", "job", "repositories", "schedules", "history"});
+               "public_url", "github", "max_body_bytes", "http", "queue", "job", "repositories", "schedules", "history"});
   if (root.has("listen")) parse_listen(root.at("listen").string(), label + ": listen", c.host, c.port);
   if (root.has("db")) c.db = root.at("db").string();
   if (root.has("data_dir")) c.data_dir = root.at("data_dir").string();
@@ -145,6 +145,14 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
     if (g.has("git_url")) c.git_url = g.at("git_url").string();
   }
   if (root.has("max_body_bytes")) c.max_body_bytes = static_cast<std::size_t>(root.at("max_body_bytes").integer(1024));
+  if (root.has("http")) {
+    Field h = root.at("http");
+    h.object({"header_timeout_s", "request_timeout_s", "keep_alive_s", "max_connections"});
+    if (h.has("header_timeout_s")) c.http.header_timeout_s = h.at("header_timeout_s").number(0.1);
+    if (h.has("request_timeout_s")) c.http.request_timeout_s = h.at("request_timeout_s").number(0.1);
+    if (h.has("keep_alive_s")) c.http.keep_alive_s = h.at("keep_alive_s").number(0.1);
+    if (h.has("max_connections")) c.http.max_connections = static_cast<std::size_t>(h.at("max_connections").integer(1));
+  }
   if (root.has("queue")) {
     Field q = root.at("queue");
     q.object({"lease_s", "max_attempts", "backoff_s", "long_poll_s"});

@@ -34,6 +34,15 @@ struct RepositoryConfig {
   std::string regressions = "check-run";  // sweeps: "issue" | "check-run" | "none"
 };
 
+// How long a client may take to send a request, and how many connections are served at
+// once (http_server.h says why).
+struct HttpLimits {
+  double header_timeout_s = 10;    // request line and headers, from the first byte awaited
+  double request_timeout_s = 60;   // the whole request, body included (25 MB at ~0.5 MB/s)
+  double keep_alive_s = 2;         // an idle kept-alive connection is closed after this
+  std::size_t max_connections = 1024;  // threads serving connections at once
+};
+
 struct ServiceConfig {
   std::string host = "127.0.0.1";
   int port = 8080;
@@ -57,6 +66,7 @@ struct ServiceConfig {
   int max_tries = 8;
 
   std::size_t max_body_bytes = 25u << 20;  // GitHub sends at most 25 MB
+  HttpLimits http;
   double lease_s = 120, backoff_s = 30;
   int max_attempts = 3;
   double long_poll_s = 25;

@@ -6,10 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/service/webhook_signature.h"
+#include "runner/util/json_io.h"
 
 namespace maxcode::bot::service {
 
 namespace {
+
+// GitHub's payloads nest about 8 levels; the limit leaves room and refuses a body built
+// to exhaust memory or the stack of whatever walks it.
+constexpr std::size_t kMaxWebhookDepth = 64;
 
 bool printable_id(const std::string& s, std::size_t max) {
   return !s.empty() && s.size() <= max &&
@@ -30,14 +35,28 @@ WebhookAnswer accept_webhook(ServiceContext& context, const std::string& secret,
   }
   if (!printable_id(request.delivery, 100)) return {400, "no-delivery-id", "X-GitHub-Delivery missing or malformed"};
   if (!printable_id(request.event, 64)) return {400, "no-event", "X-GitHub-Event missing or malformed"};
-  // Validates without building the document: cheap, and a signed but broken payload is
-  // refused now rather than failing later.
-  if (!nlohmann::json::accept(request.body)) {
-    context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): malformed JSON, refused");
-    return {400, "malformed", "the body is not JSON"};
+  // Validates without building the document, nesting included (a body 10,000,000 levels
+  // deep would cost the event worker hundreds of MB to parse): cheap, and a signed but
+  // broken payload is refused now rather than failing later.
+  const JsonCheck json = check_json_input(request.body, "the body", kMaxWebhookDepth);
+  if (json.verdict != JsonCheck::Verdict::kValid) {
+    context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): refused: " + json.problem);
+    if (json.verdict == JsonCheck::Verdict::kTooDeep) return {400, "too-deep", json.problem};
+    return {400, "malformed", "the body is not JSON (" + json.problem + ")"};
   }
-  if (!context.queue.record_delivery(request.delivery, request.event, request.body))
-    return {200, "duplicate", "delivery " + request.delivery + " was received before"};
+  const JobQueue::Recorded recorded = context.queue.record_delivery(request.delivery, request.event, request.body);
+  switch (recorded.kind) {
+    case JobQueue::Recorded::Kind::kDuplicate:
+      return {200, "duplicate", "delivery " + request.delivery + " was received before (" + recorded.original + ")"};
+    case JobQueue::Recorded::Kind::kReplayed:
+      context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): the same body as delivery " +
+                                 recorded.original + "; a replay, dropped");
+      return {200, "replayed", "the same body was received before as delivery " + recorded.original};
+    case JobQueue::Recorded::Kind::kRetried:
+      context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): redelivered after it failed; handled again");
+      return {202, "retried", "queued again (its first handling failed)"};
+    case JobQueue::Recorded::Kind::kStored: break;
+  }
   return {202, "accepted", "queued"};
 }
 

@@ -192,7 +192,69 @@ class StrictBuilder {
   bool number_ = false;
 };
 
+// Accepts like nlohmann's json::accept, and stops at the first level past max_depth.
+class DepthLimitedAcceptor {
+ public:
+  using number_integer_t = json::number_integer_t;
+  using number_unsigned_t = json::number_unsigned_t;
+  using number_float_t = json::number_float_t;
+  using string_t = json::string_t;
+  using binary_t = json::binary_t;
+
+  explicit DepthLimitedAcceptor(std::size_t max_depth) : max_depth_(max_depth) {}
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(number_integer_t) { return true; }
+  bool number_unsigned(number_unsigned_t) { return true; }
+  bool number_float(number_float_t, const string_t&) { return true; }
+  bool string(string_t&) { return true; }
+  bool binary(binary_t&) { return true; }
+  bool start_object(std::size_t) { return open(); }
+  bool key(string_t&) { return true; }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    position_ = position;
+    problem_ = e.what();
+    return false;
+  }
+  bool too_deep() const { return too_deep_; }
+  const std::optional<std::size_t>& position() const { return position_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  bool open() {
+    if (++depth_ > max_depth_) too_deep_ = true;
+    return !too_deep_;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  std::size_t max_depth_, depth_ = 0;
+  bool too_deep_ = false;
+  std::optional<std::size_t> position_;
+  std::string problem_;
+};
+
 }  // namespace
+
+JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth) {
+  DepthLimitedAcceptor acceptor(std::max<std::size_t>(max_depth, 1));
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text, &acceptor, json::input_format_t::json, /*strict=*/true);
+  } catch (const json::exception& e) {
+    return {JsonCheck::Verdict::kMalformed, label + ": invalid JSON: " + excerpt(e.what(), 200)};
+  }
+  if (acceptor.too_deep())
+    return {JsonCheck::Verdict::kTooDeep, label + ": nested deeper than " + std::to_string(max_depth) + " levels"};
+  if (ok) return {};
+  std::string problem = acceptor.problem().empty() ? "invalid JSON" : excerpt(acceptor.problem(), 200);
+  if (acceptor.position()) problem = "invalid JSON at " + line_and_column(text, *acceptor.position()) + ": " + problem;
+  return {JsonCheck::Verdict::kMalformed, label + ": " + problem};
+}
 
 bool is_valid_utf8(std::string_view text) {
   for (std::size_t at = 0; at < text.size();) {

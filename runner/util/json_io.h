@@ -59,4 +59,16 @@ struct JsonReadOptions {
 nlohmann::json parse_json_input(std::string_view text, const std::string& label,
                                 const JsonReadOptions& options = {});
 
+// What check_json_input found.
+struct JsonCheck {
+  enum class Verdict { kValid, kMalformed, kTooDeep } verdict = Verdict::kValid;
+  std::string problem;  // worded as parse_json_input's errors, with `label`; empty when valid
+};
+
+// Whether `text` is one JSON document nested at most `max_depth` deep, found without
+// building it (memory: a bit per open level up to max_depth). For bodies that are stored
+// now and parsed later (webhooks): 10,000,000 `[` are refused at level max_depth + 1
+// instead of growing a parser's stack by hundreds of MB.
+JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth = 512);
+
 }  // namespace maxcode

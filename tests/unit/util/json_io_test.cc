@@ -86,6 +86,21 @@ TEST(JsonIo, NestingDeeperThanTheLimitIsAnErrorNotACrash) {
   EXPECT_NE(error_of("[[[1]]]", {.max_depth = 2}).find("[0][0]: nested deeper than 2 levels"), std::string::npos);
 }
 
+// check_json_input: the same verdicts without building the document, and a body 10
+// million levels deep refused at the limit (a bit per level, not a value per level).
+TEST(JsonIo, CheckingWithoutBuildingStopsAtTheDepthLimit) {
+  EXPECT_EQ(check_json_input(R"({"a": [1, {"b": null}]})", "body").verdict, JsonCheck::Verdict::kValid);
+  EXPECT_EQ(check_json_input(std::string(64, '[') + std::string(64, ']'), "body", 64).verdict, JsonCheck::Verdict::kValid);
+  const JsonCheck deep = check_json_input(std::string(10'000'000, '['), "body", 64);
+  EXPECT_EQ(deep.verdict, JsonCheck::Verdict::kTooDeep);
+  EXPECT_EQ(deep.problem, "body: nested deeper than 64 levels");
+  const JsonCheck broken = check_json_input("{\n  \"a\": tru\n}", "body");
+  EXPECT_EQ(broken.verdict, JsonCheck::Verdict::kMalformed);
+  EXPECT_NE(broken.problem.find("body: invalid JSON at line 2"), std::string::npos) << broken.problem;
+  EXPECT_EQ(check_json_input("", "body").verdict, JsonCheck::Verdict::kMalformed);
+  EXPECT_EQ(check_json_input("[1] [2]", "body").verdict, JsonCheck::Verdict::kMalformed);
+}
+
 TEST(JsonIo, RepeatedKeysAreAnErrorNamingTheKey) {
   EXPECT_EQ(error_of(R"({"build": {"command": "make", "command": "rm -rf ~"}})"),
             "in.json: build.command: duplicate key \"command\" (each field once)");

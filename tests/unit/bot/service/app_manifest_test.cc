@@ -11,7 +11,7 @@ TEST(AppManifest, AsksForWhatTheServiceUsesAndNoMore) {
   const nlohmann::json permissions{{"contents", "write"}, {"pull_requests", "write"}, {"issues", "write"},
                                    {"checks", "write"}, {"metadata", "read"}};
   EXPECT_EQ(m["default_permissions"], permissions);
-  EXPECT_EQ(m["default_events"], nlohmann::json({"push", "issue_comment", "pull_request"}));
+  EXPECT_EQ(m["default_events"], nlohmann::json({"push", "issue_comment", "pull_request", "check_run", "check_suite"}));
   EXPECT_FALSE(m["public"].get<bool>());
 }
 

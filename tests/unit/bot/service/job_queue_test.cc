@@ -213,5 +213,62 @@ TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
   EXPECT_FALSE(q.installation_for("acme/new"));
 }
 
+// GitHub's redelivery keeps the id: dropped when the delivery was handled (or is still
+// pending), handled again when its handling failed. The same bytes under a new id are a
+// replay (the signature does not cover the id): dropped within the window, naming the
+// first id.
+TEST(JobQueue, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
+  testing::TempDir dir;
+  Clock clock;
+  JobQueue q(dir / "q.sqlite", options(clock));
+  using Kind = JobQueue::Recorded::Kind;
+  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kStored);
+  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);  // still pending
+  const auto replay = q.record_delivery("d-9", "push", R"({"after":"c1"})");
+  EXPECT_EQ(replay.kind, Kind::kReplayed);
+  EXPECT_EQ(replay.original, "d-1");
+  EXPECT_FALSE(replay);
+  q.finish_delivery("d-1", "handled", "job 1");
+  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);
+
+  EXPECT_EQ(q.record_delivery("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kStored);
+  q.finish_delivery("d-2", "failed", "GitHub 500");
+  const auto retried = q.record_delivery("d-2", "issue_comment", R"({"comment":2})");
+  EXPECT_EQ(retried.kind, Kind::kRetried);
+  EXPECT_TRUE(retried);
+  ASSERT_EQ(q.pending_deliveries().size(), 1u);
+  EXPECT_EQ(q.pending_deliveries()[0].payload, R"({"comment":2})");
+  q.finish_delivery("d-2", "handled", "job 2");
+  EXPECT_EQ(q.record_delivery("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kDuplicate);
+
+  // Past the window the bytes are new again (the job key still finds the job).
+  clock.t += q.options().replay_window_s + 1;
+  EXPECT_EQ(q.record_delivery("d-10", "push", R"({"after":"c1"})").kind, Kind::kStored);
+}
+
+// "Re-run" in the Checks tab: a finished job runs again with a new check run; a queued
+// or running one is left alone.
+TEST(JobQueue, ARerunQueuesAFinishedJobWithANewCheckRun) {
+  testing::TempDir dir;
+  Clock clock;
+  JobQueue q(dir / "q.sqlite", options(clock));
+  const std::int64_t id = q.enqueue(spec()).job.id;
+  q.set_check_run(id, 555);
+  EXPECT_EQ(q.job_by_check_run(555)->id, id);
+  EXPECT_FALSE(q.rerun(id, "alice"));  // queued already
+  auto c = q.claim("r", {});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(q.complete(id, c->lease, nlohmann::json::object()));
+  q.finish(id, "done", "created", "faster", "https://example/pull/1");
+  EXPECT_TRUE(q.rerun(id, "bob"));
+  const Job j = *q.job(id);
+  EXPECT_EQ(j.state, "queued");
+  EXPECT_EQ(j.attempts, 0);
+  EXPECT_EQ(j.check_run_id, 0);
+  EXPECT_EQ(j.pr_url, "");
+  EXPECT_EQ(j.requested_by, "bob");
+  EXPECT_FALSE(q.job_by_check_run(555));
+}
+
 }  // namespace
 }  // namespace maxcode::bot::service

@@ -626,3 +626,428 @@ TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
 
 }  // namespace
 }  // namespace maxcode::bot::service
+
+// --- hostile clients (issue 22, the service) --------------------------------------------
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include "bot/service/webhook_signature.h"
+
+namespace maxcode::bot::service {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+// A field of /proc/PID/status in kB (VmRSS, VmHWM).
+long status_kb(int pid, const std::string& field) {
+  std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
+}
+
+// A TCP connection to 127.0.0.1:port that the test drives byte by byte; -1 on failure.
+int connect_raw(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+// Whether the server closed `fd` (end of file or reset within `wait_ms`).
+bool closed_by_server(int fd, int wait_ms) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, wait_ms) <= 0) return false;
+  char c;
+  const ssize_t n = recv(fd, &c, 1, 0);
+  return n == 0 || (n < 0 && errno != EAGAIN);
+}
+
+struct Latencies {
+  std::vector<double> ms;
+  int failed = 0;
+  double percentile(double p) const {
+    if (ms.empty()) return 0;
+    std::vector<double> s = ms;
+    std::sort(s.begin(), s.end());
+    return s[std::min(s.size() - 1, static_cast<std::size_t>(p / 100 * static_cast<double>(s.size())))];
+  }
+  double max() const { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+  std::string text() const {
+    std::ostringstream out;
+    out << ms.size() << " answered, " << failed << " failed, p50 " << percentile(50) << " ms, p99 " << percentile(99)
+        << " ms, max " << max() << " ms";
+    return out.str();
+  }
+};
+
+json ping_payload(int i) {
+  return {{"zen", "Keep it logically awesome. " + std::to_string(i)}, {"hook_id", 1000 + i}, {"hook", {{"type", "App"}}}};
+}
+
+// MAXCODE_SLOW_CONNECTIONS (default 500) connections from clients that never finish a
+// request: half send nothing, half a header byte every 0.5 s. Meanwhile /healthz and
+// signed webhooks (each on a new connection, as GitHub sends them) are answered within
+// 1 s, and the dawdlers are cut off after http.header_timeout_s (here 2 s).
+TEST(Serve, SlowClientsDoNotDelayHealthzOrWebhooks) {
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", "http://127.0.0.1:9"}}}, {"http", {{"header_timeout_s", 2}}}}, kSecret,
+                         kAdmin, kRunner);
+  service.start();
+  const int slow = env_int("MAXCODE_SLOW_CONNECTIONS", 500);
+  std::vector<int> silent, trickle;
+  for (int i = 0; i < slow; ++i) {
+    const int fd = connect_raw(service.port());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    (i % 2 ? trickle : silent).push_back(fd);
+  }
+  const std::string request_line = "POST /webhooks/github HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  Latencies health, hooks;
+  std::size_t sent = 0;
+  int wave = 0;
+  const auto start = Clock::now();
+  while (ms_since(start) < 5000) {
+    if (ms_since(start) >= 500.0 * wave) {  // a byte from each trickler every 0.5 s
+      for (int fd : trickle) send(fd, &request_line[std::min(sent, request_line.size() - 1)], 1, MSG_NOSIGNAL);
+      ++sent;
+      ++wave;
+    }
+    const auto t = Clock::now();
+    const auto h = service.get("/healthz");
+    h.status == 200 ? health.ms.push_back(ms_since(t)) : void(++health.failed);
+    if (health.ms.size() % 2 == 0) {
+      const auto w0 = Clock::now();
+      const auto r = service.webhook("ping", "slow-" + std::to_string(hooks.ms.size() + hooks.failed), ping_payload(hooks.ms.size() + hooks.failed).dump());
+      r.status == 202 ? hooks.ms.push_back(ms_since(w0)) : void(++hooks.failed);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  int silent_closed = 0, trickle_closed = 0;
+  for (int fd : silent) silent_closed += closed_by_server(fd, 0);
+  for (int fd : trickle) trickle_closed += closed_by_server(fd, 0);
+  std::cout << "slow connections " << slow << " (" << silent.size() << " silent, " << trickle.size()
+            << " sending a byte every 0.5 s)\n  /healthz: " << health.text() << "\n  signed webhooks: " << hooks.text()
+            << "\n  closed by the service within 5 s: silent " << silent_closed << ", trickling " << trickle_closed << "\n";
+  EXPECT_EQ(health.failed, 0);
+  EXPECT_EQ(hooks.failed, 0);
+  EXPECT_GE(health.ms.size(), 20u);
+  EXPECT_LT(health.max(), 1000);
+  EXPECT_LT(hooks.max(), 1000);
+  // Silent ones go after keep_alive_s (2 s), trickling ones at header_timeout_s (2 s).
+  EXPECT_EQ(silent_closed, static_cast<int>(silent.size()));
+  EXPECT_EQ(trickle_closed, static_cast<int>(trickle.size()));
+  for (int fd : silent) close(fd);
+  for (int fd : trickle) close(fd);
+  EXPECT_EQ(service.term(), 0);
+}
+
+// Signed bodies built to hurt: 10,000,000 `[` (as a webhook and as a runner's claim) are
+// refused with 400 and a clear message while the service's peak memory stays within
+// 100 MB of where it was (it grew by 341 MB before); malformed runner bodies get 400 and
+// a JSON error, never 500 with the exception's text in an EXCEPTION_WHAT header; the
+// same signed body under a new delivery id is recognised as a replay and not stored.
+TEST(Serve, HostileBodiesAreRefusedCheaplyAndReplaysAreDropped) {
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(), {{"github", {{"api_url", "http://127.0.0.1:9"}}}}, kSecret, kAdmin, kRunner);
+  service.start();
+  const int pid = service.process()->pid();
+  const long peak_before = status_kb(pid, "VmHWM");
+
+  const std::string deep(10'000'000, '[');
+  const auto t = Clock::now();
+  const auto r = service.webhook("ping", "deep-1", deep);
+  const double deep_ms = ms_since(t);
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("nested deeper than 64 levels"), std::string::npos) << r.body;
+
+  httplib::Client client("127.0.0.1", service.port());
+  client.set_read_timeout(10, 0);
+  const httplib::Headers auth{{"Authorization", std::string("Bearer ") + kRunner}};
+  auto deep_claim = client.Post("/api/runner/claim", auth, deep, "application/json");
+  ASSERT_TRUE(deep_claim);
+  EXPECT_EQ(deep_claim->status, 400) << deep_claim->body;
+  EXPECT_NE(deep_claim->body.find("nested deeper than 512 levels"), std::string::npos) << deep_claim->body;
+  const long peak_after = status_kb(pid, "VmHWM");
+  std::cout << "10,000,000 '[' (10 MB, signed): answered " << r.status << " in " << deep_ms << " ms; service peak RSS "
+            << peak_before / 1024 << " MB before, " << peak_after / 1024 << " MB after (now " << status_kb(pid, "VmRSS") / 1024
+            << " MB)\n";
+  EXPECT_LT(peak_after - peak_before, 100 * 1024);
+
+  // Malformed runner bodies: 400 with {"error": ...}, the exception's text nowhere.
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"/api/runner/claim", "not json"},
+      {"/api/runner/claim", "[1, 2]"},
+      {"/api/runner/claim", R"({"runner": "r1", "wait_s": "soon"})"},
+      {"/api/runner/claim", R"({"runner": "r1", "runner": "r2"})"},
+      {"/api/runner/jobs/1/heartbeat", R"({"lease": 5})"},
+      {"/api/runner/jobs/1/heartbeat", "{"},
+      {"/api/runner/jobs/99999999999999999999999/result", R"({"lease": "x", "status": "failed"})"},
+      {"/api/runner/jobs/1/result", R"({"lease": "x", "status": 3})"},
+      {"/api/runner/jobs/1/result", R"({"lease": "x", "status": "finished", "exit_code": "zero"})"},
+  };
+  for (const auto& [path, body] : bad) {
+    auto a = client.Post(path.c_str(), auth, body, "application/json");
+    ASSERT_TRUE(a) << path;
+    EXPECT_FALSE(a->has_header("EXCEPTION_WHAT")) << path << " " << body;
+    EXPECT_NE(a->status, 500) << path << " " << body << ": " << a->body;
+    if (path.find("99999") != std::string::npos) {
+      EXPECT_EQ(a->status, 409) << a->body;  // no such job: this runner does not hold it
+      continue;
+    }
+    // The lease of job 1 is not held either, but a malformed body is told so first.
+    if (body.find("\"status\": 3") != std::string::npos || body.find("exit_code") != std::string::npos) {
+      EXPECT_TRUE(a->status == 400 || a->status == 409) << body << ": " << a->status;
+      continue;
+    }
+    EXPECT_EQ(a->status, 400) << path << " " << body << ": " << a->body;
+    const json answer = json::parse(a->body, nullptr, false);
+    EXPECT_TRUE(answer.is_object() && answer.contains("error")) << a->body;
+  }
+
+  // Replays: the same signed bytes under a new delivery id are not stored again.
+  const std::string ping = ping_payload(7).dump();
+  EXPECT_EQ(service.webhook("ping", "ping-1", ping).status, 202);
+  const auto replay = service.webhook("ping", "ping-2", ping);
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_NE(replay.body.find("ping-1"), std::string::npos) << replay.body;
+  EXPECT_EQ(service.webhook("ping", "ping-1", ping).status, 200);  // GitHub's redelivery: same id
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"replayed\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"duplicate\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"too-deep\"}"), 1);
+  for (int i = 0; i < 50 && service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}") < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}"), 1);
+  EXPECT_EQ(service.term(), 0);
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service
+
+// --- checks, Re-run and Redeliver (issue 25, points 1 and 3) -----------------------------
+
+namespace maxcode::bot::service {
+namespace {
+
+// Jobs queued while a runner long-polls (the runner claims each at once, while the event
+// worker is still reporting it): each job has exactly one check run, named after it, and
+// none is left queued or in progress. MAXCODE_CHECK_JOBS jobs (default 20;
+// scripts/service-checks.sh runs 100). A command for a function that does not exist fails
+// with a neutral check and a reply, not a red check. Then "Re-run" (check_run
+// rerequested) runs one job again with a new check run; a delivery whose handling failed
+// is handled when GitHub redelivers it (same id), one that succeeded is not; a comment's
+// body replayed under a new delivery id makes no second run.
+TEST(Serve, OneCheckRunPerJobAndReRunAndRedeliverAsGithubUsersExpect) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const int jobs_wanted = env_int("MAXCODE_CHECK_JOBS", 20);
+  const fs::path source = dir.path() / "source";
+  testing::copy_example_with_short_timing("cpu-histogram", source);
+  const std::string base = git_server.create_repo("acme/histo.git", source);
+  const auto key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", key.first);
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", (git_server.root() / "acme/histo.git").string()},
+                             {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", key.second},
+                            {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
+  std::string git_url = git_server.url("acme/histo.git");
+  git_url = git_url.substr(0, git_url.find("acme/histo.git")) + "{owner}/{name}.git";
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url},
+                                      {"max_tries", 1}}},
+                          {"queue", {{"lease_s", 20}, {"backoff_s", 0.2}, {"max_attempts", 1}, {"long_poll_s", 5}}},
+                          {"job", {{"policy", "replay"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+
+  // A quick job: nothing found, or exit 1 for a function that is not there.
+  const fs::path quick = dir.path() / "quick-job.sh";
+  write_text(quick, "#!/bin/sh\nset -eu\nmkdir -p \"$4\"\n"
+                    "if jq -e '.targets[0] == \"no_such_function\"' \"$2\" >/dev/null; then\n"
+                    "  echo 'error: no function no_such_function in the repository' >&2; exit 1; fi\n"
+                    "echo '{\"targets\": []}' > \"$4/job.json\"\n");
+  fs::permissions(quick, fs::perms::owner_all);
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 5" +
+          " --name checks-runner --work-dir " + (dir.path() / "runner").string() + " --run-command " + quick.string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the runner is in its long poll
+
+  auto check_runs = [&] { return github->state()["repos"]["acme/histo"]["check_runs"]; };
+  auto all_finished = [&](std::size_t jobs) {
+    return service.wait_jobs(
+        [&](const json& j) {
+          if (j["jobs"].size() < jobs) return false;
+          for (const auto& job : j["jobs"])
+            if (job["state"] != "done" && job["state"] != "failed") return false;
+          return true;
+        },
+        120);
+  };
+  // The reports catch up with the jobs (the reporter thread).
+  auto settled_check_runs = [&](std::size_t runs) {
+    json c;
+    for (int i = 0; i < 150; ++i) {
+      c = check_runs();
+      std::size_t completed = 0;
+      for (const auto& run : c) completed += run["status"] == "completed";
+      if (c.size() >= runs && completed == c.size()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return c;
+  };
+
+  std::mt19937 rng(25);
+  for (int i = 0; i < jobs_wanted; ++i) {
+    const std::string fn = "f" + std::to_string(i);
+    ASSERT_EQ(service.webhook("issue_comment", "cmd-" + std::to_string(i),
+                              comment_payload("alice", "/maxcode optimize " + fn, 1, 700 + i).dump()).status, 202);
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 300));
+  }
+  const std::string typo = comment_payload("alice", "/maxcode optimize no_such_function", 1, 699).dump();
+  ASSERT_EQ(service.webhook("issue_comment", "cmd-typo", typo).status, 202);
+  const std::size_t total = static_cast<std::size_t>(jobs_wanted) + 1;
+  json jobs = all_finished(total);
+  ASSERT_EQ(jobs["jobs"].size(), total) << jobs.dump(2);
+  json runs = settled_check_runs(total);
+
+  std::map<std::string, int> per_name;
+  int unfinished = 0;
+  std::string typo_conclusion;
+  for (const auto& run : runs) {
+    ++per_name[run["name"]];
+    unfinished += run["status"] != "completed";
+    EXPECT_EQ(run["head_sha"], base);
+    if (run["name"] == "maxcode: optimize no_such_function") typo_conclusion = run["conclusion"].is_string() ? run["conclusion"] : "";
+  }
+  int exactly_one = 0;
+  for (const auto& job : jobs["jobs"]) {
+    const std::string name = "maxcode: optimize " + job["target"].get<std::string>();
+    EXPECT_EQ(per_name[name], 1) << name << "\n" << runs.dump(2);
+    exactly_one += per_name[name] == 1;
+    EXPECT_NE(job["check_run_id"], 0) << job.dump(2);
+  }
+  std::cout << total << " jobs queued while a runner long-polled: " << runs.size() << " check runs, " << exactly_one
+            << " jobs with exactly one, " << unfinished << " left unfinished; the typo's check: " << typo_conclusion << "\n";
+  EXPECT_EQ(runs.size(), total) << runs.dump(2);
+  EXPECT_EQ(unfinished, 0) << runs.dump(2);
+  EXPECT_EQ(typo_conclusion, "neutral");  // a failed command is a reply, not a red check
+  bool typo_replied = false;
+  const json comments = github->state()["repos"]["acme/histo"]["comments"];
+  for (const auto& c : comments)
+    typo_replied |= c["body"].get<std::string>().find("optimize `no_such_function`") != std::string::npos &&
+                    c["body"].get<std::string>().find("failed.") != std::string::npos;
+  EXPECT_TRUE(typo_replied) << comments.dump(2);
+
+  // The typo's body again under a new delivery id: a replay, no second run.
+  const auto replay = service.webhook("issue_comment", "cmd-typo-replayed", typo);
+  EXPECT_EQ(replay.status, 200) << replay.body;
+
+  // "Re-run" on f0's check run: the job runs again, with a new check run.
+  json f0_run;
+  for (const auto& run : runs)
+    if (run["name"] == "maxcode: optimize f0") f0_run = run;
+  ASSERT_TRUE(f0_run.is_object());
+  std::int64_t f0_job = 0;
+  for (const auto& job : jobs["jobs"])
+    if (job["target"] == "f0") f0_job = job["id"];
+  const json rerun{{"action", "rerequested"},
+                   {"check_run", {{"id", f0_run["id"]}, {"head_sha", base}, {"external_id", std::to_string(f0_job)},
+                                  {"name", f0_run["name"]}, {"app", {{"id", 4242}}}}},
+                   {"repository", {{"full_name", "acme/histo"}, {"name", "histo"}, {"owner", {{"login", "acme"}}}}},
+                   {"installation", {{"id", 77}}},
+                   {"sender", {{"login", "alice"}}}};
+  ASSERT_EQ(service.webhook("check_run", "rerun-1", rerun.dump()).status, 202);
+
+  // A new commit on the default branch: the next command's job is alone on it.
+  const fs::path work = dir.path() / "work";
+  testing::git("clone -q " + (git_server.root() / "acme/histo.git").string() + " " + work.string());
+  write_text(work / "NOTES", "a second commit\n");
+  testing::git("add NOTES", work);
+  testing::git("-c user.name=M -c user.email=m@example.com commit -q -m notes", work);
+  testing::git("push -q origin HEAD", work);
+  const std::string second = testing::git("rev-parse HEAD", work).substr(0, 40);
+
+  // Redeliver: a comment whose handling fails (GitHub refuses the permission check once)
+  // is handled when the same delivery comes again; a handled one is not.
+  github->fail({{"kind", "403"}, {"method", "GET"}, {"path", "/collaborators/"}});
+  const std::string late = comment_payload("alice", "/maxcode optimize late", 1, 800).dump();
+  ASSERT_EQ(service.webhook("issue_comment", "cmd-late", late).status, 202);
+  const std::string failed_event = "maxcode_events_total{event=\"issue_comment\",outcome=\"github-error\"}";
+  for (int i = 0; i < 100 && service.metric(failed_event) < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(service.metric(failed_event), 1);
+  EXPECT_EQ(service.jobs()["jobs"].size(), total);  // no job: its handling failed
+  const auto redelivered = service.webhook("issue_comment", "cmd-late", late);
+  EXPECT_EQ(redelivered.status, 202) << redelivered.body;
+  EXPECT_EQ(service.webhook("issue_comment", "cmd-0", comment_payload("alice", "/maxcode optimize f0", 1, 700).dump()).status, 200);
+
+  jobs = all_finished(total + 1);
+  ASSERT_EQ(jobs["jobs"].size(), total + 1) << jobs.dump(2);
+  runs = settled_check_runs(total + 2);
+  per_name.clear();
+  unfinished = 0;
+  for (const auto& run : runs) {
+    ++per_name[run["name"]];
+    unfinished += run["status"] != "completed";
+  }
+  EXPECT_EQ(per_name["maxcode: optimize f0"], 2) << runs.dump(2);  // the first run and the re-run
+  EXPECT_EQ(per_name["maxcode: optimize late"], 1) << runs.dump(2);
+  EXPECT_EQ(per_name["maxcode: optimize no_such_function"], 1) << runs.dump(2);
+  EXPECT_EQ(runs.size(), total + 2) << runs.dump(2);
+  EXPECT_EQ(unfinished, 0) << runs.dump(2);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"retried\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"replayed\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"issue_comment\",result=\"duplicate\"}"), 1);
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"check_run\",outcome=\"job\"}"), 1);
+
+  // "Re-run all checks" on the second commit: its one job runs again.
+  json suite{{"action", "rerequested"},
+             {"check_suite", {{"id", 5}, {"head_sha", second}, {"app", {{"id", 4242}}}}},
+             {"repository", rerun["repository"]},
+             {"installation", {{"id", 77}}},
+             {"sender", {{"login", "alice"}}}};
+  ASSERT_EQ(service.webhook("check_suite", "suite-1", suite.dump()).status, 202);
+  runs = settled_check_runs(total + 3);
+  int late_runs = 0;
+  for (const auto& run : runs)
+    if (run["name"] == "maxcode: optimize late") {
+      ++late_runs;
+      EXPECT_EQ(run["head_sha"], second);
+      EXPECT_EQ(run["status"], "completed");
+    }
+  EXPECT_EQ(late_runs, 2) << runs.dump(2);
+  EXPECT_EQ(runs.size(), total + 3) << runs.dump(2);
+  EXPECT_EQ(service.metric("maxcode_events_total{event=\"check_suite\",outcome=\"job\"}"), 1);
+  runner.stop(SIGTERM);
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
+}
+
+}  // namespace
+}  // namespace maxcode::bot::service

@@ -15,6 +15,7 @@ TEST(ServiceConfig, ReadsAFullConfig) {
                "git_url": "https://git.example/{owner}/{name}.git", "max_retry_wait_s": 300, "max_tries": 5},
     "history": "/var/lib/maxcode/history.sqlite",
     "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5},
+    "http": {"header_timeout_s": 5, "request_timeout_s": 30, "keep_alive_s": 1, "max_connections": 256},
     "job": {"policy": "replay", "max_targets": 2, "labels": ["cpu"]},
     "repositories": {"Acme/Histo": {"push": true, "labels": ["gpu"], "regressions": "issue"}},
     "schedules": [{"cron": "0 3 * * *", "time_zone": "Europe/Berlin", "repository": "acme/histo"}]
@@ -27,6 +28,11 @@ TEST(ServiceConfig, ReadsAFullConfig) {
   EXPECT_EQ(c.max_retry_wait_s, 300);
   EXPECT_EQ(c.max_tries, 5);
   EXPECT_EQ(c.history, "/var/lib/maxcode/history.sqlite");
+  EXPECT_EQ(c.http.header_timeout_s, 5);
+  EXPECT_EQ(c.http.request_timeout_s, 30);
+  EXPECT_EQ(c.http.keep_alive_s, 1);
+  EXPECT_EQ(c.http.max_connections, 256u);
+  EXPECT_EQ(parse_service_config(json::object(), "x").http.header_timeout_s, 10);
   EXPECT_EQ(parse_service_config(json::object(), "x").max_retry_wait_s, 900);
   EXPECT_TRUE(c.repository("acme/histo").push);  // names are case-insensitive
   EXPECT_EQ(c.repository("acme/histo").labels, std::vector<std::string>{"gpu"});
@@ -51,6 +57,8 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
   expect_error(R"({"queue": {"lease_s": "60"}})", "service.json: queue.lease_s: expected a number, got a string");
   expect_error(R"({"queue": {"max_attempts": 0}})", "queue.max_attempts: must be between 1");
   expect_error(R"({"github": {"max_tries": 0}})", "github.max_tries: must be between 1");
+  expect_error(R"({"http": {"header_timeout": 5}})", "http.header_timeout: unknown field; did you mean 'header_timeout_s'?");
+  expect_error(R"({"http": {"max_connections": 0}})", "http.max_connections: must be between 1");
   expect_error(R"({"github": {"max_retry_wait_s": -5}})", "github.max_retry_wait_s:");
   expect_error(R"({"webhook_secret_env": "my secret value"})", "webhook_secret_env: expected the name of an environment variable");
   expect_error(R"({"tls": {"cert_file": "c.pem"}})", "tls: needs both cert_file and key_file");
