@@ -53,7 +53,7 @@ TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
   const std::string before = read_text(dir / "repo/.maxcode.json");
   Outcome again = maxcode("init " + (dir / "repo").string() + " --no-check -q");
   EXPECT_EQ(again.exit_code, 1);
-  EXPECT_NE(again.err.find(".maxcode.json exists already: maxcode init does not overwrite it (--force replaces it)"),
+  EXPECT_NE(again.err.find(".maxcode.json exists already: maxcode init does not overwrite it (--force replaces it; --recheck checks it as it is)"),
             std::string::npos) << again.err;
   EXPECT_EQ(read_text(dir / "repo/.maxcode.json"), before);
 }
