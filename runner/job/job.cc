@@ -97,6 +97,12 @@ int run_optimize(const JobOptions& given) {
     o.function = checkpoint->target.function;
     if (o.signature.empty()) o.signature = checkpoint->target.signature;  // an overload chosen before
     o.policy = checkpoint->policy;
+    // `--resume DIR` alone, as the README shows it: the interrupted run's repository,
+    // config and replay directory, unless given again (issue 22: a resume from another
+    // directory, or without --replay-dir, did not search what was interrupted).
+    if (o.repo == "." && !checkpoint->repository.empty()) o.repo = checkpoint->repository;
+    if (o.config.empty() && !checkpoint->config_file.empty()) o.config = checkpoint->config_file;
+    if (o.replay_dir.empty() && !checkpoint->replay_dir.empty()) o.replay_dir = checkpoint->replay_dir;
   }
   return run_command(o, checkpoint);
 }

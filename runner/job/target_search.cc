@@ -134,7 +134,9 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
     best_so_far = std::max(best_so_far, entry.evaluation.reward());
   };
   hooks.on_step = [&](const SearchState& state) {
-    write_checkpoint(o.out, {run_id, sc.policy, s.located.target, state, spend.to_json()});
+    write_checkpoint(o.out, {run_id, sc.policy, s.located.target, state, spend.to_json(), fs::absolute(o.repo).string(),
+                             o.config.file.empty() ? "" : fs::absolute(o.config.file).string(),
+                             o.replay_dir.empty() ? "" : fs::absolute(o.replay_dir).string()});
   };
   SearchLimits limits{sc.max_evaluations, sc.batch, sc.proposals > 0 ? sc.proposals : sc.batch,
                       sc.max_wall_s, sc.max_tokens, sc.max_dollars, o.max_timing_s};

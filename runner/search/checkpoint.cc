@@ -20,7 +20,10 @@ void write_checkpoint(const fs::path& out, const Checkpoint& c) {
                    {"evaluations", c.state.evaluations},
                    {"best", c.state.best ? nlohmann::json(*c.state.best) : nlohmann::json(nullptr)},
                    {"trajectory", entries},
-                   {"spend", c.spend}};
+                   {"spend", c.spend},
+                   {"repository", c.repository},
+                   {"config_file", c.config_file},
+                   {"replay_dir", c.replay_dir}};
   const fs::path tmp = out / "checkpoint.json.tmp";
   write_text(tmp, dump_json(j, 1) + "\n");
   fs::rename(tmp, out / "checkpoint.json");  // atomic on one file system
@@ -52,6 +55,9 @@ Checkpoint read_checkpoint(const fs::path& out) {
     if (c.state.best && *c.state.best >= c.state.trajectory.size())
       throw std::runtime_error("best index out of range");
     c.spend = j.value("spend", nlohmann::json::object());
+    c.repository = j.value("repository", "");
+    c.config_file = j.value("config_file", "");
+    c.replay_dir = j.value("replay_dir", "");
     return c;
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": damaged checkpoint: " + e.what());

@@ -19,6 +19,12 @@ struct Checkpoint {
   Target target;
   SearchState state;
   nlohmann::json spend;  // Spend::to_json
+  // Where the run read its inputs (absolute; empty when unknown): `--resume DIR` alone
+  // takes them, so that the resumed run searches the same repository with the same
+  // config and replay directory.
+  std::string repository;
+  std::string config_file;
+  std::string replay_dir;
 };
 
 void write_checkpoint(const std::filesystem::path& out, const Checkpoint& checkpoint);

@@ -1,6 +1,7 @@
 // The `replay` policy: candidates written beforehand (by hand, or recorded from an
 // earlier search), one per file.
 #include <algorithm>
+#include <set>
 
 #include "runner/util/files.h"
 #include "runner/search/policy.h"
@@ -35,6 +36,17 @@ class ReplayPolicy : public Policy {
   }
 
   std::string name() const override { return "replay"; }
+
+  // After a resume: the files the earlier session evaluated are done (issue 22: a
+  // resumed replay search started again from the first file, spent its budget on
+  // repeats and ended with no winner where the uninterrupted run won).
+  void resume(const SearchState& state) override {
+    std::set<std::string> done;
+    for (const TrajectoryEntry& e : state.trajectory) done.insert(e.candidate.id);
+    files_.erase(std::remove_if(files_.begin(), files_.end(),
+                                [&](const fs::path& f) { return done.count(f.filename().string()) > 0; }),
+                 files_.end());
+  }
 
   std::vector<Candidate> propose(const SearchState&, int count) override {
     std::vector<Candidate> out;

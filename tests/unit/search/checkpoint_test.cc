@@ -32,6 +32,9 @@ TEST(Checkpoint, RoundTripsTheSearchState) {
   c.state.best = 0;
   c.state.evaluations = 1;
   c.spend = {{"tokens", 120}};
+  c.repository = "/work/repo";
+  c.config_file = "/work/repo/.maxcode.json";
+  c.replay_dir = "/work/replay";
   write_checkpoint(dir.path(), c);
   Checkpoint back = read_checkpoint(dir.path());
   EXPECT_EQ(back.run_id, "r1");
@@ -43,6 +46,10 @@ TEST(Checkpoint, RoundTripsTheSearchState) {
   EXPECT_EQ(back.state.trajectory[0].evaluation.critique, "memory bound");
   EXPECT_DOUBLE_EQ(back.state.trajectory[0].evaluation.reward(), 2.0);
   EXPECT_EQ(*back.state.best, 0u);
+  // What `--resume DIR` alone takes (issue 22).
+  EXPECT_EQ(back.repository, "/work/repo");
+  EXPECT_EQ(back.config_file, "/work/repo/.maxcode.json");
+  EXPECT_EQ(back.replay_dir, "/work/replay");
   EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint.json.tmp"));
 }
 

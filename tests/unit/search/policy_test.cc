@@ -85,6 +85,24 @@ TEST(ReplayPolicy, FilesInNameOrderDefinitionsAndDiffs) {
   EXPECT_TRUE(policy->propose(state, 10).empty());
 }
 
+// Issue 22: a resumed replay search started again from the first file, spent its budget
+// on repeats and ended with no winner. After a resume it goes on after what was tried.
+TEST(ReplayPolicy, AfterAResumeTheFilesAlreadyTriedAreNotProposedAgain) {
+  TempDir dir;
+  for (const char* name : {"01-a.cpp", "02-b.cpp", "03-c.cpp"}) write_file(dir / name, "int f() { return 1; }\n");
+  auto policy = make_replay_policy(dir.path());
+  SearchState state;
+  TrajectoryEntry tried;
+  tried.candidate.id = "01-a.cpp";
+  state.trajectory = {tried};
+  tried.candidate.id = "02-b.cpp";
+  state.trajectory.push_back(tried);
+  policy->resume(state);
+  auto batch = policy->propose(state, 10);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].id, "03-c.cpp");
+}
+
 TEST(ReplayPolicy, MissingOrEmptyDirectoryIsAnError) {
   TempDir dir;
   EXPECT_THROW(make_replay_policy(dir / "missing"), PolicyError);
