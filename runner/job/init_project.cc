@@ -6,6 +6,7 @@
 #include "runner/evaluate/evaluator.h"
 #include "runner/job/init_tolerance.h"
 #include "runner/util/files.h"
+#include "runner/util/format.h"
 #include "runner/util/git_util.h"
 #include "runner/util/run_dir.h"
 #include "runner/workspace/unit.h"
@@ -92,8 +93,9 @@ void suggest_tolerances(InitReport& report, const Config& config, const std::vec
   for (std::size_t b = 0; b < choices.size() && b < config.benchmarks.size(); ++b) {
     const ToleranceChoice& c = choices[b];
     if (!c.floats || config.benchmarks[b].rtol >= c.rtol) continue;
-    report.decisions.push_back("benchmarks[" + std::to_string(b) + "] (" + c.why + "): rtol " + std::to_string(c.rtol) +
-                               " would accept it; the config has " + std::to_string(config.benchmarks[b].rtol) + ".");
+    report.decisions.push_back("benchmarks[" + std::to_string(b) + "] (" + c.why + "): rtol " +
+                               format_numbers("%g", c.rtol) + " would accept it; the config has " +
+                               format_numbers("%g", config.benchmarks[b].rtol) + ".");
   }
 }
 

@@ -50,17 +50,20 @@ std::string line_and_column(std::string_view text, std::size_t position) {
   return "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
 }
 
-// Builds the document like nlohmann's own DOM parser, and keeps the three rules of
-// parse_json_input. Containers are held by pointer: an object's members never move,
-// and an array only grows while none of its elements is open.
-class StrictBuilder {
- public:
+// The value types nlohmann's SAX interface asks a handler to name.
+struct SaxTypes {
   using number_integer_t = json::number_integer_t;
   using number_unsigned_t = json::number_unsigned_t;
   using number_float_t = json::number_float_t;
   using string_t = json::string_t;
   using binary_t = json::binary_t;
+};
 
+// Builds the document like nlohmann's own DOM parser, and keeps the three rules of
+// parse_json_input. Containers are held by pointer: an object's members never move,
+// and an array only grows while none of its elements is open.
+class StrictBuilder : public SaxTypes {
+ public:
   StrictBuilder(json& root, std::size_t max_depth, bool unique_keys)
       : root_(root), max_depth_(max_depth), unique_keys_(unique_keys) {}
 
@@ -193,14 +196,8 @@ class StrictBuilder {
 };
 
 // Accepts like nlohmann's json::accept, and stops at the first level past max_depth.
-class DepthLimitedAcceptor {
+class DepthLimitedAcceptor : public SaxTypes {
  public:
-  using number_integer_t = json::number_integer_t;
-  using number_unsigned_t = json::number_unsigned_t;
-  using number_float_t = json::number_float_t;
-  using string_t = json::string_t;
-  using binary_t = json::binary_t;
-
   explicit DepthLimitedAcceptor(std::size_t max_depth) : max_depth_(max_depth) {}
   bool null() { return true; }
   bool boolean(bool) { return true; }

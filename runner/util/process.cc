@@ -444,12 +444,12 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
   plan.cwd = command.cwd;
   plan.max_file_bytes = command.max_file_bytes;
   plan.max_memory_bytes = command.max_memory_bytes;
-  if (command.max_processes > 0) {
-    // RLIMIT_NPROC counts every process of the real user. Run by root, the command is
-    // the sandbox's user's; otherwise the user's own processes are already counted.
-    const bool own_user = isolation != Isolation::kNone && sandbox_drops_root();
+  // RLIMIT_NPROC counts every process of the real user. Run by root, the command is the
+  // sandbox's user's; root itself is exempt (so nothing to count); any other user's own
+  // processes are already counted.
+  const bool own_user = isolation != Isolation::kNone && sandbox_drops_root();
+  if (command.max_processes > 0 && (own_user || geteuid() != 0))
     plan.max_processes = command.max_processes + (own_user ? 0 : processes_of_user(getuid()));
-  }
   plan.env_storage = build_env(command);
   plan.feed_stdin = !command.stdin_data.empty();
   // Timed runs are timed by the parent (Outcome::wall_s), around the wait: no clock
