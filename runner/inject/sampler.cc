@@ -115,9 +115,17 @@ void finish(const char* status, int signal) {
 void on_fatal(int signal, siginfo_t*, void*) {
   const int saved_errno = errno;
   finish("signal", signal);
+  // The default action back, by hand rather than by SA_RESETHAND: that flag makes the
+  // action the default as the signal is taken, before the kernel blocks it for the
+  // handler, and `timeout` sends SIGTERM twice (to the child, then to its group); the
+  // second one landing in that gap killed the process before the profile was written.
+  struct sigaction fallback{};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
   errno = saved_errno;
-  // SA_RESETHAND put the default action back. Raising again ends the process as the
-  // signal would have (a fault that returns also re-executes and faults again).
+  // The signal is blocked while we run: raised now, it ends the process as it would have
+  // as soon as the handler returns (a fault that returns also re-executes and faults again).
   raise(signal);
 }
 
@@ -168,6 +176,8 @@ bool install(int signal, void (*handler)(int, siginfo_t*, void*), int flags, boo
   action.sa_sigaction = handler;
   action.sa_flags = SA_SIGINFO | flags;
   sigemptyset(&action.sa_mask);
+  // One fatal signal's handler is not interrupted by another's.
+  for (int fatal : kFatalSignals) sigaddset(&action.sa_mask, fatal);
   return sigaction(signal, &action, nullptr) == 0;
 }
 
@@ -206,7 +216,7 @@ __attribute__((constructor)) void sampler_start() {
     say("the program handles SIGPROF itself; not sampling");
     return;
   }
-  for (int signal : kFatalSignals) install(signal, on_fatal, SA_RESETHAND, false);
+  for (int signal : kFatalSignals) install(signal, on_fatal, 0, false);
   pthread_atfork(nullptr, nullptr, after_fork_child);
   begin_process();
 }
