@@ -886,3 +886,22 @@ EXPORT void maxcode_shim_leave(maxcode_shim_call* c) {
   free(c->text);
   free(c);
 }
+
+// What a shimmed build reaches the runtime through (runner/workspace/call_shim.cc
+// declares the same struct): one weak data symbol, so that the build has a GOT entry
+// more and no PLT entry, and its code sits where the unshimmed build's does.
+struct maxcode_shim_functions {
+  maxcode_shim_call* (*enter)(void);
+  void (*arg)(maxcode_shim_call*, const char*, const char*, const void*, unsigned long, long long, int, int);
+  void (*call_begin)(maxcode_shim_call*);
+  int (*probe_begin)(maxcode_shim_call*);
+  void (*probe_end)(maxcode_shim_call*);
+  void (*call_end)(maxcode_shim_call*);
+  void (*value)(maxcode_shim_call*, const char*, const char*, const void*, unsigned long);
+  void (*leave)(maxcode_shim_call*);
+};
+
+EXPORT const maxcode_shim_functions maxcode_shim_table = {
+    maxcode_shim_enter,     maxcode_shim_arg,      maxcode_shim_call_begin, maxcode_shim_probe_begin,
+    maxcode_shim_probe_end, maxcode_shim_call_end, maxcode_shim_value,      maxcode_shim_leave,
+};
