@@ -178,7 +178,12 @@ struct WorkDirGuard {
   const Session& s;
   bool keep;
   ~WorkDirGuard() {
-    if (!s.work_dir.empty() && !keep) remove_workspace(s.work_dir);
+    if (s.work_dir.empty()) return;
+    if (!keep) return remove_workspace(s.work_dir);
+    // Kept for the user: without an owner, a later run's sweep of abandoned run folders
+    // (util/run_dir.h) leaves it alone.
+    std::error_code ignored;
+    std::filesystem::remove(s.work_dir / "owner", ignored);
   }
 };
 
