@@ -13,13 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_or_empty(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_or_empty(const fs::path& path) { return try_read_text(path).value_or(""); }
 
 std::string field(const nlohmann::json& j, const char* object, const char* key) {
   if (!j.contains(object) || !j[object].is_object()) return "";

@@ -10,7 +10,9 @@
 #include "bot/delivery/pr_metadata.h"
 #include "bot/delivery/sanitize.h"
 #include "runner/core/witness_record.h"
+#include "runner/util/format.h"
 #include "runner/util/json_io.h"
+#include "runner/util/process.h"
 #include "runner/util/secrets.h"
 
 namespace maxcode::bot {
@@ -18,12 +20,6 @@ namespace maxcode::bot {
 namespace {
 
 using nlohmann::json;
-
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 double num(const json& j, const char* key, double fallback = 0) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
@@ -41,15 +37,6 @@ std::string cell_code(const std::string& text, std::size_t limit = 80) {
   std::string out;
   for (char c : span) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
-}
-
-std::string shell_quote(const std::string& text) {
-  const bool plain = text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:") ==
-                     std::string::npos;
-  if (plain && !text.empty()) return text;
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // The critique may be a string, or an object with the text under "text".
@@ -290,10 +277,12 @@ std::string reproduce(const DeliveryInput& in, const PrContext& ctx) {
   const std::string git_path = in.git_path();
   std::string dir = ".";
   if (git_path.size() > in.file().size()) dir = git_path.substr(0, git_path.size() - in.file().size() - 1);
-  std::string script = "git fetch origin " + shell_quote(ctx.branch) + "\n";
+  // A reader pastes these lines: quotes only where the shell needs them.
+  auto word = [](const std::string& text) { return shell_quote(text, Quote::when_needed); };
+  std::string script = "git fetch origin " + word(ctx.branch) + "\n";
   script += "git checkout --detach " + base + "\n";
   script += "git diff " + base + " FETCH_HEAD > maxcode.diff\n";
-  script += "maxcode eval " + shell_quote(dir) + " --function " + shell_quote(in.function()) +
+  script += "maxcode eval " + word(dir) + " --function " + word(in.function()) +
             " --candidate maxcode.diff\n";
   return "### Reproduce\n\nRe-measure this change against the original on your machine (same checks, fresh A/B "
          "session):\n\n" +

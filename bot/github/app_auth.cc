@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bot/github/jwt.h"
+#include "runner/util/files.h"
 
 namespace maxcode::bot {
 
@@ -38,11 +39,9 @@ bool app_credentials_from_env(AppCredentials& out) {
   out.installation_id = env("MAXCODE_INSTALLATION_ID");
   if (key_file.empty() || out.installation_id.empty())
     throw std::runtime_error("MAXCODE_APP_ID is set, so MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID are needed too");
-  std::ifstream in(key_file, std::ios::binary);
-  if (!in) throw std::runtime_error("MAXCODE_APP_KEY_FILE: cannot read " + key_file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  out.private_key_pem = text.str();
+  std::optional<std::string> pem = try_read_text(key_file);
+  if (!pem) throw std::runtime_error("MAXCODE_APP_KEY_FILE: cannot read " + key_file);
+  out.private_key_pem = std::move(*pem);
   return true;
 }
 

@@ -5,6 +5,8 @@
 #include <vector>
 #include <sstream>
 
+#include "runner/util/files.h"
+
 namespace maxcode::bot::service {
 
 namespace {
@@ -36,11 +38,9 @@ GithubAccess::GithubAccess(const ServiceConfig& config, Metrics& metrics, Servic
   if (config.app_id.empty()) return;
   if (config.app_key_file.empty())
     throw ServiceConfigError("github.app_id is set, so github.app_key_file (the App's private key, PEM) is needed too");
-  std::ifstream in(config.app_key_file, std::ios::binary);
-  if (!in) throw ServiceConfigError("github.app_key_file: cannot read " + config.app_key_file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  credentials_.private_key_pem = text.str();
+  std::optional<std::string> pem = try_read_text(config.app_key_file);
+  if (!pem) throw ServiceConfigError("github.app_key_file: cannot read " + config.app_key_file.string());
+  credentials_.private_key_pem = std::move(*pem);
   if (credentials_.private_key_pem.find("PRIVATE KEY") == std::string::npos)
     throw ServiceConfigError("github.app_key_file: " + config.app_key_file.string() + " holds no PEM private key");
 }

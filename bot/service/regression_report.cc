@@ -8,6 +8,7 @@
 #include "runner/job/job_record.h"
 #include "runner/job/sweep.h"
 #include "runner/store/history.h"
+#include "runner/util/format.h"
 
 namespace maxcode::bot::service {
 
@@ -18,12 +19,6 @@ using nlohmann::json;
 
 constexpr const char* kLabel = "maxcode-regression";
 constexpr const char* kCheckName = "maxcode regressions";
-
-std::string fixed(double v, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, v);
-  return text;
-}
 
 std::string short_sha(const std::string& sha) { return sha.substr(0, 7); }
 

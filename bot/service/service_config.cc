@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "bot/delivery/deliver.h"
+#include "runner/util/files.h"
 #include "runner/util/json_fields.h"
 #include "runner/util/json_io.h"
 
@@ -220,11 +221,9 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
 }
 
 ServiceConfig load_service_config(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file)) throw ServiceConfigError(file.string() + ": cannot read the service config");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const json document = json::parse(text.str(), nullptr, false);
+  const std::optional<std::string> text = try_read_text(file);
+  if (!text) throw ServiceConfigError(file.string() + ": cannot read the service config");
+  const json document = json::parse(*text, nullptr, false);
   if (document.is_discarded()) throw ServiceConfigError(file.string() + ": not valid JSON");
   return parse_service_config(document, file.string());
 }

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "runner/util/sqlite.h"
+
 namespace maxcode::bot::service {
 
 std::string SqlRow::text(int column) const {
@@ -15,13 +17,9 @@ double SqlRow::real(int column) const { return sqlite3_column_double(stmt_, colu
 bool SqlRow::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 SqliteDb::SqliteDb(const std::filesystem::path& file) : file_(file) {
-  if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw std::runtime_error(file.string() + ": cannot open the queue database: " + why);
-  }
-  sqlite3_busy_timeout(db_, 10000);
+  db_ = open_sqlite(file, [&](const std::string& why) {
+    return file.string() + ": cannot open the queue database: " + why;
+  });
   // WAL: readers (dashboard, metrics) never block the writer; synchronous=NORMAL keeps
   // every committed transaction across a crash of the process (not of the machine).
   exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
@@ -30,12 +28,8 @@ SqliteDb::SqliteDb(const std::filesystem::path& file) : file_(file) {
 SqliteDb::~SqliteDb() { sqlite3_close(db_); }
 
 void SqliteDb::exec(const std::string& sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string why = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw std::runtime_error(file_.string() + ": " + why + " (in: " + sql.substr(0, 120) + ")");
-  }
+  if (auto why = exec_sqlite(db_, sql))
+    throw std::runtime_error(file_.string() + ": " + *why + " (in: " + sql.substr(0, 120) + ")");
 }
 
 int SqliteDb::run(const std::string& sql, const std::vector<SqlValue>& values,

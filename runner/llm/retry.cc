@@ -6,21 +6,20 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "runner/util/text.h"
+
 namespace maxcode::llm {
 namespace {
+
+// RFC 9110's optional whitespace around a field value.
+constexpr std::string_view kHeaderBlanks = " \t";
 
 constexpr double kBackoffBaseS = 0.5;
 constexpr double kBackoffCapS = 30;
 
-std::string trim(const std::string& text) {
-  std::size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
 // A non-negative decimal number and nothing else.
 std::optional<double> number(const std::string& text) {
-  std::string value = trim(text);
+  std::string value(trim(text, kHeaderBlanks));
   if (value.empty() || !std::isdigit(static_cast<unsigned char>(value.front()))) {
     return std::nullopt;
   }
@@ -49,7 +48,7 @@ std::optional<double> requested_wait_s(const std::string& retry_after_ms,
                                        std::chrono::system_clock::time_point now) {
   if (auto ms = number(retry_after_ms)) return *ms / 1000;
   if (auto seconds = number(retry_after)) return *seconds;
-  if (auto date = http_date(trim(retry_after))) {
+  if (auto date = http_date(std::string(trim(retry_after, kHeaderBlanks)))) {
     auto then = std::chrono::system_clock::from_time_t(*date);
     return std::max(0.0, std::chrono::duration<double>(then - now).count());
   }

@@ -6,6 +6,7 @@
 
 #include "runner/util/files.h"
 #include "runner/util/names.h"
+#include "runner/util/text.h"
 
 namespace maxcode {
 
@@ -34,19 +35,13 @@ bool is_timestamp(std::string_view s) {  // "12345.678901:"
   return dot != std::string_view::npos && all_digits(s.substr(0, dot)) && all_digits(s.substr(dot + 1));
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 // "55d5c1a0b1e9 hot+0x49 (/path/bench)" -> frame; false when it is not one.
 bool parse_frame(std::string_view line, CodeFrame& frame) {
-  line = trim(line);
+  line = trim(line, kLineBlanks);
   std::size_t space = line.find(' ');
   std::string_view address = line.substr(0, space);
   if (address.empty() || address.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) return false;
-  std::string_view rest = space == std::string_view::npos ? "" : trim(line.substr(space + 1));
+  std::string_view rest = space == std::string_view::npos ? "" : trim(line.substr(space + 1), kLineBlanks);
   std::string_view dso;
   if (!rest.empty() && rest.back() == ')') {
     std::size_t open = rest.rfind(" (");
@@ -54,7 +49,7 @@ bool parse_frame(std::string_view line, CodeFrame& frame) {
     else if (open != std::string_view::npos) ++open;
     if (open != std::string_view::npos) {
       dso = rest.substr(open + 1, rest.size() - open - 2);
-      rest = trim(rest.substr(0, open));
+      rest = trim(rest.substr(0, open), kLineBlanks);
     }
   }
   // "hot+0x49" -> "hot"; perf leaves "[unknown]" where it found no symbol.
@@ -76,7 +71,7 @@ bool parse_frame(std::string_view line, CodeFrame& frame) {
 
 // "histogram.cpp:14" (perf script -F +srcline)
 bool parse_srcline(std::string_view line, std::string& file, int& number) {
-  line = trim(line);
+  line = trim(line, kLineBlanks);
   std::size_t colon = line.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || !all_digits(line.substr(colon + 1))) return false;
   file = std::string(line.substr(0, colon));
@@ -111,7 +106,7 @@ CallStacks parse_perf_script(std::string_view text, const std::string& label) {
     std::string_view line = text.substr(begin, end - begin);
     begin = end + 1;
     ++line_number;
-    if (trim(line).empty()) {
+    if (trim(line, kLineBlanks).empty()) {
       flush();
       continue;
     }

@@ -6,16 +6,11 @@
 #include <sstream>
 
 #include "runner/report/html_report.h"
+#include "runner/util/format.h"
 
 namespace maxcode {
 
 namespace {
-
-std::string fixed(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
 
 // One line plot over nights; points that are absent (nan) are skipped. `flagged` marks
 // nights drawn red (a regression arrived that night).
@@ -43,12 +38,12 @@ std::string line_plot(const std::string& title, const std::string& unit, const s
     const double v = lo + (hi - lo) * k / 4;
     svg << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
         << "\" stroke=\"#eee\"/>\n<text x=\"" << left - 6 << "\" y=\"" << y(v) + 4
-        << "\" font-size=\"10\" text-anchor=\"end\">" << fixed(v < 10 ? "%.3g" : "%.0f", v) << "</text>\n";
+        << "\" font-size=\"10\" text-anchor=\"end\">" << format_numbers(v < 10 ? "%.3g" : "%.0f", v) << "</text>\n";
   }
   std::string path;
   for (std::size_t i = 0; i < n; ++i) {
     if (values[i] != values[i]) continue;
-    path += (path.empty() ? "M" : " L") + fixed("%.1f", x(i)) + "," + fixed("%.1f", y(values[i]));
+    path += (path.empty() ? "M" : " L") + format_numbers("%.1f", x(i)) + "," + format_numbers("%.1f", y(values[i]));
   }
   svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\"/>\n";
   for (std::size_t i = 0; i < n; ++i) {
@@ -58,7 +53,7 @@ std::string line_plot(const std::string& title, const std::string& unit, const s
     const bool red = i < flagged.size() && flagged[i];
     svg << "<circle cx=\"" << x(i) << "\" cy=\"" << y(values[i]) << "\" r=\"" << (red ? 6 : 3.5) << "\" fill=\""
         << (red ? "#cf222e" : colour) << "\"><title>" << html_escape(nights[i]) << ": "
-        << fixed("%.4g", values[i]) << " " << html_escape(unit) << "</title></circle>\n";
+        << format_numbers("%.4g", values[i]) << " " << html_escape(unit) << "</title></circle>\n";
   }
   svg << "<text x=\"14\" y=\"" << (top + h - bottom) / 2 << "\" font-size=\"10\" transform=\"rotate(-90 14 "
       << (top + h - bottom) / 2 << ")\" text-anchor=\"middle\">" << html_escape(unit) << "</text>\n</svg>\n";
@@ -88,9 +83,9 @@ std::string render_trend_page(const std::vector<NightResult>& rows, const std::v
   for (const Regression& r : regressions) {
     html << "<div class=\"flag\"><b>regression</b>: <code>" << html_escape(r.target) << "</code> ("
          << html_escape(r.file) << ") in " << html_escape(r.repository) << ": own time "
-         << fixed("%.2fx", r.growth) << " from " << html_escape(r.previous_night) << " to " << html_escape(r.night)
+         << format_numbers("%.2fx", r.growth) << " from " << html_escape(r.previous_night) << " to " << html_escape(r.night)
          << " (" << html_escape(regression_evidence(r)) << "); the original's benchmarks "
-         << fixed("%.2fx", r.original_growth) << ". Commits <code>" << html_escape(r.previous_commit.substr(0, 10))
+         << format_numbers("%.2fx", r.original_growth) << ". Commits <code>" << html_escape(r.previous_commit.substr(0, 10))
          << "</code>..<code>" << html_escape(r.commit.substr(0, 10)) << "</code>:<ul>";
     for (const std::string& c : r.commits) html << "<li><code>" << html_escape(c) << "</code></li>";
     if (r.commits.empty()) html << "<li>(not known)</li>";
@@ -122,11 +117,11 @@ std::string render_trend_page(const std::vector<NightResult>& rows, const std::v
             "<th>speedup (95% CI)</th><th>verdict</th><th>PR</th></tr>\n";
     for (const NightResult* p : points) {
       html << "<tr><td>" << html_escape(p->night) << "</td><td><code>" << html_escape(p->commit.substr(0, 10))
-           << "</code></td><td>" << fixed("%.1f%%", p->share * 100) << "</td><td>"
-           << (p->self_ns > 0 ? fixed("%.1f ms", p->self_ns / 1e6) : "-") << "</td><td>"
-           << (p->original_s > 0 ? fixed("%.1f ms", p->original_s * 1e3) : "-") << "</td><td>"
-           << (p->speedup ? fixed("%.3fx", *p->speedup) + " [" + fixed("%.3f", p->speedup_low.value_or(0)) + ", " +
-                                fixed("%.3f", p->speedup_high.value_or(0)) + "]"
+           << "</code></td><td>" << format_numbers("%.1f%%", p->share * 100) << "</td><td>"
+           << (p->self_ns > 0 ? format_numbers("%.1f ms", p->self_ns / 1e6) : "-") << "</td><td>"
+           << (p->original_s > 0 ? format_numbers("%.1f ms", p->original_s * 1e3) : "-") << "</td><td>"
+           << (p->speedup ? format_numbers("%.3fx", *p->speedup) + " [" + format_numbers("%.3f", p->speedup_low.value_or(0)) + ", " +
+                                format_numbers("%.3f", p->speedup_high.value_or(0)) + "]"
                           : "-")
            << "</td><td>" << html_escape(p->status) << "</td><td>";
       if (!p->pr_url.empty())

@@ -6,6 +6,7 @@
 
 #include "runner/workspace/normalize.h"
 #include "runner/workspace/source_extent.h"
+#include "runner/util/text.h"
 
 namespace maxcode {
 
@@ -15,13 +16,6 @@ struct Block {
   std::string text;
   bool closed = false;
 };
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // Fenced blocks (``` or ~~~, three or more, optional info string); text outside them
 // goes to `prose`.
@@ -103,7 +97,7 @@ ParsedReply parse_reply(std::string_view reply, std::string_view function, std::
     if (!find_definitions(b.text, function).empty()) defining.push_back(&b);
 
   if (blocks.empty()) {
-    parsed.error = looks_like_refusal(reply) ? "the model declined: " + trim(reply.substr(0, 200))
+    parsed.error = looks_like_refusal(reply) ? "the model declined: " + std::string(trim(reply.substr(0, 200)))
                    : hit_limit              ? "the reply was cut off (token limit) before any code"
                                             : "the reply has no fenced code block";
     return parsed;

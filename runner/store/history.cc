@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runner/store/sqlite_statement.h"
+#include "runner/util/sqlite.h"
 #include "runner/util/json_io.h"
 #include "runner/util/stats.h"
 
@@ -48,19 +48,13 @@ bool has_column(sqlite3* db, const std::string& column) {
 
 HistoryStore::HistoryStore(const fs::path& file) : file_(file) {
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
-  if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw std::runtime_error("cannot open history store " + file.string() + ": " + message);
-  }
-  sqlite3_busy_timeout(db_, 10000);
+  db_ = open_sqlite(file, [&](const std::string& why) {
+    return "cannot open history store " + file.string() + ": " + why;
+  });
   for (const char* sql : {"PRAGMA journal_mode=WAL;", kSchema}) {
-    char* error = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      std::string message = error ? error : "unknown error";
-      sqlite3_free(error);
+    if (auto error = exec_sqlite(db_, sql)) {
       sqlite3_close(db_);
-      throw std::runtime_error("history store " + file.string() + ": " + message);
+      throw std::runtime_error("history store " + file.string() + ": " + *error);
     }
   }
   if (!has_column(db_, "regression_check"))

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runner/search/feedback.h"
-#include "runner/store/sqlite_statement.h"
+#include "runner/util/sqlite.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 
@@ -43,12 +43,9 @@ std::string kind_of(const Candidate& c) {
 
 RolloutStore::RolloutStore(const fs::path& file) : file_(file) {
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
-  if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw std::runtime_error("cannot open rollout store " + file.string() + ": " + message);
-  }
-  sqlite3_busy_timeout(db_, 10000);
+  db_ = open_sqlite(file, [&](const std::string& why) {
+    return "cannot open rollout store " + file.string() + ": " + why;
+  });
   exec("PRAGMA journal_mode=WAL;");
   exec(kSchema);
 }
@@ -56,12 +53,8 @@ RolloutStore::RolloutStore(const fs::path& file) : file_(file) {
 RolloutStore::~RolloutStore() { sqlite3_close(db_); }
 
 void RolloutStore::exec(const std::string& sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw std::runtime_error("rollout store " + file_.string() + ": " + message);
-  }
+  if (auto error = exec_sqlite(db_, sql))
+    throw std::runtime_error("rollout store " + file_.string() + ": " + *error);
 }
 
 void RolloutStore::begin_run(const RunRecord& r) {

@@ -16,12 +16,37 @@ namespace maxcode {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& path) {
+namespace {
+
+// The file's bytes, or nullopt with the reason in `why`.
+std::optional<std::string> read_all(const fs::path& path, std::string& why) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    why = "it is a directory";
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  if (!in) {
+    why = std::strerror(errno);
+    return std::nullopt;
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+}  // namespace
+
+std::string read_text(const fs::path& path) {
+  std::string why;
+  std::optional<std::string> text = read_all(path, why);
+  if (!text) throw std::runtime_error("cannot read " + path.string() + ": " + why);
+  return std::move(*text);
+}
+
+std::optional<std::string> try_read_text(const fs::path& path) {
+  std::string why;
+  return read_all(path, why);
 }
 
 void write_text_exact(const fs::path& path, const std::string& content) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,10 @@ namespace maxcode {
 // write_text writes `content` redacted of every secret this process holds (secrets.h):
 // it is how reports, results and checkpoints reach the disk.
 std::string read_text(const std::filesystem::path& path);
+// The same read for a file that may be missing or is the caller's to explain (a config
+// or key file named in its own error): nullopt where read_text would throw. A directory
+// counts as unreadable in both; opened as a file it would read as empty.
+std::optional<std::string> try_read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& content);
 // A file that untrusted code may have written or replaced (a candidate's records, its
 // sources after a run) is never read with these: util/beneath.h reads it beneath its

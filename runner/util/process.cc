@@ -1159,7 +1159,10 @@ std::string Outcome::tail(std::size_t max_bytes) const {
   return text + out.substr(out.size() - out_share);
 }
 
-std::string shell_quote(const std::string& text) {
+std::string shell_quote(const std::string& text, Quote when) {
+  constexpr const char* kPlain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:";
+  if (when == Quote::when_needed && !text.empty() && text.find_first_not_of(kPlain) == std::string::npos)
+    return text;
   std::string quoted = "'";
   for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";

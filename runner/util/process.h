@@ -132,8 +132,13 @@ bool sandbox_drops_root();
 // and so are files with more than one link (a host file linked into a workspace).
 void hand_to_sandbox_user(const std::string& path);
 
+// Whether shell_quote leaves a word that means the same unquoted (letters, digits and
+// _-./:) as it is: commands that people read and paste, such as a PR's steps to
+// reproduce, read better without quotes; commands the program runs quote every word.
+enum class Quote { always, when_needed };
+
 // `text` as one word for /bin/sh; argv as a command line of such words.
-std::string shell_quote(const std::string& text);
+std::string shell_quote(const std::string& text, Quote when = Quote::always);
 std::string shell_command(const std::vector<std::string>& argv);
 
 }  // namespace maxcode

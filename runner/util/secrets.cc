@@ -9,9 +9,14 @@
 #include <sstream>
 
 #include "runner/util/child_env.h"
+#include "runner/util/text.h"
 
 namespace maxcode {
 namespace {
+
+// A secret file's surrounding blank lines and spaces; any other control character
+// could be part of the value.
+constexpr std::string_view kSecretBlanks = " \t\r\n";
 
 namespace fs = std::filesystem;
 
@@ -28,20 +33,16 @@ std::string upper(std::string text) {
   return text;
 }
 
-std::string trim(const std::string& text) {
-  std::size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
-}
-
 void add_file_secrets(const fs::path& file, std::vector<std::string>& out) {
+  // Not try_read_text: files.cc redacts what it writes through this file, and a
+  // circle between the two would make neither usable alone.
   std::ifstream in(file, std::ios::binary);
   std::stringstream content;
   content << in.rdbuf();
-  out.push_back(trim(content.str()));
+  out.push_back(std::string(trim(content.str(), kSecretBlanks)));
   std::istringstream lines(content.str());
   for (std::string line; std::getline(lines, line);) {
-    line = trim(line);
+    line = std::string(trim(line, kSecretBlanks));
     if (line.size() >= kShortestKeyLine && line.rfind("-----", 0) != 0) out.push_back(line);
   }
 }

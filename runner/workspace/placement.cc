@@ -3,17 +3,11 @@
 #include <algorithm>
 #include <optional>
 
+#include "runner/util/text.h"
+
 namespace maxcode {
 
 namespace {
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Where the comment lines right above `at` begin (`//` lines and `/* */` blocks with no
 // blank line between them and the definition), or `at` when there are none: a

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/workspace/knobs.h"
 
@@ -33,12 +34,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A project file that is gone or unreadable reads as empty: the scan only suggests.
+std::string slurp(const fs::path& path) { return try_read_text(path).value_or(""); }
 
 bool is_source(const fs::path& path) {
   static const std::set<std::string> kExtensions = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"};

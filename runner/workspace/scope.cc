@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runner/workspace/knobs.h"
+#include "runner/util/text.h"
 
 namespace maxcode {
 namespace {
@@ -44,16 +45,9 @@ std::size_t line_number(std::string_view text, std::size_t offset) {
                  text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
-std::string_view trimmed(std::string_view line) {
-  std::size_t b = 0, e = line.size();
-  while (b < e && is_blank(line[b])) ++b;
-  while (e > b && is_blank(line[e - 1])) --e;
-  return line.substr(b, e - b);
-}
-
 // For messages: the line without its indentation, shortened if long.
 std::string shown(std::string_view line) {
-  std::string s(trimmed(line));
+  std::string s(trim(line));
   if (s.size() > 160) s = s.substr(0, 157) + "...";
   return s;
 }
@@ -168,7 +162,7 @@ struct Region {
 // A line that can go without changing the code: blank, or a `//` comment (not spliced
 // onto the next line by a trailing backslash).
 bool is_idle_line(std::string_view line) {
-  const std::string_view s = trimmed(line);
+  const std::string_view s = trim(line);
   return s.empty() || (s.rfind("//", 0) == 0 && !is_spliced(s));
 }
 
@@ -441,14 +435,14 @@ std::optional<std::pair<std::size_t, std::string>> inserted_text_problem(
   std::size_t at = 0;
   for (const Region& region : regions) {
     for (const Line& l : split_lines(original.substr(region.begin, region.end - region.begin)))
-      had.push_back(trimmed(l.text));
+      had.push_back(trim(l.text));
     outside += std::string(original.substr(at, region.begin - at)) + "\n";
     at = region.end;
   }
   outside += std::string(original.substr(at));
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view name = macro_name(lines[i].text);
-    if (name.empty() || std::find(had.begin(), had.end(), trimmed(lines[i].text)) != had.end())
+    if (name.empty() || std::find(had.begin(), had.end(), trim(lines[i].text)) != had.end())
       continue;
     if (uses_word(outside, name))
       return std::pair{first_line + i, "`" + shown(lines[i].text) + "` would change code outside " +

@@ -6,14 +6,10 @@
 #include <optional>
 #include <utility>
 
+#include "runner/util/text.h"
+
 namespace maxcode {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool consume(std::string_view& s, std::string_view prefix) {
   if (!s.starts_with(prefix)) return false;
@@ -26,7 +22,7 @@ bool consume(std::string_view& s, std::string_view prefix) {
 // "0 bytes spill stores". Returns the number and leaves the unit ("registers",
 // "bytes smem") in `item`.
 std::optional<long> item_value(std::string_view& item) {
-  item = trim(item);
+  item = trim(item, kLineBlanks);
   if (!consume(item, "Used ")) consume(item, "used ");
   long total = 0;
   bool any = false;
@@ -40,7 +36,7 @@ std::optional<long> item_value(std::string_view& item) {
     if (!consume(item, "+")) break;
   }
   if (!any) return std::nullopt;
-  item = trim(item);
+  item = trim(item, kLineBlanks);
   return total;
 }
 
@@ -107,7 +103,7 @@ std::vector<KernelResources> parse_ptxas_report(std::string_view output) {
       std::string_view msg = line.substr(at);
       std::size_t colon = msg.find(':');
       if (colon == std::string_view::npos) continue;
-      msg = trim(msg.substr(colon + 1));
+      msg = trim(msg.substr(colon + 1), kLineBlanks);
       if (consume(msg, "Compiling entry function ")) {
         flush();
         properties_of.clear();
@@ -120,7 +116,7 @@ std::vector<KernelResources> parse_ptxas_report(std::string_view output) {
       } else if (msg.starts_with("Compiling ")) {
         flush();  // a non-entry function: what follows is not a kernel's
       } else if (consume(msg, "Function properties for ")) {
-        properties_of = std::string(trim(msg));
+        properties_of = std::string(trim(msg, kLineBlanks));
       } else if (msg.starts_with("Used ") && current && !used_seen) {
         used_seen = true;
         for_each_item(msg, [&](long v, std::string_view unit) {

@@ -3,20 +3,16 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "runner/util/text.h"
+
 namespace maxcode {
 namespace {
 
 constexpr std::string_view kPrefix = "=========";
 constexpr std::size_t kExcerptLimit = 4000;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 int leading_int(std::string_view s) {
-  s = trim(s);
+  s = trim(s, kLineBlanks);
   int v = 0;
   std::from_chars(s.data(), s.data() + s.size(), v);
   return v;
@@ -40,7 +36,7 @@ std::string first_block(std::string_view excerpt) {
   std::string out;
   while (!excerpt.empty()) {
     std::size_t nl = excerpt.find('\n');
-    std::string_view line = trim(excerpt.substr(0, nl));
+    std::string_view line = trim(excerpt.substr(0, nl), kLineBlanks);
     excerpt.remove_prefix(nl == std::string_view::npos ? excerpt.size() : nl + 1);
     if (line.empty()) break;
     out += (out.empty() ? "" : " ") + std::string(line);
@@ -82,7 +78,7 @@ SanitizerReport parse_sanitizer_output(std::string_view output, const std::strin
     line.remove_prefix(kPrefix.size());
     if (line.starts_with(' ')) line.remove_prefix(1);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    std::string_view text = trim(line);
+    std::string_view text = trim(line, kLineBlanks);
 
     if (text == "COMPUTE-SANITIZER") continue;
     if (text.starts_with("ERROR SUMMARY:")) {

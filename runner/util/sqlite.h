@@ -1,9 +1,12 @@
-// A prepared SQLite statement that finalizes itself, shared by the stores (rollouts,
-// history). Errors throw std::runtime_error prefixed with the store's name.
+// SQLite as every maxcode store uses it (the rollout and history stores, the service's
+// queue database): one way to open a file, to run SQL without results, and a prepared
+// statement that finalizes itself.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -11,6 +14,20 @@
 #include "runner/util/secrets.h"
 
 namespace maxcode {
+
+// A connection to `file`, created if missing. Serialized, so that the service's threads
+// may share it; a statement that finds the file locked by another connection (a second
+// run, the dashboard) waits up to 10 s instead of failing at once. On failure nothing is
+// left open and std::runtime_error(describe(SQLite's reason)) is thrown, so each store
+// keeps its own wording.
+sqlite3* open_sqlite(const std::filesystem::path& file,
+                     const std::function<std::string(const std::string& why)>& describe);
+
+// Runs `sql` (one or more statements whose results are not wanted): SQLite's message
+// when it fails, nullopt when it does not.
+std::optional<std::string> exec_sqlite(sqlite3* db, const std::string& sql);
+
+// Errors throw std::runtime_error prefixed with `owner`, the store's name.
 
 class SqliteStatement {
  public:
