@@ -179,7 +179,10 @@ struct WorkDirGuard {
   bool keep;
   ~WorkDirGuard() {
     if (s.work_dir.empty()) return;
-    if (!keep) return remove_workspace(s.work_dir);
+    if (!keep) {
+      remove_workspace(s.work_dir);
+      return;
+    }
     // Kept for the user: without an owner, a later run's sweep of abandoned run folders
     // (util/run_dir.h) leaves it alone.
     std::error_code ignored;
