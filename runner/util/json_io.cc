@@ -198,18 +198,18 @@ class StrictBuilder : public SaxTypes {
 // Accepts like nlohmann's json::accept, and stops at the first level past max_depth.
 class DepthLimitedAcceptor : public SaxTypes {
  public:
-  explicit DepthLimitedAcceptor(std::size_t max_depth) : max_depth_(max_depth) {}
-  bool null() { return true; }
-  bool boolean(bool) { return true; }
-  bool number_integer(number_integer_t) { return true; }
-  bool number_unsigned(number_unsigned_t) { return true; }
-  bool number_float(number_float_t, const string_t&) { return true; }
-  bool string(string_t&) { return true; }
-  bool binary(binary_t&) { return true; }
-  bool start_object(std::size_t) { return open(); }
+  DepthLimitedAcceptor(std::size_t max_depth, std::size_t max_values) : max_depth_(max_depth), max_values_(max_values) {}
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(number_integer_t) { return value(); }
+  bool number_unsigned(number_unsigned_t) { return value(); }
+  bool number_float(number_float_t, const string_t&) { return value(); }
+  bool string(string_t&) { return value(); }
+  bool binary(binary_t&) { return value(); }
+  bool start_object(std::size_t) { return value() && open(); }
   bool key(string_t&) { return true; }
   bool end_object() { return close(); }
-  bool start_array(std::size_t) { return open(); }
+  bool start_array(std::size_t) { return value() && open(); }
   bool end_array() { return close(); }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     position_ = position;
@@ -217,10 +217,15 @@ class DepthLimitedAcceptor : public SaxTypes {
     return false;
   }
   bool too_deep() const { return too_deep_; }
+  bool too_many() const { return too_many_; }
   const std::optional<std::size_t>& position() const { return position_; }
   const std::string& problem() const { return problem_; }
 
  private:
+  bool value() {
+    if (++values_ > max_values_) too_many_ = true;
+    return !too_many_;
+  }
   bool open() {
     if (++depth_ > max_depth_) too_deep_ = true;
     return !too_deep_;
@@ -229,16 +234,17 @@ class DepthLimitedAcceptor : public SaxTypes {
     --depth_;
     return true;
   }
-  std::size_t max_depth_, depth_ = 0;
-  bool too_deep_ = false;
+  std::size_t max_depth_, max_values_, depth_ = 0, values_ = 0;
+  bool too_deep_ = false, too_many_ = false;
   std::optional<std::size_t> position_;
   std::string problem_;
 };
 
 }  // namespace
 
-JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth) {
-  DepthLimitedAcceptor acceptor(std::max<std::size_t>(max_depth, 1));
+JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth,
+                           std::size_t max_values) {
+  DepthLimitedAcceptor acceptor(std::max<std::size_t>(max_depth, 1), std::max<std::size_t>(max_values, 1));
   bool ok = false;
   try {
     ok = json::sax_parse(text, &acceptor, json::input_format_t::json, /*strict=*/true);
@@ -247,6 +253,8 @@ JsonCheck check_json_input(std::string_view text, const std::string& label, std:
   }
   if (acceptor.too_deep())
     return {JsonCheck::Verdict::kTooDeep, label + ": nested deeper than " + std::to_string(max_depth) + " levels"};
+  if (acceptor.too_many())
+    return {JsonCheck::Verdict::kTooMany, label + ": more than " + std::to_string(max_values) + " values"};
   if (ok) return {};
   std::string problem = acceptor.problem().empty() ? "invalid JSON" : excerpt(acceptor.problem(), 200);
   if (acceptor.position()) problem = "invalid JSON at " + line_and_column(text, *acceptor.position()) + ": " + problem;

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -61,14 +62,17 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& label,
 
 // What check_json_input found.
 struct JsonCheck {
-  enum class Verdict { kValid, kMalformed, kTooDeep } verdict = Verdict::kValid;
+  enum class Verdict { kValid, kMalformed, kTooDeep, kTooMany } verdict = Verdict::kValid;
   std::string problem;  // worded as parse_json_input's errors, with `label`; empty when valid
 };
 
-// Whether `text` is one JSON document nested at most `max_depth` deep, found without
-// building it (memory: a bit per open level up to max_depth). For bodies that are stored
-// now and parsed later (webhooks): 10,000,000 `[` are refused at level max_depth + 1
-// instead of growing a parser's stack by hundreds of MB.
-JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth = 512);
+// Whether `text` is one JSON document nested at most `max_depth` deep and holding at
+// most `max_values` values (scalars, arrays and objects), found without building it
+// (memory: a bit per open level up to max_depth). For bodies that are stored now and
+// parsed later (webhooks): 10,000,000 `[` are refused at level max_depth + 1 instead of
+// growing a parser's stack by hundreds of MB, and a flat array of 12,000,000 numbers
+// (24 MB, which built takes ~470 MB) at its max_values + 1st element.
+JsonCheck check_json_input(std::string_view text, const std::string& label, std::size_t max_depth = 512,
+                           std::size_t max_values = SIZE_MAX);
 
 }  // namespace maxcode

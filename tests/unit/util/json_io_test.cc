@@ -98,6 +98,13 @@ TEST(JsonIo, CheckingWithoutBuildingStopsAtTheDepthLimit) {
   EXPECT_EQ(broken.verdict, JsonCheck::Verdict::kMalformed);
   EXPECT_NE(broken.problem.find("body: invalid JSON at line 2"), std::string::npos) << broken.problem;
   EXPECT_EQ(check_json_input("", "body").verdict, JsonCheck::Verdict::kMalformed);
+  // Values: scalars and containers alike, counted as they come (a flat array is refused
+  // at its limit + 1st element, before the rest is read).
+  EXPECT_EQ(check_json_input("[1, 2, 3]", "body", 64, 4).verdict, JsonCheck::Verdict::kValid);
+  const JsonCheck many = check_json_input("[1, 2, 3, 4]", "body", 64, 4);
+  EXPECT_EQ(many.verdict, JsonCheck::Verdict::kTooMany);
+  EXPECT_EQ(many.problem, "body: more than 4 values");
+  EXPECT_EQ(check_json_input(R"({"a": {"b": [true]}})", "body", 64, 3).verdict, JsonCheck::Verdict::kTooMany);
   EXPECT_EQ(check_json_input("[1] [2]", "body").verdict, JsonCheck::Verdict::kMalformed);
 }
 

@@ -834,6 +834,14 @@ TEST(Serve, HostileBodiesAreRefusedCheaplyAndReplaysAreDropped) {
   EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"replayed\"}"), 1);
   EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"duplicate\"}"), 1);
   EXPECT_EQ(service.metric("maxcode_webhooks_total{event=\"ping\",result=\"too-deep\"}"), 1);
+  // A signed flat array of 600,000 numbers (within the size cap): refused at the door,
+  // never parsed by the event worker.
+  std::string flat = "[0";
+  for (int i = 1; i < 600'000; ++i) flat += ",1";
+  flat += "]";
+  const auto huge = service.webhook("ping", "ping-flat", flat);
+  EXPECT_EQ(huge.status, 413) << huge.body;
+  EXPECT_NE(huge.body.find("more than 500000 values"), std::string::npos) << huge.body;
   for (int i = 0; i < 50 && service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}") < 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(service.metric("maxcode_events_total{event=\"ping\",outcome=\"recorded\"}"), 1);
