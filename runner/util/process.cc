@@ -211,6 +211,7 @@ struct NamespacePlan {
   std::string uid_map, gid_map;
   std::vector<NamespaceMount> mounts;  // in order; /dev's are among them
   std::string staged_dev, staged_shm, staged_proc;  // mount points under kStaging
+  std::string tmpfs_options = "mode=1777";  // of the writable tmpfs mounts (/tmp, /dev/shm)
 };
 
 // Everything the child needs, built before fork: between fork and exec only
@@ -309,8 +310,12 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
         argv.insert(argv.end(), {"--symlink", mount.source, mount.target});
         break;
       case Kind::kTmpfs:
-        // Writable by everyone, as /tmp is (bwrap's default 0755 is root's alone).
-        argv.insert(argv.end(), {"--perms", "1777", "--tmpfs", mount.target});
+        // Writable by everyone, as /tmp is (bwrap's default 0755 is root's alone), and
+        // no larger than the workspace quota: its pages are memory, which no other limit
+        // of the run counts.
+        argv.insert(argv.end(), {"--perms", "1777"});
+        if (command.max_disk_bytes > 0) argv.insert(argv.end(), {"--size", std::to_string(command.max_disk_bytes)});
+        argv.insert(argv.end(), {"--tmpfs", mount.target});
         break;
       case Kind::kHidden:
         if (mount.directory) {
@@ -322,7 +327,9 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
     }
   }
   // A private /dev/shm that every user may write (CUDA needs it; bwrap's is root's alone).
-  argv.insert(argv.end(), {"--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"});
+  argv.insert(argv.end(), {"--dev", "/dev", "--perms", "1777"});
+  if (command.max_disk_bytes > 0) argv.insert(argv.end(), {"--size", std::to_string(command.max_disk_bytes)});
+  argv.insert(argv.end(), {"--tmpfs", "/dev/shm"});
   for (const auto& device : gpu_devices()) argv.insert(argv.end(), {"--dev-bind", device, device});
   // bwrap run by root keeps every capability and leaves /proc/sys writable: both would
   // let a candidate remount the host's file system or change kernel settings.
@@ -365,8 +372,10 @@ void add_dirs(const std::string& path, bool include_self, std::vector<std::strin
   }
 }
 
-std::string plan_namespaces(const std::vector<SandboxMount>& view, NamespacePlan& ns) {
+std::string plan_namespaces(const std::vector<SandboxMount>& view, std::size_t tmpfs_bytes, NamespacePlan& ns) {
   ns.enabled = true;
+  // The writable tmpfs mounts no larger than the workspace quota (see bwrap_argv).
+  if (tmpfs_bytes > 0) ns.tmpfs_options += ",size=" + std::to_string(tmpfs_bytes);
   ns.user_ns = geteuid() != 0;
   ns.drop_root = sandbox_drops_root();
   ns.uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
@@ -486,7 +495,7 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
       if (isolation == Isolation::kNamespaces) {
         plan.argv_storage = {"/bin/sh", "-c", shell};
         plan.cwd = needs.cwd;
-        std::string error = plan_namespaces(view, plan.ns);
+        std::string error = plan_namespaces(view, command.max_disk_bytes, plan.ns);
         if (!error.empty()) return error;
         break;
       }
@@ -649,7 +658,7 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
         if (symlink(m.source.c_str(), m.target.c_str()) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
         break;
       case Kind::kTmpfs:
-        if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+        if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, ns.tmpfs_options.c_str()) != 0)
           child_fail(report_fd, first_stage + 1);
         break;
       case Kind::kHidden:

@@ -306,6 +306,35 @@ TEST(ProcessLimits, ProcessesPastTheLimitCannotBeStarted) {
   if (modes_run == 0) GTEST_SKIP() << "root, and no sandbox mode works here";
 }
 
+// The sandbox's /tmp and /dev/shm are memory: no larger than the workspace quota, so
+// that writing there cannot fill the machine's RAM (issue 22 point 5).
+TEST(ProcessLimits, TheSandboxsTmpIsNoLargerThanTheWorkspaceQuota) {
+  int modes_run = 0;
+  for (Isolation mode : {Isolation::kBubblewrap, Isolation::kNamespaces}) {
+    Command probe = shell("true");
+    probe.isolate = true;
+    if (!run_isolated(probe, mode).ok()) continue;
+    SCOPED_TRACE(isolation_name(mode));
+    ++modes_run;
+    TempDir dir;
+    hand_to_sandbox_user(dir.path().string());
+    Command c = shell("head -c 12000000 /dev/zero > /tmp/big; echo tmp $?; head -c 12000000 /dev/zero > /dev/shm/big; "
+                      "echo shm $?; head -c 2000000 /dev/zero > /tmp/small && echo small ok");
+    c.isolate = true;
+    c.cwd = dir.path().string();
+    c.writable_paths = {dir.path().string()};
+    c.max_disk_bytes = 8u << 20;
+    c.timeout_s = 60;
+    Outcome o = run_isolated(c, mode);
+    ASSERT_FALSE(o.timed_out) << o.describe();
+    EXPECT_EQ(o.out.find("tmp 0"), std::string::npos) << o.out << o.err;
+    EXPECT_NE(o.out.find("tmp 1"), std::string::npos) << o.out << o.err;
+    EXPECT_NE(o.out.find("shm 1"), std::string::npos) << o.out << o.err;
+    EXPECT_NE(o.err.find("No space left on device"), std::string::npos) << o.err;
+  }
+  if (modes_run == 0) GTEST_SKIP() << "no sandbox mode works here";
+}
+
 // RLIMIT_DATA: an allocation past the limit fails in the program (which may then end
 // as it likes); 0 leaves it alone.
 TEST(ProcessLimits, MemoryPastTheLimitCannotBeAllocated) {
