@@ -21,4 +21,8 @@ for lib in libgit2.so.1.5 libcpp-httplib.so.0.11 libmbedtls.so.14 libmbedx509.so
   cp -L "/lib/x86_64-linux-gnu/$lib" .gpu/build/lib/
 done
 cp examples/cuda-multistream/build/multistream .gpu/examples/cuda-multistream/build/
+# What was bundled, printed by gpu-check.sh first: a bundle left from an earlier build
+# (this script stops before replacing .gpu when the build fails) is then seen as such.
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!.gpu' || echo '+changes') built $(date -u +%FT%TZ)" > .gpu/STAMP
+cat .gpu/STAMP
 du -sh .gpu

@@ -30,6 +30,7 @@ tolerance=${TOLERANCE:-0.05}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 if [ -d .gpu/build ]; then rm -rf build && cp -r .gpu/build build; fi
+[ -f .gpu/STAMP ] && echo "bundle: $(cat .gpu/STAMP)"
 [ -x build/maxcode ] || { echo "build/maxcode missing: run scripts/gpu-bundle.sh on the build machine" >&2; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /'
 example=examples/cuda-kernels
