@@ -15,6 +15,9 @@ void apply_workspace_limits(Command& command, const WorkspaceConfig& workspace) 
   command.max_memory_bytes =
       workspace.max_memory_mb > 0 ? workspace.max_memory_mb << 20 : default_memory_limit_bytes();
   command.max_disk_bytes = workspace.max_disk_mb << 20;
+  command.max_cpu_s = workspace.max_cpu_s;
+  command.limit_settings = {"workspace.max_processes", "workspace.max_memory_mb", "workspace.max_cpu_s",
+                            "workspace.max_disk_mb"};
 }
 
 }  // namespace maxcode

@@ -1,4 +1,4 @@
-// The limits of workspace.max_processes, max_memory_mb and max_disk_mb, put on a command
+// The limits of workspace.max_processes, max_memory_mb, max_disk_mb and max_cpu_s, put on a command
 // that runs the user's or a candidate's code (a build, the tests, a benchmark, a profile).
 #pragma once
 

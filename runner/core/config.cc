@@ -544,6 +544,7 @@ WorkspaceConfig parse_workspace(const Node& node) {
   workspace.max_processes = r.integer("max_processes", workspace.max_processes, 0);
   workspace.max_memory_mb = r.integer("max_memory_mb", workspace.max_memory_mb, 0);
   workspace.max_disk_mb = r.integer("max_disk_mb", workspace.max_disk_mb, 0);
+  workspace.max_cpu_s = r.number("max_cpu_s", workspace.max_cpu_s, kNonNegative);
   return workspace;
 }
 
@@ -607,7 +608,7 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
       {"acceptance", {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
                       "max_timing_s", "target_relative_width"}},
       {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths", "max_processes",
-                     "max_memory_mb", "max_disk_mb"}},
+                     "max_memory_mb", "max_disk_mb", "max_cpu_s"}},
       {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
                "ncu_timeout_s", "witness", "witness_tolerance"}},
   };
@@ -743,7 +744,8 @@ json to_json(const Config& config) {
         {"sandbox_paths", config.workspace.sandbox_paths},
         {"max_processes", config.workspace.max_processes},
         {"max_memory_mb", config.workspace.max_memory_mb},
-        {"max_disk_mb", config.workspace.max_disk_mb}}},
+        {"max_disk_mb", config.workspace.max_disk_mb},
+        {"max_cpu_s", config.workspace.max_cpu_s}}},
       {"gpu",
        {{"sanitizer", config.gpu.sanitizer},
         {"sanitize", config.gpu.sanitize},

@@ -141,11 +141,14 @@ struct WorkspaceConfig {
   // an installed package the build finds (find_package), data the benchmarks read.
   std::vector<std::string> sandbox_paths;
   // What one command of a run (a build, the tests, a benchmark) may take of the machine,
-  // 0 = no limit (docs/configuration.md): processes of the sandbox's user, memory per
-  // process (0 here: half of the machine's), and what the workspace may grow by.
+  // 0 = no limit (docs/configuration.md): processes at once, memory (0 here: half of the
+  // machine's), both of all the command's processes together where a cgroup can be made
+  // (else per user and per process), what the workspace may grow by, and CPU time of all
+  // its processes together (cgroups only; 0: the step's timeout bounds it).
   long max_processes = 1024;
   std::size_t max_memory_mb = 0;
   std::size_t max_disk_mb = 8192;
+  double max_cpu_s = 0;
 
   bool operator==(const WorkspaceConfig&) const = default;
 };

@@ -11,6 +11,7 @@ const char* verdict_name(Verdict verdict) {
     case Verdict::kTestFailed: return "test-failed";
     case Verdict::kTimeout: return "timeout";
     case Verdict::kCrashed: return "crashed";
+    case Verdict::kLimit: return "limit";
     case Verdict::kRejected: return "rejected";
     case Verdict::kUnverifiable: return "unverifiable";
   }
@@ -100,7 +101,7 @@ nlohmann::json to_json(const Evaluation& e) {
 
 Verdict verdict_from_name(const std::string& name) {
   for (Verdict v : {Verdict::kFaster, Verdict::kNotFaster, Verdict::kIncorrect, Verdict::kCompileError,
-                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kRejected,
+                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kLimit, Verdict::kRejected,
                     Verdict::kUnverifiable})
     if (name == verdict_name(v)) return v;
   throw std::invalid_argument("unknown verdict '" + name + "'");

@@ -24,6 +24,9 @@ enum class Verdict {
   kTestFailed,    // the project's test command failed
   kTimeout,       // a step ran past its time limit
   kCrashed,       // a benchmark died (signal, non-zero exit, output flood)
+  kLimit,         // a step ran into a limit on what one command may take (memory of all its
+                  // processes, processes at once, CPU time, disk): the reason names it and the
+                  // setting (workspace.max_memory_mb, ...)
   kRejected,      // out of scope, protected files touched, or unusable candidate
   kUnverifiable,  // correct where checked and timed faster, but on a benchmark where a cache or
                   // skipped work could not have been seen: no claim is made

@@ -507,6 +507,9 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
     auto run = run_shimmed(e, ws, overrides, b, reference_key_, false, problem);
     if (!run) {
       e.verdict = problem.tampered ? Verdict::kRejected : Verdict::kCrashed;
+      // A limit the shimmed run ran into is the cause, as in every other step.
+      if (!problem.tampered && !e.steps.empty() && failure_verdict(e.steps.back(), e.verdict) == Verdict::kLimit)
+        e.verdict = Verdict::kLimit;
       e.reason = "call check: " + problem.reason;
       return false;
     }

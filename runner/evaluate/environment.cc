@@ -7,6 +7,8 @@
 #include <fstream>
 #include <thread>
 
+#include "runner/util/cgroup.h"
+
 namespace maxcode {
 
 namespace {
@@ -46,6 +48,9 @@ nlohmann::json describe_environment(Isolation isolation) {
           {"cores", std::thread::hardware_concurrency()},
           {"compiler", command_line("c++ --version 2>/dev/null")},
           {"isolation", isolation_name(isolation)},
+          // How a command's memory, processes and CPU time are held here (cgroup.h):
+          // together, or per process only where no cgroup can be made.
+          {"limits", cgroup_support().summary},
           {"time", utc_now()}};
 }
 

@@ -22,10 +22,19 @@ inline std::string join(const std::vector<std::string>& items, const std::string
   return out;
 }
 
-// Verdict for a step that did not succeed: running out of time is always `timeout`;
-// anything else is the step's own failure kind.
+// Verdict for a step that did not succeed: a limit on what a command may take is always
+// `limit` (even where a timeout or a crash followed from it), running out of time is
+// always `timeout`; anything else is the step's own failure kind.
 inline Verdict failure_verdict(const Outcome& outcome, Verdict otherwise) {
+  if (!outcome.limit_exceeded.empty()) return Verdict::kLimit;
   return outcome.timed_out ? Verdict::kTimeout : otherwise;
+}
+
+// The same from a step's record (StepRecord::status, Outcome::describe()), where the
+// outcome itself is gone (the call shim's runs).
+inline Verdict failure_verdict(const StepRecord& step, Verdict otherwise) {
+  if (step.status.rfind("stopped: ", 0) == 0) return Verdict::kLimit;
+  return step.status.find("timed out") != std::string::npos ? Verdict::kTimeout : otherwise;
 }
 
 // Where a "google-benchmark" run writes its JSON: inside the workspace (the only place a

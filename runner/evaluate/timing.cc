@@ -63,7 +63,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
         failure = problem.reason + (problem.tampered ? "" : " during timing");
         failure_verdict_out = problem.tampered ? Verdict::kRejected : Verdict::kCrashed;
         for (const StepRecord& step : scratch.steps)
-          if (step.status.find("timed out") != std::string::npos) failure_verdict_out = Verdict::kTimeout;
+          failure_verdict_out = failure_verdict(step, failure_verdict_out);
         return -1;
       }
       session.child_s += wall;

@@ -16,7 +16,7 @@ body { font: 15px/1.5 system-ui, sans-serif; max-width: 70em; margin: 2em auto; 
 table { border-collapse: collapse; width: 100%; } td, th { border: 1px solid #ddd; padding: .3em .5em; vertical-align: top; }
 th { background: #f4f4f4; text-align: left; } code, pre { font-family: ui-monospace, monospace; font-size: 13px; }
 pre { background: #f7f7f7; padding: .7em; overflow-x: auto; } .faster { color: #11772d; font-weight: 600; }
-.incorrect, .crashed, .timeout, .compile-error, .test-failed, .rejected { color: #a31515; }
+.incorrect, .crashed, .timeout, .limit, .compile-error, .test-failed, .rejected { color: #a31515; }
 .critique { color: #444; font-style: italic; } .note { color: #666; }
 )";
 

@@ -85,6 +85,11 @@ class MetricsCritic : public Critic {
         return "It ran past the time limit (" + e.reason +
                "): an endless loop, a deadlock, or far more work than the original. Check loop "
                "bounds and termination conditions.";
+      case Verdict::kLimit:
+        return "It was stopped at a limit on what one run may take (" + e.reason +
+               "): far more memory, processes or CPU time than the original needs. Look for "
+               "allocations inside loops or per call, buffers sized from the wrong count, "
+               "copies of the input that are never freed, and threads or processes started per call.";
       case Verdict::kCrashed:
         return "It crashes or misbehaves at run time (" + e.reason +
                "): look for out-of-bounds accesses, misaligned vector loads, stack overflows from "

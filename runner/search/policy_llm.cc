@@ -94,7 +94,8 @@ class LlmPolicy : public Policy {
     if (last && (last->evaluation.verdict == Verdict::kCompileError))
       return "The latest attempt does not compile. Fix the compile error (see its feedback) while keeping its idea.";
     if (last && (last->evaluation.verdict == Verdict::kIncorrect || last->evaluation.verdict == Verdict::kTestFailed ||
-                 last->evaluation.verdict == Verdict::kCrashed || last->evaluation.verdict == Verdict::kTimeout))
+                 last->evaluation.verdict == Verdict::kCrashed || last->evaluation.verdict == Verdict::kTimeout ||
+                 last->evaluation.verdict == Verdict::kLimit))
       return "The latest attempt gives wrong results or fails at run time. Fix the logic error (see its feedback) while keeping its idea.";
     if (state.best_entry()) return "Write a version that is faster than the best so far.";
     return "Write a version that is faster than the original.";

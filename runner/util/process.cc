@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 
+#include "runner/util/cgroup.h"
 #include "runner/util/sandbox_view.h"
 #include "runner/util/secrets.h"
 
@@ -67,6 +68,9 @@ struct MountAttr {
 constexpr auto kDrainGrace = std::chrono::milliseconds(200);
 // Without a pidfd we learn about the child's exit by polling this often.
 constexpr int kExitPollMs = 10;
+// How often a command's cgroup is read for a limit it ran into (memory, CPU time): the
+// kernel has already stopped the process at fault; this stops the rest soon after.
+constexpr auto kGroupPoll = std::chrono::milliseconds(100);
 
 // ---------------------------------------------------------------- small helpers
 
@@ -225,6 +229,7 @@ struct LaunchPlan {
   std::size_t max_file_bytes = 0;
   long max_processes = 0;           // RLIMIT_NPROC; 0 = none
   std::size_t max_memory_bytes = 0;  // RLIMIT_DATA; 0 = none
+  std::vector<int> cgroup_fds;       // cgroup.procs of the command's group, joined before exec
   int max_fd = 0;  // fallback bound for marking fds close-on-exec
   bool feed_stdin = false;  // stdin is a pipe we write to, not /dev/null
   NamespacePlan ns;
@@ -445,19 +450,22 @@ std::uintmax_t bytes_under(const std::vector<std::string>& paths) {
 }
 
 // Returns an error message, or "" when the plan is ready.
-std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& plan) {
+std::string make_plan(const Command& command, Isolation isolation, const CommandGroup& group, LaunchPlan& plan) {
   std::error_code ec;
   if (!command.cwd.empty() && !fs::is_directory(command.cwd, ec)) {
     return "working directory does not exist: " + command.cwd;
   }
   plan.cwd = command.cwd;
   plan.max_file_bytes = command.max_file_bytes;
-  plan.max_memory_bytes = command.max_memory_bytes;
+  // The rlimits only where the command's group does not hold the limit: the group's
+  // limit stops the command with a clear reason, an rlimit fails one call in it.
+  plan.cgroup_fds = group.join_fds();
+  plan.max_memory_bytes = group.holds_memory() ? 0 : command.max_memory_bytes;
   // RLIMIT_NPROC counts every process of the real user. Run by root, the command is the
   // sandbox's user's; root itself is exempt (so nothing to count); any other user's own
   // processes are already counted.
   const bool own_user = isolation != Isolation::kNone && sandbox_drops_root();
-  if (command.max_processes > 0 && (own_user || geteuid() != 0))
+  if (command.max_processes > 0 && !group.holds_processes() && (own_user || geteuid() != 0))
     plan.max_processes = command.max_processes + (own_user ? 0 : processes_of_user(getuid()));
   plan.env_storage = build_env(command);
   plan.feed_stdin = !command.stdin_data.empty();
@@ -521,7 +529,9 @@ std::string make_plan(const Command& command, Isolation isolation, LaunchPlan& p
 
 // What the child writes to the report pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 0 = chdir, 1 = exec, 2 = fd setup, 3.. = the namespace sandbox (kNsStages)
+  // -1 = joining the cgroup, 0 = chdir, 1 = exec, 2 = fd setup, 3.. = the namespace
+  // sandbox (kNsStages)
+  int stage;
   int err;
 };
 
@@ -737,6 +747,11 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
 // are not on POSIX's list but are plain system calls in glibc).
 [[noreturn]] void exec_child(const LaunchPlan& plan, ChildFds fds) {
   setpgid(0, 0);
+  // First of all, so that everything the command becomes is in its group: "0" moves
+  // the writer.
+  for (int fd : plan.cgroup_fds) {
+    if (write(fd, "0", 1) != 1) child_fail(fds.report, -1);
+  }
 
   // Ignored signals survive exec; the command should start with defaults (SIGPIPE,
   // SIGXFSZ in particular) and nothing blocked.
@@ -808,6 +823,8 @@ bool make_pipe(int fds[2], std::string& error) {
 
 std::string describe_failure(const ChildFailure& failure, const LaunchPlan& plan) {
   switch (failure.stage) {
+    case -1:
+      return errno_text("joining the command's cgroup", failure.err);
     case 0:
       return errno_text("chdir " + plan.cwd, failure.err);
     case 1:
@@ -952,9 +969,24 @@ int poll_timeout_ms(Clock::time_point until, bool tick) {
   return tick ? std::min(ms, kExitPollMs) : ms;
 }
 
-// Collects output until the command is over, enforcing the time and output limits.
-// Returns true if we killed the command (timeout, output cap).
-bool supervise(Child& child, const Command& command, Clock::time_point start, Outcome& outcome) {
+// A limit's text with the setting it comes from, for Outcome::limit_exceeded.
+std::string named(const std::string& text, const std::string& setting) {
+  return setting.empty() ? text : text + " (" + setting + ")";
+}
+
+std::string group_limit_text(GroupLimit limit, const Command& command) {
+  const GroupLimits limits{command.max_memory_bytes, command.max_processes, command.max_cpu_s};
+  const Command::LimitSettings& settings = command.limit_settings;
+  const std::string& setting = limit == GroupLimit::kMemory      ? settings.memory
+                               : limit == GroupLimit::kProcesses ? settings.processes
+                                                                 : settings.cpu;
+  return named(describe_group_limit(limit, limits), setting);
+}
+
+// Collects output until the command is over, enforcing the time, output, disk and
+// group limits. Returns true if we killed the command (timeout, output cap, a limit).
+bool supervise(Child& child, const Command& command, const CommandGroup& group, Clock::time_point start,
+               Outcome& outcome) {
   // Clamped so the conversion to clock ticks cannot overflow (a 30-year limit is none).
   double limit_s = std::isnan(command.timeout_s) ? 0 : std::clamp(command.timeout_s, 0.0, 1e9);
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -970,6 +1002,9 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
   const bool watch_disk = command.max_disk_bytes > 0 && !command.writable_paths.empty();
   const std::uintmax_t disk_start = watch_disk ? bytes_under(command.writable_paths) : 0;
   auto next_disk_check = start + std::chrono::seconds(1);
+  // Memory and CPU time of all the command's processes, read from its group.
+  const bool watch_group = group.holds_memory() || (group.holds_cpu() && command.max_cpu_s > 0);
+  auto next_group_check = start + kGroupPoll;
 
   while (true) {
     if (!exited && has_exited(child.pid)) {
@@ -990,11 +1025,22 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
       next_disk_check = now + std::chrono::seconds(1);
       const std::uintmax_t size = bytes_under(command.writable_paths);
       if (size > disk_start && size - disk_start > command.max_disk_bytes) {
-        outcome.limit_exceeded = "wrote " + std::to_string((size - disk_start) >> 20) +
-                                 " MiB to its writable paths, over the limit of " +
-                                 std::to_string(command.max_disk_bytes >> 20) + " MiB";
+        outcome.limit_exceeded = named("it wrote " + std::to_string((size - disk_start) >> 20) +
+                                           " MiB to its writable paths, over the limit of " +
+                                           std::to_string(command.max_disk_bytes >> 20) + " MiB",
+                                       command.limit_settings.disk);
         killed = true;
         kill_group(child.pid);
+        drain_until = now + kDrainGrace;
+      }
+    }
+    if (watch_group && !exited && !killed && now >= next_group_check) {
+      next_group_check = now + kGroupPoll;
+      if (const GroupLimit limit = group.hit(); limit != GroupLimit::kNone) {
+        outcome.limit_exceeded = group_limit_text(limit, command);
+        killed = true;
+        kill_group(child.pid);
+        group.kill_all();  // those that left the process group too
         drain_until = now + kDrainGrace;
       }
     }
@@ -1009,6 +1055,7 @@ bool supervise(Child& child, const Command& command, Clock::time_point start, Ou
     bool tick = !exited && child.pidfd < 0;
     int wait_ms = poll_timeout_ms(drain_until ? *drain_until : deadline, tick);
     if (watch_disk && !exited && !killed) wait_ms = std::min(wait_ms, poll_timeout_ms(next_disk_check, false));
+    if (watch_group && !exited && !killed) wait_ms = std::min(wait_ms, poll_timeout_ms(next_group_check, false));
     if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) break;
 
     if (child.in >= 0 && polled[3].revents != 0) feed_some(child.in, command.stdin_data, fed);
@@ -1104,6 +1151,10 @@ namespace {
 
 Outcome run_with(const Command& command, Isolation isolation) {
   Outcome outcome;
+  // Made before the clock starts, removed after it stops: timed runs do not pay for it.
+  const CommandGroup group(command.limit_scope == LimitScope::kCommand
+                               ? GroupLimits{command.max_memory_bytes, command.max_processes, command.max_cpu_s}
+                               : GroupLimits{});
   auto start = Clock::now();
   auto finish = [&] {
     outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -1113,7 +1164,7 @@ Outcome run_with(const Command& command, Isolation isolation) {
 
   LaunchPlan plan;
   Child child;
-  std::string error = make_plan(command, outcome.isolation, plan);
+  std::string error = make_plan(command, outcome.isolation, group, plan);
   if (error.empty()) error = spawn(plan, child);
   if (!error.empty()) {
     outcome.spawn_failed = true;
@@ -1122,19 +1173,30 @@ Outcome run_with(const Command& command, Isolation isolation) {
   }
   if (command.started) command.started(child.pid);
 
-  bool killed = supervise(child, command, start, outcome);
+  bool killed = supervise(child, command, group, start, outcome);
   close_fd(child.in);
   close_fd(child.out);
   close_fd(child.err);
   reap(child, killed, outcome);
   close_fd(child.pidfd);
-  return finish();
+  if (group.active() && outcome.limit_exceeded.empty()) {
+    // A process killed for memory just before the end; or a refused fork, which is the
+    // cause of a command that then failed (or spun until its timeout).
+    GroupLimit limit = group.hit();
+    if (limit == GroupLimit::kNone && !outcome.ok() && group.processes_refused()) limit = GroupLimit::kProcesses;
+    if (limit != GroupLimit::kNone) outcome.limit_exceeded = group_limit_text(limit, command);
+  }
+  finish();
+  group.kill_all();  // nothing of the command outlives it, wherever it went
+  return outcome;
 }
 
 }  // namespace
 
 std::string Outcome::describe() const {
   if (spawn_failed) return "could not start: " + spawn_error;
+  // The cause, where a timeout (a fork bomb refused at pids.max) or a crash followed.
+  if (!limit_exceeded.empty()) return "stopped: " + limit_exceeded;
   if (timed_out) {
     char text[64];
     std::snprintf(text, sizeof text, "timed out after %.1f s", wall_s);
@@ -1143,7 +1205,6 @@ std::string Outcome::describe() const {
   if (output_exceeded) {
     return "output exceeded " + std::to_string(out.size() + err.size()) + " bytes";
   }
-  if (!limit_exceeded.empty()) return "stopped: it " + limit_exceeded;
   if (term_signal != 0) return "killed by " + signal_text(term_signal);
   std::string text = "exit code " + std::to_string(exit_code);
   // The shell (and bwrap) report a child killed by signal N as exit code 128 + N.

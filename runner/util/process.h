@@ -50,6 +50,12 @@ enum class ParentEnv {
   kDrop,     // exactly `env` and nothing else (untrusted commands: no secret can leak)
 };
 
+// How the limits of a Command count (see Command::limit_scope).
+enum class LimitScope {
+  kCommand,  // all its processes together, in a cgroup, where one can be made
+  kProcess,  // each process on its own (rlimits) only
+};
+
 struct Command {
   std::string shell;  // run as /bin/sh -c <shell>
   std::string cwd;    // working directory; empty = inherit
@@ -68,16 +74,34 @@ struct Command {
   std::size_t max_file_bytes = 4ull << 30;
   // What one command may take of the machine (issue 22: a candidate forked 2,000
   // processes, touched 6 GB and wrote 5 GB). 0 = no limit for each.
-  // Processes of the command's user (RLIMIT_NPROC): with maxcode as root the command
-  // runs as the sandbox's user, whose processes these are; otherwise the user's
-  // processes already running are added, so that the command gets this many more.
+  // Processes (and threads) at once: the command's own in its cgroup (pids.max; a fork
+  // past it fails, and a command that then fails reports the limit); where no cgroup
+  // holds them, every process of the command's user (RLIMIT_NPROC): with maxcode as
+  // root the command runs as the sandbox's user, whose processes these are; otherwise
+  // the user's processes already running are added, so that the command gets this many
+  // more.
   long max_processes = 0;
-  // Heap and private writable mappings per process (RLIMIT_DATA: unlike RLIMIT_AS it
+  // Memory of all the command's processes together in its cgroup (memory.max, no swap:
+  // past it the kernel kills one and maxcode stops the rest); where no cgroup holds it,
+  // heap and private writable mappings per process (RLIMIT_DATA: unlike RLIMIT_AS it
   // leaves alone the address space CUDA reserves but does not use).
   std::size_t max_memory_bytes = 0;
-  // What the writable paths may grow by while the command runs, measured every half
+  // What the writable paths may grow by while the command runs, measured every
   // second; beyond it the command is stopped and Outcome::limit_exceeded says so.
   std::size_t max_disk_bytes = 0;
+  // CPU time of all the command's processes together; past it the command is stopped.
+  // Held only where a cgroup can count it (cgroup.h); 0 = no limit.
+  double max_cpu_s = 0;
+  // Whether the limits above hold the command's processes together (a cgroup of its own,
+  // where this machine gives one: cgroup.h) or each process alone (the rlimits). With
+  // kCommand, memory, processes and CPU time past their limits stop the command and
+  // Outcome::limit_exceeded says so; what no cgroup can hold here stays with the rlimits.
+  LimitScope limit_scope = LimitScope::kCommand;
+  // The settings the limits come from, named when one is hit ("workspace.max_memory_mb"),
+  // so that the user knows what to change. Empty: not named.
+  struct LimitSettings {
+    std::string processes, memory, cpu, disk;
+  } limit_settings;
   bool isolate = false;
   // With isolation: paths the child may write (the workspace, caches). /tmp is a
   // private tmpfs. Everything else is read-only under bubblewrap and namespaces.
@@ -96,7 +120,10 @@ struct Outcome {
   int term_signal = 0;   // non-zero when killed by a signal (and not by us)
   bool timed_out = false;
   bool output_exceeded = false;
-  std::string limit_exceeded;  // the limit the command was stopped at ("disk: ...")
+  // The limit the command ran into, and the setting to change ("its processes used
+  // more than 256 MiB of memory together (workspace.max_memory_mb)"); empty if none.
+  // A limit is the cause even where a timeout or a crash followed from it.
+  std::string limit_exceeded;
   bool spawn_failed = false;  // fork/exec failed; spawn_error says why
   std::string spawn_error;
   std::string out;  // captured stdout (at most output_cap bytes)
@@ -109,7 +136,8 @@ struct Outcome {
            exit_code == 0;
   }
   // One line for people: "exit code 2", "killed by signal 11 (Segmentation fault)",
-  // "timed out after 5.0 s", "output exceeded 16777216 bytes".
+  // "timed out after 5.0 s", "output exceeded 16777216 bytes", "stopped: its processes
+  // used more than 256 MiB of memory together (workspace.max_memory_mb)".
   std::string describe() const;
   // The last `max_bytes` of stderr then stdout, for error messages and critiques.
   std::string tail(std::size_t max_bytes = 4000) const;

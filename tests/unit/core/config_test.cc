@@ -637,12 +637,17 @@ TEST(ConfigLimits, DefaultsHoldAndZeroTurnsALimitOff) {
   EXPECT_EQ(config.workspace.max_processes, 1024);
   EXPECT_EQ(config.workspace.max_memory_mb, 0u);  // half of the machine's, when applied
   EXPECT_EQ(config.workspace.max_disk_mb, 8192u);
-  document["workspace"] = {{"max_processes", 0}, {"max_memory_mb", 2048}, {"max_disk_mb", 100}};
+  EXPECT_EQ(config.workspace.max_cpu_s, 0);
+  document["workspace"] = {{"max_processes", 0}, {"max_memory_mb", 2048}, {"max_disk_mb", 100}, {"max_cpu_s", 90.5}};
   config = parse_config(document, ".maxcode.json");
   EXPECT_EQ(config.workspace.max_processes, 0);
   EXPECT_EQ(config.workspace.max_memory_mb, 2048u);
   EXPECT_EQ(config.workspace.max_disk_mb, 100u);
   EXPECT_EQ(to_json(config)["workspace"]["max_disk_mb"], 100);
+  EXPECT_EQ(config.workspace.max_cpu_s, 90.5);
+  EXPECT_EQ(to_json(config)["workspace"]["max_cpu_s"], 90.5);
+  document["workspace"] = {{"max_cpu_s", -1}};
+  EXPECT_NE(error_of(document).find("workspace.max_cpu_s"), std::string::npos) << error_of(document);
   document["workspace"] = {{"max_processes", -1}};
   EXPECT_NE(error_of(document).find("workspace.max_processes: must be between 0 and"), std::string::npos)
       << error_of(document);

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "runner/evaluate/leftover_processes.h"
+#include "runner/util/cgroup.h"
 
 #include "support/fixture_repo.h"
 
@@ -426,6 +427,48 @@ TEST(EvaluatorSetup, OriginalThatFailsItsTestsIsASetupError) {
   } catch (const SetupError& e) {
     EXPECT_NE(std::string(e.what()).find("tests failed"), std::string::npos) << e.what();
   }
+}
+
+// Issue 22: a candidate whose processes together take more memory than
+// workspace.max_memory_mb (each of them well under it) is stopped, and its verdict is
+// `limit`, with a reason that names the limit and the setting to change.
+TEST(EvaluatorLimits, ACandidatePastTheMemoryLimitGetsTheVerdictLimit) {
+  if (!cgroup_support().memory) GTEST_SKIP() << "no writable memory cgroup here: " << cgroup_support().summary;
+  FixtureRepo repo("sum");
+  repo.config().workspace.max_memory_mb = 256;
+  Evaluator& ev = repo.evaluator();
+  Checked c = ev.check(ev.materialize(definition_candidate("memory-hog", R"CODE(#include <cstdlib>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+long long sum_squares(const int* v, int n) {
+  if (n > 1000) {
+    for (int k = 0; k < 4; ++k) {
+      if (fork() == 0) {
+        // Every page touched, through volatile: the compiler may drop an unused buffer.
+        volatile char* p = static_cast<char*>(std::malloc(100 << 20));
+        for (int i = 0; i < (100 << 20); i += 4096) p[i] = 1;
+        sleep(3);
+        _exit(p[12288] == 1 ? 0 : 1);
+      }
+    }
+    while (wait(nullptr) > 0) {
+    }
+  }
+  long long s = 0;
+  for (int i = 0; i < n; ++i) s += square(v[i]);
+  return s;
+})CODE")));
+  if (c.passed) ev.time(c);
+  ev.release(c);
+  const Evaluation& e = c.evaluation;
+  EXPECT_EQ(e.verdict, Verdict::kLimit) << verdict_name(e.verdict) << ": " << e.reason;
+  EXPECT_NE(e.reason.find("stopped: its processes used more than 256 MiB of memory together "
+                          "(workspace.max_memory_mb)"),
+            std::string::npos)
+      << e.reason;
+  EXPECT_EQ(to_json(e)["verdict"], "limit");
+  EXPECT_EQ(evaluation_from_json(to_json(e)).verdict, Verdict::kLimit);
 }
 
 TEST(EvaluatorSetup, NondeterministicBenchmarkIsASetupError) {

@@ -335,10 +335,12 @@ TEST(ProcessLimits, TheSandboxsTmpIsNoLargerThanTheWorkspaceQuota) {
   if (modes_run == 0) GTEST_SKIP() << "no sandbox mode works here";
 }
 
-// RLIMIT_DATA: an allocation past the limit fails in the program (which may then end
-// as it likes); 0 leaves it alone.
+// RLIMIT_DATA, where no cgroup holds the command's memory (LimitScope::kProcess, or
+// no writable cgroup: cgroup_test.cc has the group's own): an allocation past the limit
+// fails in the program (which may then end as it likes); 0 leaves it alone.
 TEST(ProcessLimits, MemoryPastTheLimitCannotBeAllocated) {
   Command c = shell("python3 -c 'b = bytearray(400 << 20); print(len(b))'");
+  c.limit_scope = LimitScope::kProcess;
   c.max_memory_bytes = 128u << 20;
   Outcome o = run(c);
   EXPECT_FALSE(o.ok()) << o.out;
