@@ -22,6 +22,7 @@
 #include "runner/evaluate/build_seal.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/core/output_error.h"
+#include "runner/util/error.h"
 #include "runner/workspace/call_shim.h"
 #include "runner/core/config.h"
 #include "runner/core/evaluation.h"
@@ -45,9 +46,9 @@ namespace maxcode {
 
 // The original code itself fails (does not build, fails its tests, prints output that
 // changes from run to run): no candidate can be judged.
-class SetupError : public std::runtime_error {
+class SetupError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct EvaluatorOptions {

@@ -11,6 +11,7 @@
 #include "runner/search/method.h"
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
+#include "runner/util/error.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/workspace/clone.h"
@@ -24,8 +25,8 @@ using nlohmann::json;
 namespace {
 
 // A failure that ends the job before any target: the record says which kind.
-struct JobFailure : std::runtime_error {
-  JobFailure(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
+struct JobFailure : Error {
+  JobFailure(std::string kind, const std::string& message) : Error(message), kind(std::move(kind)) {}
   std::string kind;
 };
 
