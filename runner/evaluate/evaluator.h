@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runner/core/candidate.h"
+#include "runner/core/environment.h"
 #include "runner/evaluate/audit.h"
 #include "runner/evaluate/build_seal.h"
 #include "runner/evaluate/call_records.h"
@@ -55,6 +56,7 @@ struct EvaluatorOptions {
   std::filesystem::path work_dir;    // workspaces are created here
   std::filesystem::path ccache_dir;  // shared by every build; empty = no ccache
   bool keep_workspaces = false;      // for debugging
+  Environment env;                   // the GPUs it may time on, where the timing locks are
 };
 
 // One run of a benchmark through the call shim: what the target's calls recorded and

@@ -349,6 +349,7 @@ class JobRunner {
     if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
     search.resume = checkpoint;
     search.keep_workspaces = run_.keep_workspaces;
+    search.env = run_.env;
     search.stop_requested = [this] { return stop_requested(); };
     try {
       const TargetSearchOutcome outcome = search_target(search, progress_);
