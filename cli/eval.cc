@@ -1,4 +1,5 @@
 // `maxcode eval`: judge one candidate against the original.
+#include "cli/environment.h"
 #include "cli/job_options.h"
 #include "cli/subcommand.h"
 #include "runner/job/job.h"
@@ -16,7 +17,10 @@ class Eval : public Subcommand {
     cmd->add_option("--candidate", o_.candidate_file, "candidate file")->required()->check(CLI::ExistingFile);
     return cmd;
   }
-  int run() override { return run_eval(o_); }
+  int run() override {
+    o_.env = read_environment();
+    return run_eval(o_);
+  }
 
  private:
   JobOptions o_;

@@ -2,6 +2,7 @@
 // original with it (runner/job/init_project.h); prints what the person still decides.
 #include <cstdio>
 
+#include "cli/environment.h"
 #include "cli/subcommand.h"
 #include "runner/job/init_project.h"
 
@@ -49,6 +50,7 @@ class Init : public Subcommand {
     return cmd;
   }
   int run() override {
+    o_.env = read_environment();
     Progress progress(stderr, quiet_);
     try {
       InitReport report = init_project(o_, progress);

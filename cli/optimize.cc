@@ -1,4 +1,5 @@
 // `maxcode optimize`: search for a faster version of one function.
+#include "cli/environment.h"
 #include "cli/job_options.h"
 #include "cli/subcommand.h"
 #include "runner/job/job.h"
@@ -26,7 +27,10 @@ class Optimize : public Subcommand {
         ->check(CLI::PositiveNumber);
     return cmd;
   }
-  int run() override { return run_optimize(o_); }
+  int run() override {
+    o_.env = read_environment();
+    return run_optimize(o_);
+  }
 
  private:
   JobOptions o_;

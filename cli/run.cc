@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/bot_delivery.h"
+#include "cli/environment.h"
 #include "cli/subcommand.h"
 #include "runner/job/job_report.h"
 #include "runner/job/run_job.h"
@@ -89,6 +90,7 @@ class Run : public Subcommand {
     if (run.input.delivery.mode != DeliveryMode::kNone) delivery = std::make_unique<BotDelivery>(run.input.delivery);
     run.delivery = delivery.get();
     run.keep_workspaces = keep_workspaces_;
+    run.env = read_environment();
     run.stop = stop_on_signals();
 
     const JobRecord job = run_job(run, progress);

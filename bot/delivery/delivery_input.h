@@ -9,11 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot {
 
-class DeliveryError : public std::runtime_error {
+class DeliveryError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct DeliveryInput {

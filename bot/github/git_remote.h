@@ -14,11 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot {
 
-class GitError : public std::runtime_error {
+// Always retryable: git fails here on a fetch or a push, and what stops those (the
+// network, the remote's 5xx) may pass.
+class GitError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit GitError(const std::string& message) : Error(message, Retryable::kYes) {}
 };
 
 struct GitIdentity {

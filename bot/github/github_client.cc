@@ -83,6 +83,33 @@ bool GithubError::mentions(const std::string& text) const {
   return describe_errors(errors).find(text) != std::string::npos;
 }
 
+std::string GithubError::header(const std::string& lowercase_name) const {
+  auto it = headers.find(lowercase_name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+std::optional<double> GithubError::header_number(const std::string& lowercase_name) const {
+  const std::string text = header(lowercase_name);
+  if (text.empty()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// GitHub's rate-limit rules: https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api
+bool GithubError::retryable() const {
+  if (status == 0 || status >= 500 || status == 429) return true;
+  if (status != 403) return false;
+  return header_number("retry-after") || (header("x-ratelimit-remaining") == "0" && header_number("x-ratelimit-reset")) ||
+         github_message.find("rate limit") != std::string::npos ||
+         std::string(what()).find("rate limit") != std::string::npos;
+}
+
 std::string HttpResult::header(const std::string& lowercase_name) const {
   auto it = headers.find(lowercase_name);
   return it == headers.end() ? std::string() : it->second;

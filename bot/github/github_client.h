@@ -22,17 +22,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot {
 
 inline constexpr const char* kGithubApiVersion = "2022-11-28";
 
 class TokenSource;
-class GithubError : public std::runtime_error {
+class GithubError : public Error {
  public:
   GithubError(const std::string& what, int status, std::string github_message = "",
               nlohmann::json errors = nullptr)
-      : std::runtime_error(what), status(status), github_message(std::move(github_message)),
-        errors(std::move(errors)) {}
+      : Error(what), status(status), github_message(std::move(github_message)), errors(std::move(errors)) {}
   int status;                  // HTTP status; 0 when no response arrived
   std::string github_message;  // GitHub's "message"
   nlohmann::json errors;       // GitHub's "errors" (422), or null
@@ -41,6 +42,16 @@ class GithubError : public std::runtime_error {
   std::multimap<std::string, std::string> headers;
   // True when GitHub's 422 says `text` in its message or one of its errors.
   bool mentions(const std::string& text) const;
+  // The header's value, or "" when the answer had none.
+  std::string header(const std::string& lowercase_name) const;
+  // The header as a number (seconds), when it is one.
+  std::optional<double> header_number(const std::string& lowercase_name) const;
+  // True when GitHub's answer says the failure passes with time: a rate limit (429; a
+  // 403 with retry-after, with x-ratelimit-remaining 0 and a reset time, or "rate limit"
+  // in its message), a server error (5xx) or no answer (status 0). A 403 of a
+  // permission, a 404 or a 422 does not. Computed from the fields, since the client sets
+  // `headers` after construction.
+  bool retryable() const override;
 };
 
 struct HttpResult;

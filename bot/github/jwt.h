@@ -10,11 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot {
 
-class JwtError : public std::runtime_error {
+class JwtError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 std::string base64url_encode(std::string_view bytes);

@@ -12,12 +12,13 @@
 #include <string>
 
 #include "bot/service/time_zone.h"
+#include "runner/util/error.h"
 
 namespace maxcode::bot::service {
 
-class CronError : public std::runtime_error {
+class CronError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 class CronExpression {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/service/service_context.h"
+#include "runner/util/error.h"
 
 namespace maxcode::bot::service {
 
@@ -18,9 +19,9 @@ struct HandledEvent {
 };
 
 // A payload without a field its event must have.
-class PayloadError : public std::runtime_error {
+class PayloadError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 HandledEvent handle_push(ServiceContext& context, const nlohmann::json& payload);

@@ -12,23 +12,6 @@ namespace maxcode::bot::service {
 
 namespace {
 
-std::optional<double> number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-std::string header(const GithubError& e, const std::string& name) {
-  auto it = e.headers.find(name);
-  return it == e.headers.end() ? std::string() : it->second;
-}
-
 std::string seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f s", s);
@@ -40,30 +23,32 @@ std::string seconds_text(double s) {
 RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const RetryLimits& limits) {
   RetryAdvice a;
   const double backoff = limits.backoff_s * std::pow(2.0, std::max(tries, 1) - 1);
-  if (dynamic_cast<const GitError*>(&e)) {  // a fetch or push that failed: the network, a 5xx
-    a = {true, backoff, "git", "git failed"};
-  } else if (auto g = dynamic_cast<const GithubError*>(&e)) {
-    a.status = std::to_string(g->status);
+  const auto* error = dynamic_cast<const Error*>(&e);
+  const GithubError* g = find_error<GithubError>(e);
+  if (g) a.status = std::to_string(g->status);
+  if (!error || !error->retryable()) {  // the error says it will fail the same way again
+    a.why = g ? "GitHub answered " + a.status : "not a GitHub failure";
+    return a;
+  }
+  // Retryable: how long to wait, as GitHub's headers ask, else backing off.
+  if (!g) {  // a fetch or push that failed (GitError): the network, a 5xx
+    a = find_error<GitError>(e) ? RetryAdvice{true, backoff, "git", "git failed"}
+                                : RetryAdvice{true, backoff, "error", "retryable error"};
+  } else {
     const bool limited = g->status == 403 || g->status == 429;
-    const auto retry_after = number(header(*g, "retry-after"));
-    const auto reset = number(header(*g, "x-ratelimit-reset"));
+    const auto retry_after = g->header_number("retry-after");
+    const auto reset = g->header_number("x-ratelimit-reset");
     if (limited && retry_after) {
-      a = {true, std::max(*retry_after, 0.0), a.status, "secondary rate limit, retry-after " + header(*g, "retry-after")};
-    } else if (limited && header(*g, "x-ratelimit-remaining") == "0" && reset) {
+      a = {true, std::max(*retry_after, 0.0), a.status, "secondary rate limit, retry-after " + g->header("retry-after")};
+    } else if (limited && g->header("x-ratelimit-remaining") == "0" && reset) {
       // +1: the reset time is whole seconds, and GitHub counts the second it names.
       a = {true, std::max(*reset - now_s + 1, 1.0), a.status,
-           "primary rate limit exhausted until x-ratelimit-reset " + header(*g, "x-ratelimit-reset")};
-    } else if (g->status == 429 || (g->status == 403 && (g->github_message.find("rate limit") != std::string::npos ||
-                                                          std::string(g->what()).find("rate limit") != std::string::npos))) {
+           "primary rate limit exhausted until x-ratelimit-reset " + g->header("x-ratelimit-reset")};
+    } else if (limited) {  // 429, or a 403 whose message says "rate limit"
       a = {true, std::max(limits.secondary_wait_s, backoff), a.status, "rate limit without retry-after"};
-    } else if (g->status == 0 || g->status >= 500) {
+    } else {  // no answer, or a 5xx
       a = {true, backoff, a.status, g->status == 0 ? "no answer" : "server error " + a.status};
-    } else {
-      a.retry = false;
-      a.why = "GitHub answered " + a.status;
     }
-  } else {
-    a.why = "not a GitHub failure";
   }
   if (a.retry && a.wait_s > limits.max_wait_s) {
     a.why += " (asked " + seconds_text(a.wait_s) + ", capped)";

@@ -43,8 +43,9 @@ struct RetryAdvice {
 };
 
 // What to do after the `tries`-th failed try (1-based) with error `e`, at `now_s`
-// (seconds since the epoch). Only GithubError and GitError can be retried; a 403 that
-// is not a rate limit (a permission), a 404 or a 422 cannot.
+// (seconds since the epoch). Retried when the error says it is retryable (Error::retryable:
+// GithubError by GitHub's rate-limit rules, GitError always); a 403 that is not a rate
+// limit (a permission), a 404 or a 422 is not. The wait follows GitHub's headers.
 RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const RetryLimits& limits);
 
 // The deferred work, durable in the service's SQLite store (table `github_deferred`,

@@ -26,15 +26,16 @@
 #include <httplib.h>
 
 #include "bot/service/service_config.h"
+#include "runner/util/error.h"
 
 namespace maxcode::bot::service {
 
 
 // Thrown by a handler for a request it cannot take (a malformed body): answered 400 with
 // {"error": what()} by the server's exception handler (server.cc).
-class BadRequest : public std::runtime_error {
+class BadRequest : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // A task queue for httplib that starts a thread when none is idle, up to `max_threads`,

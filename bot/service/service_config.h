@@ -12,11 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot::service {
 
-class ServiceConfigError : public std::runtime_error {
+class ServiceConfigError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct ScheduleConfig {

@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode::bot::service {
 
-class TimeZoneError : public std::runtime_error {
+class TimeZoneError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 class TimeZone {

@@ -15,11 +15,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
-class ConfigError : public std::runtime_error {
+class ConfigError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct BuildConfig {

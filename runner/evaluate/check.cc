@@ -214,6 +214,7 @@ std::vector<std::pair<std::string, std::string>> Evaluator::test_env(const fs::p
   std::vector<std::pair<std::string, std::string>> env{{"GTEST_OUTPUT", "json:" + results.string() + "/"},
                                                        {"MAXCODE_TEST_RESULTS", results.string()}};
   if (!test_tools_dir_.empty()) {
+    // The child's own PATH, extended: passed through, not configuration read here.
     const char* path = std::getenv("PATH");
     env.push_back({"PATH", test_tools_dir_.string() + ":" + (path && *path ? path : "/usr/local/bin:/usr/bin:/bin")});
   }
@@ -257,6 +258,7 @@ bool Evaluator::judge_tests(Evaluation& e, const fs::path& ws) {
 
 void Evaluator::prepare_test_tools() {
   // ctest writes JUnit only when asked: a wrapper first on the test step's PATH asks.
+  // PATH read here: the ctest the test step's child would find, as execvp finds it.
   const char* path = std::getenv("PATH");
   std::string real;
   for (std::string rest = path ? path : ""; !rest.empty();) {

@@ -36,7 +36,7 @@ Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const T
   shim_tag_ = tag;
   reference_key_ = rng_() | 1;
   if (gpu_) {
-    devices_ = visible_gpus(std::getenv("CUDA_VISIBLE_DEVICES"));
+    devices_ = visible_gpus(options_.env.cuda_visible_devices ? options_.env.cuda_visible_devices->c_str() : nullptr);
     if (devices_.empty())
       throw SetupError("benchmarks are timed by their kernels, but CUDA_VISIBLE_DEVICES hides every GPU");
   }
@@ -69,6 +69,7 @@ std::vector<std::pair<std::string, std::string>> Evaluator::base_env(const fs::p
   if (gpu_ && config_.gpu.ptxas_report) {
     // nvcc reads this in every build system; ptxas then reports registers, spills and
     // shared memory per kernel into the build output (it changes no generated code).
+    // Read here, not at the CLI: the child's own value is extended, not configuration.
     const char* theirs = std::getenv("NVCC_APPEND_FLAGS");
     env.push_back({"NVCC_APPEND_FLAGS", std::string(theirs && *theirs ? std::string(theirs) + " " : "") + "-Xptxas=-v"});
   }

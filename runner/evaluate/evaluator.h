@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "runner/core/candidate.h"
+#include "runner/core/environment.h"
 #include "runner/evaluate/audit.h"
 #include "runner/evaluate/build_seal.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/core/output_error.h"
+#include "runner/util/error.h"
 #include "runner/workspace/call_shim.h"
 #include "runner/core/config.h"
 #include "runner/core/evaluation.h"
@@ -45,15 +47,16 @@ namespace maxcode {
 
 // The original code itself fails (does not build, fails its tests, prints output that
 // changes from run to run): no candidate can be judged.
-class SetupError : public std::runtime_error {
+class SetupError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct EvaluatorOptions {
   std::filesystem::path work_dir;    // workspaces are created here
   std::filesystem::path ccache_dir;  // shared by every build; empty = no ccache
   bool keep_workspaces = false;      // for debugging
+  Environment env;                   // the GPUs it may time on, where the timing locks are
 };
 
 // One run of a benchmark through the call shim: what the target's calls recorded and

@@ -237,7 +237,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
   std::optional<TimingLock> lock;
   if (session.device) {
     t.device = session.device->label();
-    lock.emplace(timing_lock_dir(), session.device->lock_key());
+    lock.emplace(timing_lock_dir(options_.env.lock_dir), session.device->lock_key());
   }
   const auto start = std::chrono::steady_clock::now();
   std::bernoulli_distribution coin(0.5);

@@ -522,6 +522,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   static std::once_flag once;
   std::call_once(once, [] {
     Injection& s = state();
+    // getenv, not the CLI: this runs inside the user's program; its environment is maxcode's only channel in.
     const char* dir = std::getenv("MAXCODE_PROFILE_DIR");
     const char* socket = std::getenv("MAXCODE_PROFILE_SOCKET");
     const bool to_socket = socket && *socket;

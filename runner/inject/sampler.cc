@@ -181,6 +181,7 @@ bool install(int signal, void (*handler)(int, siginfo_t*, void*), int flags, boo
   return sigaction(signal, &action, nullptr) == 0;
 }
 
+// getenv, not the CLI: the sampler runs inside the user's program; its environment is maxcode's only channel in.
 long interval_from_env() {
   const char* text = getenv("MAXCODE_SAMPLE_US");
   if (!text || !*text) return 1000;

@@ -101,6 +101,7 @@ State* get() {
     char path[8192], word[64], name[64];
     unsigned long long value = 0;
     s->cap = 1ULL << 20;
+    // getenv, not the CLI: this runs inside the user's program; its environment is maxcode's only channel in.
     const char* dir = getenv("MAXCODE_SHIM_DIR");
     snprintf(s->dir, sizeof s->dir, "%s", dir ? dir : "");
     snprintf(path, sizeof path, "%s/config", s->dir);

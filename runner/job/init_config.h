@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
 #include "runner/workspace/project_scan.h"
 
 namespace maxcode {
@@ -19,9 +20,9 @@ inline constexpr const char* kConfigSchemaUrl = "https://maxcode.dev/schema/maxc
 
 // The repository has nothing maxcode can time. The message says what was looked for
 // and what to write.
-class NoBenchmarkError : public std::runtime_error {
+class NoBenchmarkError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct ProposedConfig {

@@ -150,7 +150,7 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
   try {
     const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
     // No target yet: the original is built, tested and run as a reference only.
-    Evaluator evaluator(config, source, Target{}, Unit{}, {}, {work_dir, {}, false}, progress);
+    Evaluator evaluator(config, source, Target{}, Unit{}, {}, {work_dir, {}, false, o.env}, progress);
     try {
       evaluator.prepare_baseline();
     } catch (const SetupError& error) {

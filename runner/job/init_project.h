@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/core/environment.h"
 #include "runner/job/init_config.h"
 #include "runner/util/progress.h"
 #include "runner/workspace/project_scan.h"
@@ -26,6 +27,7 @@ struct InitOptions {
   // Check the existing config as it is, writing nothing: after a failed check, the
   // person fixes the config by hand and checks again (`--force` would replace the fix).
   bool recheck = false;
+  Environment env;               // read by the CLI: the GPUs the check may time on
 };
 
 // One check of the original, as a line: "builds: yes".

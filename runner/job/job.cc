@@ -49,6 +49,7 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     job.candidate_file = o.candidate_file;
     job.resume = checkpoint;
     job.keep_workspaces = o.keep_workspaces;
+    job.env = o.env;
     const TargetSearchOutcome outcome = search_target(job, progress);
     const SearchResult& result = outcome.result;
 

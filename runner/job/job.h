@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "runner/core/environment.h"
+
 namespace maxcode {
 
 struct JobOptions {
@@ -22,6 +24,7 @@ struct JobOptions {
   std::filesystem::path db;              // rollout store; default <out>/rollouts.sqlite
   bool keep_workspaces = false;
   bool quiet = false;
+  Environment env;                       // read by the CLI (cli/environment.h)
 };
 
 // Exit codes: 0 the run completed (winner or not); 1 setup error (config, target,

@@ -12,11 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
-class JobInputError : public std::runtime_error {
+class JobInputError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // The whole job's budget, split across its targets (budget_split.h). Absent fields

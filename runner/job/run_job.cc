@@ -11,6 +11,7 @@
 #include "runner/search/method.h"
 #include "runner/profile/select.h"
 #include "runner/report/html_report.h"
+#include "runner/util/error.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/workspace/clone.h"
@@ -24,8 +25,8 @@ using nlohmann::json;
 namespace {
 
 // A failure that ends the job before any target: the record says which kind.
-struct JobFailure : std::runtime_error {
-  JobFailure(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
+struct JobFailure : Error {
+  JobFailure(std::string kind, const std::string& message) : Error(message), kind(std::move(kind)) {}
   std::string kind;
 };
 
@@ -348,6 +349,7 @@ class JobRunner {
     if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
     search.resume = checkpoint;
     search.keep_workspaces = run_.keep_workspaces;
+    search.env = run_.env;
     search.stop_requested = [this] { return stop_requested(); };
     try {
       const TargetSearchOutcome outcome = search_target(search, progress_);

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <string>
 
+#include "runner/core/environment.h"
 #include "runner/job/delivery.h"
 #include "runner/job/job_input.h"
 #include "runner/job/job_record.h"
@@ -42,6 +43,7 @@ struct JobRun {
   Delivery* delivery = nullptr;        // required unless input.delivery.mode is "none"
   const std::atomic<bool>* stop = nullptr;  // set (SIGTERM): stop at the next step
   bool keep_workspaces = false;
+  Environment env;                     // read by the CLI: GPUs, lock and cache folders
 };
 
 JobRecord run_job(const JobRun& run, Progress& progress);

@@ -36,11 +36,8 @@ struct Session {
   RunInfo info;
 };
 
-fs::path cache_dir() {
-  if (const char* explicit_dir = std::getenv("MAXCODE_CACHE_DIR")) return explicit_dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return fs::path(xdg) / "maxcode";
-  if (const char* home = std::getenv("HOME")) return fs::path(home) / ".cache" / "maxcode";
-  return fs::temp_directory_path() / "maxcode-cache";
+fs::path cache_dir(const Environment& env) {
+  return env.cache_dir.empty() ? fs::temp_directory_path() / "maxcode-cache" : env.cache_dir;
 }
 
 bool have_ccache() {
@@ -218,11 +215,11 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   }
   fs::path ccache;
   if (have_ccache()) {
-    ccache = cache_dir() / "ccache";
+    ccache = cache_dir(o.env) / "ccache";
     fs::create_directories(ccache);
   }
   Evaluator evaluator(o.config, s.source, s.located.target, s.unit, s.knobs,
-                      {s.work_dir, ccache, o.keep_workspaces}, progress);
+                      {s.work_dir, ccache, o.keep_workspaces, o.env}, progress);
   s.info.environment = describe_environment(evaluator.isolation());
   progress.note("maxcode " + s.info.command + ": " + s.located.target.function + " in " + s.located.target.file +
                 ":" + std::to_string(s.located.target.line_begin));

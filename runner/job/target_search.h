@@ -11,6 +11,7 @@
 #include <string>
 
 #include "runner/core/config.h"
+#include "runner/core/environment.h"
 #include "runner/report/report.h"
 #include "runner/search/checkpoint.h"
 #include "runner/search/search.h"
@@ -31,6 +32,7 @@ struct TargetSearch {
   double max_timing_s = 0;               // A/B timing seconds (GPU-seconds); 0: none
   std::function<bool()> stop_requested;  // asked before every step
   bool keep_workspaces = false;
+  Environment env;                       // read by the CLI: GPUs, lock and cache folders
 };
 
 struct TargetSearchOutcome {

@@ -254,8 +254,8 @@ JsonReply HttpClient::post_json(const std::string& path, const HeaderList& heade
   // Every prompt to a model passes here: it carries no secret this process holds, even
   // one a candidate's output or a tool's error message brought into it.
   const std::string body = redact_secrets(request_body);
-  auto error = [&](ErrorKind kind, const std::string& message) {
-    return LlmError(kind, redact_secrets(redact(label_ + ": " + message, key)));
+  auto error = [&](ErrorKind kind, const std::string& message, Retryable retryable = Retryable::kNo) {
+    return LlmError(kind, redact_secrets(redact(label_ + ": " + message, key)), retryable);
   };
   for (int attempt_number = 1;; ++attempt_number) {
     Attempt attempt;
@@ -282,8 +282,9 @@ JsonReply HttpClient::post_json(const std::string& path, const HeaderList& heade
     if (verdict.retry && attempt_number <= config_.max_retries) {
       double wait = verdict.requested_wait_s.value_or(next_wait_s(attempt_number));
       if (wait > kLongestRequestedWaitS) {
-        throw error(verdict.kind, verdict.message + " (the server asks to wait " +
-                                      format_seconds(std::round(wait)) + "; giving up)");
+        throw error(verdict.kind,
+                    verdict.message + " (the server asks to wait " + format_seconds(std::round(wait)) + "; giving up)",
+                    Retryable::kYes);
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(wait));
       continue;
@@ -292,7 +293,7 @@ JsonReply HttpClient::post_json(const std::string& path, const HeaderList& heade
       verdict.message += " (after " + std::to_string(attempt_number) +
                          (attempt_number == 1 ? " attempt)" : " attempts)");
     }
-    throw error(verdict.kind, verdict.message);
+    throw error(verdict.kind, verdict.message, verdict.retry ? Retryable::kYes : Retryable::kNo);
   }
 }
 

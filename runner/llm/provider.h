@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode::llm {
 
 struct Message {
@@ -59,9 +61,14 @@ enum class ErrorKind {
 };
 const char* error_kind_name(ErrorKind kind);
 
-class LlmError : public std::runtime_error {
+// Retryable when the failure may pass (a rate limit, a server error, a dropped
+// connection): HttpClient has retried those itself already; the flag tells a caller
+// above whether trying the whole request later may succeed.
+class LlmError : public Error {
  public:
-  LlmError(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  LlmError(ErrorKind kind, const std::string& message, Retryable retryable = Retryable::kNo)
+      : Error(message, retryable),
+        kind_(kind) {}
   ErrorKind kind() const { return kind_; }
   bool stops_run() const { return kind_ == ErrorKind::kAuth || kind_ == ErrorKind::kConfig; }
 

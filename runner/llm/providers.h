@@ -27,7 +27,8 @@ Reply with_purpose(const Request& request, Call&& call) {
     return call();
   } catch (const LlmError& error) {
     if (request.purpose.empty()) throw;
-    throw LlmError(error.kind(), request.purpose + ": " + error.what());
+    throw LlmError(error.kind(), request.purpose + ": " + error.what(),
+                   error.retryable() ? Retryable::kYes : Retryable::kNo);
   }
 }
 

@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
 // A profile file that cannot be read: the message names the file and the line (or
 // byte offset, for binary formats).
-class ProfileFormatError : public std::runtime_error {
+class ProfileFormatError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct AddressStack {

@@ -25,6 +25,7 @@ namespace {
 // it first lets the sampler write its file, and CUPTI's last snapshot is on disk.
 constexpr double kGraceS = 10;
 
+// The child's inherited value with `extra` appended: passed through, not configuration.
 std::string with_env(const char* name, const std::string& extra) {
   const char* current = std::getenv(name);
   return current && *current ? std::string(current) + " " + extra : extra;
@@ -208,7 +209,7 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
                    {"MAXCODE_WORKSPACE", root.string()},
                    {"MAXCODE_SEED", std::to_string(config.acceptance.seeds.empty() ? 1 : config.acceptance.seeds.front())}};
     if (!sampler.empty()) {
-      const char* preload = std::getenv("LD_PRELOAD");
+      const char* preload = std::getenv("LD_PRELOAD");  // the child's own preloads stay, after ours
       env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
     }
     if (!cupti.empty()) env.push_back({"CUDA_INJECTION64_PATH", cupti});

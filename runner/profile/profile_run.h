@@ -10,6 +10,7 @@
 
 #include "runner/core/config.h"
 #include "runner/profile/profile.h"
+#include "runner/util/error.h"
 #include "runner/util/progress.h"
 
 namespace maxcode {
@@ -28,9 +29,9 @@ struct ProfileOptions {
 };
 
 // The build or the setup failed: no profile at all.
-class ProfileError : public std::runtime_error {
+class ProfileError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // A copy of the repository built for profiling: the sources captured into DIR/source,

@@ -10,6 +10,7 @@
 
 #include "runner/core/candidate.h"
 #include "runner/core/evaluation.h"
+#include "runner/util/error.h"
 #include "runner/workspace/knobs.h"
 #include "runner/core/target.h"
 
@@ -42,9 +43,9 @@ class Policy {
   virtual void resume(const SearchState& state) { (void)state; }
 };
 
-class PolicyError : public std::runtime_error {
+class PolicyError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // Searches knob values: every combination when they fit the budget, else random

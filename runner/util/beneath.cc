@@ -263,7 +263,7 @@ bool remove_at(int dir, const std::string& name, const std::string& relative, in
 }  // namespace
 
 BeneathError::BeneathError(Kind kind, std::string relative, const std::string& what)
-    : std::runtime_error(relative + ": " + what), kind_(kind), relative_(std::move(relative)) {}
+    : Error(relative + ": " + what), kind_(kind), relative_(std::move(relative)) {}
 
 const char* to_string(BeneathError::Kind kind) {
   switch (kind) {

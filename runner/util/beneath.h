@@ -24,9 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
-class BeneathError : public std::runtime_error {
+class BeneathError : public Error {
  public:
   enum class Kind {
     kLink,        // the file, or a directory on its path, is a symbolic link (or leaves the root)

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
 // value.dump(indent) with invalid UTF-8 replaced by U+FFFD; never throws a json exception.
@@ -39,9 +41,9 @@ bool is_valid_utf8(std::string_view text);
 // bytes (cut at a character boundary) and "... (N bytes)"; always valid UTF-8.
 std::string excerpt(std::string_view text, std::size_t limit = 80);
 
-class JsonInputError : public std::runtime_error {
+class JsonInputError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct JsonReadOptions {

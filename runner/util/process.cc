@@ -85,6 +85,7 @@ void close_fd(int& fd) {
 
 
 // Resolved in the parent: exec'ing by PATH search in the child is not async-signal-safe.
+// PATH is read here, as execvp would read it: it is the child's lookup, not configuration.
 std::string find_in_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";

@@ -9,13 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
 // Why a clone failed, so that a caller can tell a user's mistake from a network one.
-class CloneError : public std::runtime_error {
+class CloneError : public Error {
  public:
   enum class Kind { kUnreachable, kAuth, kMissingRef, kOther };
-  CloneError(Kind kind, const std::string& message) : std::runtime_error(message), kind(kind) {}
+  CloneError(Kind kind, const std::string& message) : Error(message), kind(kind) {}
   Kind kind;
 };
 const char* clone_error_kind_name(CloneError::Kind kind);

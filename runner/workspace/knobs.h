@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runner/core/config.h"
+#include "runner/util/error.h"
 
 namespace maxcode {
 
@@ -29,9 +30,9 @@ struct Knob {
   std::vector<std::string> values;  // includes original_value when it is listed
 };
 
-class KnobError : public std::runtime_error {
+class KnobError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // Knobs declared by `// maxcode: tune` comments in `text`. Throws KnobError when a

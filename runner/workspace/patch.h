@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
-class PatchError : public std::runtime_error {
+class PatchError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct DiffFile {

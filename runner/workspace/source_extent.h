@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
 struct Extent {
@@ -28,9 +30,9 @@ struct Extent {
   std::string signature;  // declaration text before the body, whitespace-collapsed
 };
 
-class SourceError : public std::runtime_error {
+class SourceError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // Every definition (with a body) whose name matches `name`. `name` may be qualified

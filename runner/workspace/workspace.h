@@ -16,11 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "runner/util/error.h"
+
 namespace maxcode {
 
-class WorkspaceError : public std::runtime_error {
+class WorkspaceError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct SourceSnapshot {

@@ -8,6 +8,8 @@
 
 namespace maxcode {
 
+// PATH and CUDA_HOME are read here, as nvcc's own wrappers read them: a program lookup
+// for a child (nvcc, ncu), not maxcode's configuration.
 std::string find_cuda_tool(const std::string& name) {
   std::vector<std::string> dirs;
   if (const char* path = std::getenv("PATH")) {

@@ -49,8 +49,8 @@ std::vector<GpuDevice> visible_gpus(const char* visible) {
   return out;  // empty: CUDA_VISIBLE_DEVICES hides every GPU
 }
 
-std::filesystem::path timing_lock_dir() {
-  if (const char* dir = std::getenv("MAXCODE_LOCK_DIR"); dir && *dir) return dir;
+std::filesystem::path timing_lock_dir(const std::filesystem::path& configured) {
+  if (!configured.empty()) return configured;
   return std::filesystem::temp_directory_path();
 }
 

@@ -38,7 +38,8 @@ class TimingLock {
   int fd_ = -1;
 };
 
-// Where timing locks live: $MAXCODE_LOCK_DIR, else the system temp directory.
-std::filesystem::path timing_lock_dir();
+// Where timing locks live: `configured` (Environment::lock_dir, MAXCODE_LOCK_DIR), else
+// the system temp directory.
+std::filesystem::path timing_lock_dir(const std::filesystem::path& configured);
 
 }  // namespace maxcode

@@ -59,6 +59,35 @@ TEST(GithubRetry, WaitsAsGithubAsksCappedAndBacksOffOnServerErrors) {
   EXPECT_FALSE(advise_retry(std::runtime_error("bad"), 1, now, limits).retry);
 }
 
+// The decision is the error's own flag (Error::retryable); GitHub's headers only say how
+// long. A GithubError wrapped with context keeps both.
+TEST(GithubRetry, DecidesByTheErrorsRetryableFlagThroughWrapping) {
+  const RetryLimits limits;
+  const double now = 1'800'000'000;
+  EXPECT_TRUE(error(429, "", {}).retryable());
+  EXPECT_TRUE(error(403, "", {{"retry-after", "5"}}).retryable());
+  EXPECT_TRUE(error(403, "", {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", "1800000120"}}).retryable());
+  EXPECT_FALSE(error(403, "", {{"x-ratelimit-remaining", "0"}}).retryable()) << "no reset time: a permission";
+  EXPECT_TRUE(error(0, "", {}).retryable());
+  EXPECT_TRUE(error(500, "", {}).retryable());
+  EXPECT_FALSE(error(401, "Bad credentials", {}).retryable());
+  EXPECT_TRUE(GitError("push failed").retryable());
+
+  const Error wrapped("delivering job 7", error(403, "", {{"retry-after", "45"}}));
+  const auto a = advise_retry(wrapped, 1, now, limits);
+  EXPECT_TRUE(a.retry);
+  EXPECT_EQ(a.wait_s, 45);
+  EXPECT_EQ(a.status, "403");
+  const auto denied = advise_retry(Error("delivering job 8", error(404, "Not Found", {})), 1, now, limits);
+  EXPECT_FALSE(denied.retry);
+  EXPECT_EQ(denied.why, "GitHub answered 404");
+  // Another maxcode error that says it may pass: the same backoff as git.
+  const auto other = advise_retry(Error("busy", Retryable::kYes), 2, now, limits);
+  EXPECT_TRUE(other.retry);
+  EXPECT_EQ(other.wait_s, 60);
+  EXPECT_FALSE(advise_retry(Error("bad config"), 1, now, limits).retry);
+}
+
 // The client as the service sets it up (no waiting on a worker thread) hands the
 // answer's headers on in the error.
 TEST(GithubRetry, TheClientPassesGithubsHeadersOn) {

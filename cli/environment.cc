@@ -1,0 +1,42 @@
+#include "cli/environment.h"
+
+#include <cstdlib>
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return std::nullopt;
+  return std::string(value);
+}
+
+// Set and not empty.
+std::optional<std::string> given(const char* name) {
+  auto value = variable(name);
+  return value && !value->empty() ? value : std::nullopt;
+}
+
+fs::path cache_dir() {
+  // Set but empty counts as given for MAXCODE_CACHE_DIR, XDG_CACHE_HOME and HOME, as it
+  // did when the job read them itself.
+  if (auto dir = variable("MAXCODE_CACHE_DIR")) return *dir;
+  if (auto xdg = variable("XDG_CACHE_HOME")) return fs::path(*xdg) / "maxcode";
+  if (auto home = variable("HOME")) return fs::path(*home) / ".cache" / "maxcode";
+  return fs::temp_directory_path() / "maxcode-cache";
+}
+
+}  // namespace
+
+Environment read_environment() {
+  Environment env;
+  env.cuda_visible_devices = variable("CUDA_VISIBLE_DEVICES");
+  env.lock_dir = given("MAXCODE_LOCK_DIR").value_or(fs::temp_directory_path().string());
+  env.cache_dir = cache_dir();
+  return env;
+}
+
+}  // namespace maxcode
