@@ -6,6 +6,8 @@
 # (CUDA_VISIBLE_DEVICES), and the parts' tables merged into one. Parts on one GPU share
 # maxcode's per-GPU timing lock, so only their builds and checks overlap, never their timed
 # runs. Verdicts do not depend on the split: each part has its own baseline and A/A.
+# It scales poorly past one GPU, for a reason not yet found (docs/evaluation.md "The
+# generated cheat corpus" has the figures).
 # A part whose maxcode run reaches LIMIT_S keeps the verdicts it wrote; the rest of its
 # variants are "not judged" in the table.
 #
