@@ -1,7 +1,8 @@
 // The process environment as maxcode's configuration: read once, by the CLI
 // (cli/environment.cc, the only reader), and handed down in the options of each command
-// (JobOptions, JobRun, InitOptions, TargetSearch, EvaluatorOptions). Below cli/ no code
-// calls getenv for configuration, so a service running many jobs can give each its own.
+// (JobOptions, JobRun, InitOptions, TargetSearch, EvaluatorOptions), so that a service
+// running many jobs can give each its own. Not all of it yet: the variables still read
+// below cli/ are listed in docs/architecture.md ("The environment: read at the CLI").
 //
 // Not here, on purpose: what a child process inherits (PATH, LD_PRELOAD,
 // NVCC_APPEND_FLAGS are passed through or extended for it), and the libraries in
