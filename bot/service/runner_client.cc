@@ -2,19 +2,20 @@
 
 #include <httplib.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
-#include <fcntl.h>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "bot/github/git_remote.h"
+#include "bot/service/claimed_job.h"
+#include "bot/service/runner_protocol.h"
+#include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/util/process.h"
@@ -41,8 +42,14 @@ class Api {
     httplib::Headers headers{{"Authorization", "Bearer " + token_}};
     auto r = client_.Post(path.c_str(), headers, dump_json(body), "application/json");
     if (!r) return {0, json{{"error", httplib::to_string(r.error())}}};
-    json answer = json::parse(r->body, nullptr, false);
-    return {r->status, answer.is_discarded() ? json() : answer};
+    // Read as any outside document is (json_io.h): a reply nested a million levels deep
+    // is an error here, not a stack overflow; a reply that is not JSON is null.
+    try {
+      return {r->status, r->body.empty() ? json() : parse_json_input(r->body, "the service's reply")};
+    } catch (const JsonInputError& e) {
+      say(std::string(e.what()) + " (HTTP " + std::to_string(r->status) + ")");
+      return {r->status, json()};
+    }
   }
 
  private:
@@ -56,31 +63,15 @@ std::string self_exe() {
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "maxcode";
 }
 
-// The job's command in its own process group, its output to `log_file`. The child dies
-// with the runner (PDEATHSIG), so a killed runner leaves no job behind.
-pid_t spawn(const std::string& command, const fs::path& cwd, const fs::path& log_file) {
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  const int fd = open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd >= 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(fd);
+// The last `bytes` of the job's log. The job's command wrote it, so it is read beneath
+// the job's directory: a link there is not followed, a FIFO does not block.
+std::string tail_of(const fs::path& dir, const std::string& name, std::size_t bytes) {
+  try {
+    const std::string text = read_beneath(dir, name, 256u << 20);
+    return text.size() > bytes ? text.substr(text.size() - bytes) : text;
+  } catch (const BeneathError& e) {
+    return e.kind() == BeneathError::Kind::kMissing ? "" : std::string("(log not read: ") + e.what() + ")";
   }
-  const int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) dup2(null, 0);
-  if (chdir(cwd.c_str()) != 0) _exit(127);
-  const std::string exec = "exec " + command;
-  execl("/bin/sh", "sh", "-c", exec.c_str(), static_cast<char*>(nullptr));
-  _exit(127);
-}
-
-std::string tail_of(const fs::path& file, std::size_t bytes) {
-  if (!fs::exists(file)) return "";
-  const std::string text = read_text(file);
-  return text.size() > bytes ? text.substr(text.size() - bytes) : text;
 }
 
 struct RunOutcome {
@@ -89,21 +80,75 @@ struct RunOutcome {
   std::string error;
 };
 
-RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::path& dir) {
-  const std::int64_t id = job["id"];
-  const std::string lease = job["lease"];
-  const json& source = job["source"];
+// The job's command, run by the one process runner (process.h) on a thread of its own
+// while this thread heartbeats. Its process group is killed on a cancel, a lost lease or
+// the runner's limit, and whatever it left in the group when it ends; the child dies
+// with the runner (PDEATHSIG), so a killed runner leaves no job behind.
+class JobProcess {
+ public:
+  JobProcess(const std::string& command, const fs::path& cwd, double timeout_s) {
+    Command c;
+    // Its output goes to a file, not to memory: a job's log may be long, and the
+    // runner reads back only its tail.
+    c.shell = "exec " + command + " >run.log 2>&1";
+    c.cwd = cwd.string();
+    c.timeout_s = timeout_s;
+    c.output_cap = 1u << 20;
+    c.max_file_bytes = 0;
+    // No limit is meant, only a group: a process cap far above any job's makes one
+    // where the machine allows (cgroup.h), so that every process the job started, one
+    // that left for a session of its own included, ends with it.
+    c.max_processes = 1 << 20;
+    c.started = [this](long pid) {
+      std::lock_guard lock(mutex_);
+      pid_ = static_cast<pid_t>(pid);
+    };
+    thread_ = std::thread([this, c] {
+      Outcome o = run(c);
+      std::lock_guard lock(mutex_);
+      pid_ = 0;  // reaped: its id may be reused, never signal it again
+      outcome_ = std::move(o);
+    });
+  }
+  ~JobProcess() {
+    kill_group();
+    thread_.join();
+  }
+  // The outcome once the command is over.
+  std::optional<Outcome> done() {
+    std::lock_guard lock(mutex_);
+    return outcome_;
+  }
+  void kill_group() {
+    std::lock_guard lock(mutex_);
+    // Until run() returns, the child is not reaped (it reaps after killing its group),
+    // so pid_ is still this job's group.
+    if (pid_ > 0) kill(-pid_, SIGKILL);
+  }
+  Outcome wait() {
+    thread_.join();
+    thread_ = std::thread([] {});
+    return *outcome_;
+  }
+
+ private:
+  std::mutex mutex_;
+  pid_t pid_ = 0;
+  std::optional<Outcome> outcome_;
+  std::thread thread_;
+};
+
+RunOutcome run_job(const RunnerOptions& o, Api& api, const ClaimedJob& job, const fs::path& dir) {
   // 1. The source, with the read-only token, into a private repository; then a plain
   //    local clone at the job's commit (no token involved).
   try {
-    GitRemote remote(dir / "git", source.value("url", std::string()), source.value("token", std::string()));
+    GitRemote remote(dir / "git", job.url, job.token);
     remote.fetch();
-    const std::string commit = source.value("commit", std::string());
-    if (!remote.has_commit(commit)) return {"failed", -1, "commit " + commit + " is not in the repository"};
+    if (!remote.has_commit(job.commit)) return {"failed", -1, "commit " + job.commit + " is not in the repository"};
     Command c;
-    c.shell = "git --git-dir " + shell_quote((dir / "git").string()) + " update-ref refs/heads/maxcode-job " + commit +
-              " && git clone -q -b maxcode-job " + shell_quote((dir / "git").string()) + " " +
-              shell_quote((dir / "src").string());
+    c.shell = "git --git-dir " + shell_quote((dir / "git").string()) + " update-ref refs/heads/maxcode-job " +
+              shell_quote(job.commit) + " && git clone -q -b maxcode-job " + shell_quote((dir / "git").string()) +
+              " " + shell_quote((dir / "src").string());
     c.timeout_s = 600;
     const Outcome cloned = run(c);
     if (!cloned.ok()) return {"failed", -1, "local checkout failed: " + cloned.tail(800)};
@@ -111,7 +156,7 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::
     return {"failed", -1, std::string("fetching the repository failed: ") + e.what()};
   }
   // 2. The job input document, pointing at the checkout.
-  json document = job["document"];
+  json document = job.document;
   document["repository"] = (dir / "src").string();
   document["delivery"] = json{{"mode", "none"}};  // the service opens the PR from the results
   write_text(dir / "job.json", dump_json(document, 2));
@@ -119,53 +164,144 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const json& job, const fs::
   const std::string command = base + " --job " + shell_quote((dir / "job.json").string()) + " --out " +
                               shell_quote((dir / "out").string());
   // 3. Run it, heartbeating.
-  const pid_t pid = spawn(command, dir, dir / "run.log");
-  if (pid < 0) return {"failed", -1, std::string("fork failed: ") + std::strerror(errno)};
-  const auto started = Clock::now();
+  JobProcess process(command, dir, o.job_timeout_s);
   auto next_beat = Clock::now();
   for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
-      if (WIFEXITED(status)) {
-        if (WEXITSTATUS(status) == 127) return {"failed", 127, "could not start: " + tail_of(dir / "run.log", 800)};
-        return {"finished", WEXITSTATUS(status), ""};
-      }
-      return {"failed", -1, "the job was killed by signal " + std::to_string(WTERMSIG(status)) + ": " + tail_of(dir / "run.log", 800)};
-    }
-    if (Clock::now() - started > std::chrono::duration<double>(o.job_timeout_s)) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return {"failed", -1, "the job ran past the runner's limit"};
+    if (const std::optional<Outcome> done = process.done()) {
+      if (done->spawn_failed) return {"failed", -1, "could not start: " + done->spawn_error};
+      if (done->timed_out) return {"failed", -1, "the job ran past the runner's limit"};
+      if (done->term_signal != 0)
+        return {"failed", -1, "the job was " + done->describe() + ": " + tail_of(dir, "run.log", 800)};
+      if (done->exit_code == 127) return {"failed", 127, "could not start: " + tail_of(dir, "run.log", 800)};
+      return {"finished", done->exit_code, ""};
     }
     if (Clock::now() >= next_beat) {
-      const auto [code, answer] = api.post("/api/runner/jobs/" + std::to_string(id) + "/heartbeat", {{"lease", lease}});
-      if (code == 409 || (code == 200 && answer.value("state", std::string()) == "cancel")) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
+      const auto [code, answer] =
+          api.post("/api/runner/jobs/" + std::to_string(job.id) + "/heartbeat", {{"lease", job.lease}});
+      const bool cancel = code == 200 && answer.is_object() && answer.value("state", json()) == "cancel";
+      if (code == 409 || cancel) {
+        process.kill_group();
+        process.wait();
         if (code == 409) return {"lost", -1, "the service says this runner no longer holds the job"};
         return {"cancelled", -1, "cancelled"};
       }
-      if (code != 200) say("heartbeat for job " + std::to_string(id) + " got no answer (" + dump_json(answer) + "); going on");
+      if (code != 200)
+        say("heartbeat for job " + std::to_string(job.id) + " got no answer (" + excerpt(dump_json(answer), 200) +
+            "); going on");
       next_beat = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.heartbeat_s));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 
-// What the job left in DIR/out: job.json and the targets' result files.
-json collect(const fs::path& out) {
+constexpr std::size_t kMaxResultFile = 16u << 20;
+
+// What the job left in DIR/out: its job.json and the targets' result files. The job ran
+// candidates' code; everything is read beneath DIR/out, so a link planted there (to the
+// runner's token file, a host secret) is skipped with a note, never followed.
+json collect(const fs::path& out, std::vector<std::string>& skipped) {
   json targets = json::object();
-  if (fs::is_directory(out / "targets"))
-    for (const auto& entry : fs::directory_iterator(out / "targets")) {
-      if (!entry.is_directory()) continue;
-      json files = json::object();
-      for (const char* name : {"result.json", "patch.diff", "report.md", "report.html", "trajectory.jsonl"})
-        if (fs::is_regular_file(entry.path() / name) && fs::file_size(entry.path() / name) < (16u << 20))
-          files[name] = read_text(entry.path() / name);
-      targets[entry.path().filename().string()] = files;
+  std::vector<BeneathEntry> slugs;
+  try {
+    slugs = list_beneath(out, "targets");
+  } catch (const BeneathError& e) {
+    if (e.kind() != BeneathError::Kind::kMissing) skipped.push_back(e.what());
+    return targets;
+  }
+  for (const BeneathEntry& slug : slugs) {
+    if (slug.kind != BeneathEntry::Kind::kDirectory || !safe_result_name(slug.name)) {
+      skipped.push_back("targets/" + slug.name + ": not a target directory");
+      continue;
     }
+    json files = json::object();
+    for (const char* name : {"result.json", "patch.diff", "report.md", "report.html", "trajectory.jsonl"}) {
+      try {
+        files[name] = read_beneath(out, fs::path("targets") / slug.name / name, kMaxResultFile);
+      } catch (const BeneathError& e) {
+        if (e.kind() != BeneathError::Kind::kMissing) skipped.push_back(e.what());
+      }
+    }
+    targets[slug.name] = files;
+  }
   return targets;
+}
+
+// The result body for the service.
+json result_body(const ClaimedJob& job, const RunOutcome& outcome, const fs::path& dir) {
+  json body{{"lease", job.lease}, {"status", outcome.status}, {"exit_code", outcome.exit_code}, {"error", outcome.error},
+            {"log", tail_of(dir, "run.log", 4000)}};
+  if (outcome.status != "finished") return body;
+  std::vector<std::string> skipped;
+  body["targets"] = collect(dir / "out", skipped);
+  try {
+    body["job"] = parse_json_input(read_beneath(dir / "out", "job.json", kMaxResultFile), "out/job.json");
+  } catch (const std::exception& e) {
+    if (!(find_error<BeneathError>(e) && find_error<BeneathError>(e)->kind() == BeneathError::Kind::kMissing))
+      skipped.push_back(e.what());
+  }
+  if (!skipped.empty()) {
+    std::string note = "not read back from the job's output:";
+    for (const std::string& s : skipped) note += "\n  " + s;
+    say(note);
+    body["log"] = body["log"].get<std::string>() + "\nmaxcode runner: " + note;
+  }
+  return body;
+}
+
+// Reports the outcome; a 4xx (or eight failed tries) gives up on it.
+void report(Api& api, const ClaimedJob& job, const json& body) {
+  for (int attempt = 1;; ++attempt) {
+    const auto [status, reply] = api.post("/api/runner/jobs/" + std::to_string(job.id) + "/result", body);
+    if (status == 200) {
+      say("job " + std::to_string(job.id) + ": " + body.value("status", std::string()) + " (exit code " +
+          std::to_string(body.value("exit_code", -1)) + "), reported");
+      return;
+    }
+    if ((status >= 400 && status < 500) || attempt >= 8) {
+      say("job " + std::to_string(job.id) + ": the service did not take the result (" + std::to_string(status) + " " +
+          excerpt(dump_json(reply), 200) + ")");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt * 2, 30)));
+  }
+}
+
+// One claimed job from reading its description to reporting its outcome. Never throws:
+// whatever goes wrong on the runner's side is reported as the job's failure.
+void handle(const RunnerOptions& o, Api& api, const json& claimed) {
+  const ClaimReading reading = read_claimed_job(claimed);
+  if (!reading.job) {
+    say("the service's job is malformed: " + reading.error);
+    if (reading.id > 0 && !reading.lease.empty()) {
+      ClaimedJob stub;
+      stub.id = reading.id;
+      stub.lease = reading.lease;
+      report(api, stub, {{"lease", reading.lease}, {"status", "failed"}, {"exit_code", -1},
+                         {"error", "the runner could not read the job: " + reading.error}, {"log", ""}});
+    }
+    return;
+  }
+  const ClaimedJob& job = *reading.job;
+  const fs::path dir = o.work_dir / ("job-" + std::to_string(job.id) + "-" + std::to_string(job.attempt));
+  say("job " + std::to_string(job.id) + " (attempt " + std::to_string(job.attempt) + ")");
+  json body;
+  try {
+    remove_tree(dir);
+    fs::create_directories(dir);
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+    const RunOutcome outcome = run_job(o, api, job, dir);
+    if (outcome.status == "lost") {
+      say("job " + std::to_string(job.id) + ": " + outcome.error);
+      remove_tree(dir);
+      return;
+    }
+    body = result_body(job, outcome, dir);
+  } catch (const std::exception& e) {
+    body = {{"lease", job.lease}, {"status", "failed"}, {"exit_code", -1},
+            {"error", std::string("the runner failed: ") + e.what()}, {"log", tail_of(dir, "run.log", 4000)}};
+  }
+  report(api, job, body);
+  remove_tree(dir);
 }
 
 }  // namespace
@@ -207,43 +343,9 @@ int run_runner(const RunnerOptions& options) {
       continue;
     }
     backoff = 1;
-    const json& job = answer["job"];
-    const std::int64_t id = job["id"];
-    const fs::path dir = o.work_dir / ("job-" + std::to_string(id) + "-" + std::to_string(job.value("attempt", 0)));
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-    fs::create_directories(dir);
-    say("job " + std::to_string(id) + " (attempt " + std::to_string(job.value("attempt", 0)) + ")");
-    const RunOutcome outcome = run_job(o, api, job, dir);
+    handle(o, api, answer["job"]);
     ++jobs_done;
     idle_since = Clock::now();
-    if (outcome.status == "lost") {
-      say("job " + std::to_string(id) + ": " + outcome.error);
-      continue;
-    }
-    json body{{"lease", job["lease"]}, {"status", outcome.status}, {"exit_code", outcome.exit_code}, {"error", outcome.error},
-              {"log", tail_of(dir / "run.log", 4000)}};
-    if (outcome.status == "finished") {
-      body["targets"] = collect(dir / "out");
-      if (fs::is_regular_file(dir / "out" / "job.json")) {
-        json j = json::parse(read_text(dir / "out" / "job.json"), nullptr, false);
-        if (!j.is_discarded()) body["job"] = j;
-      }
-    }
-    for (int attempt = 1;; ++attempt) {
-      const auto [status, reply] = api.post("/api/runner/jobs/" + std::to_string(id) + "/result", body);
-      if (status == 200) {
-        say("job " + std::to_string(id) + ": " + outcome.status + " (exit code " + std::to_string(outcome.exit_code) + "), reported");
-        fs::remove_all(dir, ignored);
-        break;
-      }
-      if (status == 409 || (status >= 400 && status < 500) || attempt >= 8) {
-        say("job " + std::to_string(id) + ": the service did not take the result (" + std::to_string(status) + " " +
-            dump_json(reply) + ")");
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt * 2, 30)));
-    }
   }
 }
 

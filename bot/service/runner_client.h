@@ -7,6 +7,13 @@
 // upload DIR/job.json and each DIR/targets/<slug>/ (result.json, patch.diff, reports).
 // The runner never holds the App's key, and the job's process never sees the runner's
 // token (the CLI removes it from the environment after reading it).
+//
+// What the service hands over is read into a ClaimedJob first (claimed_job.h): a reply
+// the runner cannot act on is reported as the job's failure, naming the field, and the
+// runner goes on polling. The job ran candidates' code, so its output is read back
+// beneath its directory (beneath.h): a link planted there is skipped with a note in the
+// log, never followed. The job's processes run in a group of their own (a cgroup where
+// the machine gives one) and none outlives the job.
 #pragma once
 
 #include <filesystem>

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -469,6 +470,46 @@ long long sum_squares(const int* v, int n) {
       << e.reason;
   EXPECT_EQ(to_json(e)["verdict"], "limit");
   EXPECT_EQ(evaluation_from_json(to_json(e)).verdict, Verdict::kLimit);
+}
+
+// Issue 22 point 5 (2,000 processes forked): a fork bomb in the candidate meets
+// workspace.max_processes, counted for its command alone; the verdict is `limit`, not
+// the timeout that follows, and none of its processes is left afterwards.
+TEST(EvaluatorLimits, AForkBombGetsTheVerdictLimitAndLeavesNoProcess) {
+  if (!cgroup_support().processes) GTEST_SKIP() << "no writable pids cgroup here: " << cgroup_support().summary;
+  FixtureRepo repo("sum");
+  repo.config().workspace.max_processes = 64;
+  repo.config().test.timeout_s = 10;
+  for (auto& b : repo.config().benchmarks) b.timeout_s = 10;
+  Evaluator& ev = repo.evaluator();
+  const auto before = std::chrono::steady_clock::now();
+  Checked c = ev.check(ev.materialize(definition_candidate("fork-bomb", R"CODE(#include <sys/prctl.h>
+#include <unistd.h>
+long long sum_squares(const int* v, int n) {
+  prctl(PR_SET_NAME, "mxc-fork-bomb");  // inherited by every child: the test finds them
+  for (;;) fork();
+  return 0;
+})CODE")));
+  if (c.passed) ev.time(c);
+  ev.release(c);
+  const Evaluation& e = c.evaluation;
+  EXPECT_EQ(e.verdict, Verdict::kLimit) << verdict_name(e.verdict) << ": " << e.reason;
+  EXPECT_NE(e.reason.find("(workspace.max_processes)"), std::string::npos) << e.reason;
+  std::cout << "fork bomb: " << verdict_name(e.verdict) << ": " << e.reason << "\n";
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(120));
+  // Not one process of the bomb is left (a zombie not yet reaped by whoever inherited
+  // it is dead already).
+  std::string left;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    if (stat.find("(mxc-fork-bomb)") != std::string::npos && stat.find(") Z ") == std::string::npos)
+      left += stat.substr(0, 40) + "\n";
+  }
+  EXPECT_EQ(left, "") << "processes of the fork bomb outlived its run";
 }
 
 TEST(EvaluatorSetup, NondeterministicBenchmarkIsASetupError) {
