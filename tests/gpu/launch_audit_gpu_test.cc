@@ -45,7 +45,9 @@ ProbeRun run_probe(const fs::path& probe, const fs::path& injection, const fs::p
   c.timeout_s = 120;
   c.isolate = true;
   c.writable_paths = {workspace.string()};
-  c.readable_paths = {socket.dir()};
+  // The sandbox shows nothing of the host beyond the system's directories: the socket's
+  // directory and the injection library's, as the evaluator shows them.
+  c.readable_paths = {socket.dir(), injection.parent_path().string()};
   c.started = [&monitor](long pid) { monitor->started(pid); };
   r.outcome = run(c);
   r.processes = monitor->stop();
@@ -82,6 +84,9 @@ TEST(LaunchAuditGpu, EachCheatOfTheProbeIsSeen) {
   build.timeout_s = 300;
   Outcome built = run(build);
   ASSERT_TRUE(built.ok()) << built.tail();
+  // The probe runs isolated: as the sandbox's user where this test runs as root (the GPU
+  // machines), which must be able to enter and write its workspace, as the evaluator's are.
+  hand_to_sandbox_user(dir.path().string());
 
   const ProbeRun plain = run_probe(probe, injection, dir.path(), "plain");
   ASSERT_TRUE(plain.outcome.ok()) << plain.outcome.tail();
