@@ -111,7 +111,8 @@ OutputError compare_buffers(const std::string& output, const std::string& type, 
   if (t == "float") compare_as<float>(e, original, candidate, rtol, atol);
   else if (t == "double") compare_as<double>(e, original, candidate, rtol, atol);
   else if (t == "int8_t" || t == "signed char") compare_as<std::int8_t>(e, original, candidate, 0, 0);
-  else if (t == "uint8_t" || t == "unsigned char" || t == "char") compare_as<std::uint8_t>(e, original, candidate, 0, 0);
+  else if (t == "uint8_t" || t == "unsigned char" || t == "char" || t == "bool" || t == "_Bool")
+    compare_as<std::uint8_t>(e, original, candidate, 0, 0);
   else if (t == "int16_t" || t == "short" || t == "short int") compare_as<std::int16_t>(e, original, candidate, 0, 0);
   else if (t == "uint16_t" || t == "unsigned short") compare_as<std::uint16_t>(e, original, candidate, 0, 0);
   else if (t == "int32_t" || t == "int" || t == "signed") compare_as<std::int32_t>(e, original, candidate, 0, 0);

@@ -237,7 +237,10 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
     for (const std::string& word : words(returns))
       if (word != "const") element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
     bool floating = false;
-    if (!plan.returns_void && arithmetic(element, floating)) plan.return_element = element;
+    // A bool answered is an output as much as a count is (a validator's verdict); it is
+    // recorded as its bytes and compared exactly.
+    const bool truth = element == "bool" || element == "_Bool";
+    if (!plan.returns_void && (truth || arithmetic(element, floating))) plan.return_element = element;
   }
   std::vector<std::string> list = split_top_level(decl.substr(d.open + 1, d.close - d.open - 1));
   if (list.size() == 1 && collapse(list[0]) == "void") list.clear();

@@ -461,9 +461,11 @@ struct GapMatch {
 };
 
 // Finds original[gap_begin, gap_end) in candidate[from, to), line by line (knob lines may
-// differ in their values), at the first place it stands whole. When it stands nowhere,
-// the gap is compared line by line from just after the candidate's definitions of
-// `before` (the functions of the region above it), and the first difference is the
+// differ in their values), at the first place it stands whole after the candidate's
+// definitions of `before` (the functions of the region above it). Not before: a gap of
+// one `#endif` line also stands inside a body above it that ends its own `#if` (libpopcnt's
+// get_xcr0), and a match there would cut that function in two. When it stands nowhere,
+// the gap is compared line by line from that same place, and the first difference is the
 // problem.
 GapMatch match_gap(std::string_view original, std::size_t gap_begin, std::size_t gap_end,
                    std::string_view candidate, const std::vector<Line>& cand, std::size_t from,
@@ -479,8 +481,13 @@ GapMatch match_gap(std::string_view original, std::size_t gap_begin, std::size_t
   }
   std::vector<Line> lines = split_lines(gap);
   lines.pop_back();  // the empty text after the last newline
+  // Where the gap may start: after the last of the definitions above it.
+  std::size_t anchor = from;
+  for (const std::string& name : before)
+    for (const Extent& e : find_definitions(candidate, name))
+      if (e.begin >= from && e.end <= to) anchor = std::max(anchor, e.end);
   for (std::size_t c = 0; c < cand.size() && cand[c].offset <= to; ++c) {
-    if (cand[c].offset < from) continue;
+    if (cand[c].offset < anchor) continue;
     std::size_t k = 0;
     while (k < lines.size() && c + k < cand.size() && cand[c + k].offset < to &&
            match(lines[k].text, cand[c + k].text))
@@ -490,11 +497,7 @@ GapMatch match_gap(std::string_view original, std::size_t gap_begin, std::size_t
       return {cand[c].offset, end, std::nullopt};
     }
   }
-  // Where the gap should start: after the last of the definitions above it, past idle lines.
-  std::size_t anchor = from;
-  for (const std::string& name : before)
-    for (const Extent& e : find_definitions(candidate, name))
-      if (e.begin >= from && e.end <= to) anchor = std::max(anchor, e.end);
+  // Compared from after the anchor, past idle lines.
   std::size_t c = line_number(candidate, anchor);  // 0-based index of the line after the anchor's
   while (c < cand.size() && is_idle_line(cand[c].text)) ++c;
   const std::size_t first = line_number(original, gap_begin);  // 1-based

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runner/evaluate/call_records.h"
+#include "runner/evaluate/precision.h"
 #include "runner/util/files.h"
 #include "runner/instrument/inject_paths.h"
 #include "runner/util/process.h"
@@ -201,6 +202,39 @@ TEST(CallShim, WorksInAHeaderIncludedFromCTwice) {
   Outcome sized = run_with_runtime(dir.path(), "./prog", records, "key 5\nsize bins 1024\n");
   ASSERT_TRUE(sized.ok()) << sized.err;
   EXPECT_NE(read_text(records / "calls.txt").find("out 3 bins uint32_t 256 1 0"), std::string::npos);
+}
+
+// A validator's answer is its output: a bool returned is recorded on every call, in C
+// (stdbool's macro) as in C++, and compared exactly. Unrecorded, a stale cached answer
+// would pass the call check (a UTF-8 validator, issue 21 point 3 on real libraries).
+TEST(CallShim, RecordsABoolReturnedFromC) {
+  TempDir dir;
+  const std::string header =
+      "#ifndef ASCII_H\n#define ASCII_H\n#include <stdbool.h>\n#include <stddef.h>\n"
+      "static inline bool all_ascii(const unsigned char* s, size_t n) {\n"
+      "  size_t i;\n  for (i = 0; i < n; ++i) if (s[i] & 0x80) return false;\n  return true;\n}\n#endif\n";
+  ShimPlan plan = plan_of(header, "all_ascii");
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_EQ(plan.return_element, "bool");
+  write_text(dir / "ascii.h", add_call_shim(header, find_definition(header, "all_ascii", "ascii.h"), plan, {"b1"}));
+  write_text(dir / "main.c",
+             "#include \"ascii.h\"\n#include <stdio.h>\n"
+             "int main(void) {\n  unsigned char s[64]; int k, yes = 0; size_t i;\n"
+             "  for (i = 0; i < 64; ++i) s[i] = (unsigned char)(i % 100);\n"
+             "  for (k = 0; k < 3; ++k) yes += all_ascii(s, 64);\n  printf(\"%d\\n\", yes);\n  return 0;\n}\n");
+  Command build;
+  build.shell = "gcc -std=c99 -O2 -Wall -Wextra -Werror -o prog main.c";
+  build.cwd = dir.path().string();
+  Outcome built = run(build);
+  ASSERT_TRUE(built.ok()) << built.err;
+  const fs::path records = dir / "records";
+  Outcome observed = run_with_runtime(dir.path(), "./prog", records, "key 0\n");
+  ASSERT_TRUE(observed.ok()) << observed.err;
+  EXPECT_EQ(observed.out, "3\n");
+  EXPECT_NE(read_text(records / "calls.txt").find("out 2 return bool 1 1 0"), std::string::npos)
+      << read_text(records / "calls.txt");
+  EXPECT_EQ(compare_buffers("return", "bool", std::string(1, '\1'), std::string(1, '\0'), 0, 0).mismatches, 1u);
+  EXPECT_EQ(compare_buffers("return", "bool", std::string(1, '\1'), std::string(1, '\1'), 0, 0).mismatches, 0u);
 }
 
 // A heap block's size comes from the runtime's allocator: an output the signature does

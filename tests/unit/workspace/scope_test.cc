@@ -284,6 +284,39 @@ TEST(Scope, ReplaceDefinition) {
   expect_ok(check(out));
 }
 
+// libpopcnt's shape: a function whose body ends its own `#if` with `#endif`, then an
+// `#endif` line between it and the next function of the unit. That one-line gap also
+// stands inside the body above; matched there, it cut get_xcr0 in two and every candidate,
+// the unchanged text included, was "no longer defines 'get_xcr0'".
+TEST(Scope, AGapOfOneEndifIsNotFoundInsideTheBodyAboveIt) {
+  const std::string original =
+      "#include <stdint.h>\n"
+      "#if defined(__x86_64__)\n"
+      "static inline int get_xcr0(void) {\n"
+      "  int xcr0;\n"
+      "#if defined(_MSC_VER)\n"
+      "  xcr0 = 1;\n"
+      "#else\n"
+      "  xcr0 = 2;\n"
+      "#endif\n"
+      "  return xcr0;\n"
+      "}\n"
+      "#endif\n"
+      "static inline int popcnt(const uint8_t* p, int n) {\n"
+      "  int c = get_xcr0() - 2;\n"
+      "  for (int i = 0; i < n; ++i) c += __builtin_popcount(p[i]);\n"
+      "  return c;\n"
+      "}\n";
+  const Unit unit = find_unit(original, "popcnt.h", find_definition(original, "popcnt", "popcnt.h"), {});
+  ASSERT_EQ(unit.names(), (std::vector<std::string>{"popcnt", "get_xcr0"}));
+  expect_ok(check_unit_file(original, original, unit, "popcnt.h", {}));
+  expect_ok(check_unit_file(original, replaced(original, "c += __builtin_popcount(p[i]);", "c += __builtin_popcount(p[i]) ;"),
+                            unit, "popcnt.h", {}));
+  // The gap itself still may not change.
+  EXPECT_FALSE(check_unit_file(original, replaced(original, "}\n#endif\nstatic", "}\n#endif // x86\nstatic"), unit,
+                               "popcnt.h", {}).ok);
+}
+
 // A unit of three: `target` calls `other` (above it) and `after` (below it); the knob
 // lines and kLanes stand apart from them.
 TEST(Scope, EveryFunctionOfTheUnitMayChangeInPlace) {
