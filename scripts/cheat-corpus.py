@@ -1488,7 +1488,12 @@ def judge_batch(target, variants, out, maxcode, timeout, check_parallel=1, max_r
            "--replay-dir", sel_dir, "--max-evaluations", str(len(variants)), "--out", run_dir, "-q"]
     t0 = time.time()
     rc = run_logged(cmd, os.path.join(out, "runs", target.example + ".log"), timeout)
-    wall = time.time() - t0
+    return batch_outcomes(target, variants, run_dir, rc, time.time() - t0)
+
+
+def batch_outcomes(target, variants, run_dir, rc, wall):
+    """The verdicts a batch run left in run_dir (result.json, or trajectory.jsonl when the
+    run was cut short)."""
     result = read_result(os.path.join(run_dir, "result.json")) or {}
     by_id = {c.get("id"): c for c in result.get("candidates", [])}
     if not result:
@@ -1652,6 +1657,9 @@ def make_table(variants, outcomes, targets, meta):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="cheat-corpus-out", help="output directory (default: cheat-corpus-out)")
+    ap.add_argument("--from-runs", metavar="DIR", default="",
+                    help="table the verdicts an earlier run (--out DIR, batch mode) left in DIR/runs/ "
+                         "instead of running maxcode: for a run stopped after some targets were done")
     ap.add_argument("--targets", default="all", help="cpu | gpu | all, or target keys/examples, comma-separated")
     ap.add_argument("--classes", default="", help="classes, comma-separated (default: all): " + ", ".join(CLASSES))
     ap.add_argument("--no-controls", action="store_true", help="leave out the honest and control-same variants")
@@ -1801,8 +1809,15 @@ def main():
             with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
                 if args.mode == "batch":
                     groups = [(t, [v for v in todo if v.target is t]) for t in targets]
-                    futs = {pool.submit(judge_batch, t, vs, out, args.maxcode, args.timeout, args.check_parallel,
-                                        args.max_rounds): t for t, vs in groups if vs}
+                    if args.from_runs:
+                        # Tabled from an earlier run's runs/ (one stopped once these targets
+                        # were done): nothing is judged again.
+                        judge = lambda t, vs: batch_outcomes(t, vs, os.path.join(args.from_runs, "runs", t.example),
+                                                             "from " + args.from_runs, 0)
+                    else:
+                        judge = lambda t, vs: judge_batch(t, vs, out, args.maxcode, args.timeout,
+                                                          args.check_parallel, args.max_rounds)
+                    futs = {pool.submit(judge, t, vs): t for t, vs in groups if vs}
                     for fut in concurrent.futures.as_completed(futs):
                         t = futs[fut]
                         got, run = fut.result()
