@@ -95,6 +95,12 @@ ShimParam read_param(const std::string& text) {
     }
   }
   bool floating = false;
+  if (!p.name.empty() && !other && element == "void" && stars == 1 && const_element) {
+    p.kind = ShimParam::Kind::kInput;
+    p.element = "unsigned char";
+    p.bytes = true;
+    return p;
+  }
   if (p.name.empty() || p.type.empty() || other || !arithmetic(element, floating) || stars > 1) return p;
   if (stars == 0) {
     if (!floating) p.kind = ShimParam::Kind::kScalar;
@@ -437,7 +443,7 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
   for (const ShimParam& p : plan.params) {
     if (p.kind != ShimParam::Kind::kInput && p.kind != ShimParam::Kind::kOutput) continue;
     wrapper << "    maxcode_f->arg(maxcode_c, \"" << p.name << "\", \"" << p.element << "\", (const void*)" << p.name
-            << ", sizeof(*" << p.name << "), " << declared_count(p.size) << ", "
+            << ", " << (p.bytes ? std::string("1") : "sizeof(*" + p.name + ")") << ", " << declared_count(p.size) << ", "
             << (p.kind == ShimParam::Kind::kInput ? 1 : 0) << ", " << (p.floating ? 1 : 0) << ");\n";
   }
   wrapper << "    maxcode_f->call_begin(maxcode_c);\n  }\n";

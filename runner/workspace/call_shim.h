@@ -46,6 +46,10 @@ struct ShimParam {
   std::string element;  // kInput/kOutput: the element type ("float")
   bool floating = false;
   std::string size;     // element count as written ("width*height"); empty = unknown
+  // `const void*`: a buffer of bytes (element "unsigned char", counted in bytes), as the
+  // (const void* data, size_t size) of a popcount, a hash or a checksum is. A `void*`
+  // the target may write stays kOther: an opaque context would be poisoned as bytes.
+  bool bytes = false;
 };
 
 struct ShimPlan {

@@ -204,6 +204,54 @@ TEST(CallShim, WorksInAHeaderIncludedFromCTwice) {
   EXPECT_NE(read_text(records / "calls.txt").find("out 3 bins uint32_t 256 1 0"), std::string::npos);
 }
 
+// (const void* data, size) APIs (a popcount, a hash, a checksum): the buffer is bytes,
+// sized by the one length and perturbed, so a result cached by pointer is caught; built
+// as C and as C++ under -Werror (no sizeof(void)). A `void*` the target writes stays
+// opaque.
+TEST(CallShim, AConstVoidBufferIsBytesSizedByTheOneLength) {
+  TempDir dir;
+  const std::string header =
+      "#ifndef POP_H\n#define POP_H\n#include <stdint.h>\n"
+      "static inline uint64_t popcnt(const void* data, uint64_t size) {\n"
+      "  const uint8_t* p = (const uint8_t*)data; uint64_t i, c = 0;\n"
+      "  for (i = 0; i < size; ++i) c += (uint64_t)__builtin_popcount(p[i]);\n  return c;\n}\n#endif\n";
+  ShimPlan plan = plan_of(header, "popcnt");
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_EQ(plan.interface, "inferred");
+  ASSERT_EQ(plan.params.size(), 2u);
+  EXPECT_EQ(plan.params[0].kind, ShimParam::Kind::kInput);
+  EXPECT_TRUE(plan.params[0].bytes);
+  EXPECT_EQ(plan.params[0].element, "unsigned char");
+  EXPECT_EQ(plan.params[0].size, "size");
+  EXPECT_EQ(plan_of("static void fill(void* ctx, int n) {}\n", "fill").params[0].kind, ShimParam::Kind::kOther);
+  write_text(dir / "pop.h", add_call_shim(header, find_definition(header, "popcnt", "pop.h"), plan, {"v1"}));
+  const std::string main =
+      "#include \"pop.h\"\n#include <stdio.h>\n"
+      "int main(void) {\n  static unsigned char s[4096]; int k, i; uint64_t c = 0;\n"
+      "  for (i = 0; i < 4096; ++i) s[i] = (unsigned char)(i * 37);\n"
+      "  for (k = 0; k < 3; ++k) c = popcnt(s, sizeof s);\n  printf(\"%llu\\n\", (unsigned long long)c);\n"
+      "  return 0;\n}\n";
+  write_text(dir / "main.c", main);
+  write_text(dir / "main.cc", main);
+  for (const std::string compile : {"gcc -std=c99 -O2 -Wall -Wextra -Werror -o prog main.c",
+                                    "g++ -std=c++17 -O2 -Wall -Wextra -Wpedantic -Werror -o prog-cc main.cc"}) {
+    Command build;
+    build.shell = compile;
+    build.cwd = dir.path().string();
+    Outcome built = run(build);
+    ASSERT_TRUE(built.ok()) << compile << ": " << built.err;
+  }
+  const fs::path records = dir / "records";
+  Outcome plain = run_with_runtime(dir.path(), "./prog", records, "key 0\n");
+  ASSERT_TRUE(plain.ok()) << plain.err;
+  const std::string calls = read_text(records / "calls.txt");
+  EXPECT_NE(calls.find("arg 0 data in "), std::string::npos) << "data sized by size: " << calls;
+  EXPECT_NE(calls.find("out 2 return uint64_t 1 1 0"), std::string::npos) << calls;
+  Outcome perturbed = run_with_runtime(dir.path(), "./prog", records, "key 12345\n");
+  ASSERT_TRUE(perturbed.ok()) << perturbed.err;
+  EXPECT_NE(perturbed.out, plain.out) << "the bytes were perturbed, so the count changes";
+}
+
 // A validator's answer is its output: a bool returned is recorded on every call, in C
 // (stdbool's macro) as in C++, and compared exactly. Unrecorded, a stale cached answer
 // would pass the call check (a UTF-8 validator, issue 21 point 3 on real libraries).
