@@ -481,11 +481,17 @@ GapMatch match_gap(std::string_view original, std::size_t gap_begin, std::size_t
   }
   std::vector<Line> lines = split_lines(gap);
   lines.pop_back();  // the empty text after the last newline
-  // Where the gap may start: after the last of the definitions above it.
-  std::size_t anchor = from;
-  for (const std::string& name : before)
+  // Where the gap may start: after the region's own definitions, the first ones of its
+  // names from `from` on, as many as it holds. A name defined again further down (one
+  // definition per `#if` branch: libpopcnt's popcnt64) belongs to a later region.
+  std::vector<Extent> defined;
+  for (const std::string& name : std::set<std::string>(before.begin(), before.end()))
     for (const Extent& e : find_definitions(candidate, name))
-      if (e.begin >= from && e.end <= to) anchor = std::max(anchor, e.end);
+      if (e.begin >= from && e.end <= to) defined.push_back(e);
+  std::sort(defined.begin(), defined.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+  if (defined.size() > before.size()) defined.resize(before.size());
+  std::size_t anchor = from;
+  for (const Extent& e : defined) anchor = std::max(anchor, e.end);
   for (std::size_t c = 0; c < cand.size() && cand[c].offset <= to; ++c) {
     if (cand[c].offset < anchor) continue;
     std::size_t k = 0;

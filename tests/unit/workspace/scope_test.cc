@@ -317,6 +317,25 @@ TEST(Scope, AGapOfOneEndifIsNotFoundInsideTheBodyAboveIt) {
                                "popcnt.h", {}).ok);
 }
 
+// One name defined once per `#if` branch (libpopcnt's popcnt64), each definition a region
+// of the unit: the gap after a region is looked for after that region's definition, not
+// after the name's last one further down.
+TEST(Scope, ANameDefinedInEachBranchOfAnIfIsOneRegionPerBranch) {
+  const std::string original =
+      "#if defined(A)\n"
+      "static inline int pc64(int x) { return x + 1; }\n"
+      "#elif defined(B)\n"
+      "static inline int pc64(int x) { return x + 2; }\n"
+      "#else\n"
+      "static inline int pc64(int x) { return x + 3; }\n"
+      "#endif\n"
+      "static inline int target(int x) { return pc64(x); }\n";
+  const Unit unit = find_unit(original, "pc.h", find_definition(original, "target", "pc.h"), {});
+  expect_ok(check_unit_file(original, original, unit, "pc.h", {}));
+  expect_ok(check_unit_file(original, replaced(original, "return pc64(x);", "return pc64(x) + 0;"), unit, "pc.h", {}));
+  EXPECT_FALSE(check_unit_file(original, replaced(original, "#elif defined(B)", "#elif defined(C)"), unit, "pc.h", {}).ok);
+}
+
 // A unit of three: `target` calls `other` (above it) and `after` (below it); the knob
 // lines and kLanes stand apart from them.
 TEST(Scope, EveryFunctionOfTheUnitMayChangeInPlace) {
