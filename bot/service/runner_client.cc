@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -66,12 +67,19 @@ std::string self_exe() {
 // The last `bytes` of the job's log. The job's command wrote it, so it is read beneath
 // the job's directory: a link there is not followed, a FIFO does not block.
 std::string tail_of(const fs::path& dir, const std::string& name, std::size_t bytes) {
+  int fd = -1;
   try {
-    const std::string text = read_beneath(dir, name, 256u << 20);
-    return text.size() > bytes ? text.substr(text.size() - bytes) : text;
+    fd = open_file_beneath(dir, name);
   } catch (const BeneathError& e) {
     return e.kind() == BeneathError::Kind::kMissing ? "" : std::string("(log not read: ") + e.what() + ")";
   }
+  const off_t size = lseek(fd, 0, SEEK_END);
+  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
+  std::string text(static_cast<std::size_t>(std::max<off_t>(size - from, 0)), '\0');
+  const ssize_t got = text.empty() ? 0 : pread(fd, text.data(), text.size(), from);
+  close(fd);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return text;
 }
 
 struct RunOutcome {
@@ -112,7 +120,7 @@ class JobProcess {
   }
   ~JobProcess() {
     kill_group();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   // The outcome once the command is over.
   std::optional<Outcome> done() {
@@ -125,11 +133,7 @@ class JobProcess {
     // so pid_ is still this job's group.
     if (pid_ > 0) kill(-pid_, SIGKILL);
   }
-  Outcome wait() {
-    thread_.join();
-    thread_ = std::thread([] {});
-    return *outcome_;
-  }
+  void wait() { thread_.join(); }
 
  private:
   std::mutex mutex_;
@@ -248,19 +252,19 @@ json result_body(const ClaimedJob& job, const RunOutcome& outcome, const fs::pat
   return body;
 }
 
-// Reports the outcome; a 4xx (or eight failed tries) gives up on it.
-void report(Api& api, const ClaimedJob& job, const json& body) {
+// Reports the outcome of job `id`; false when a 4xx (or eight failed tries) gave up on it.
+bool report(Api& api, std::int64_t id, const json& body) {
   for (int attempt = 1;; ++attempt) {
-    const auto [status, reply] = api.post("/api/runner/jobs/" + std::to_string(job.id) + "/result", body);
+    const auto [status, reply] = api.post("/api/runner/jobs/" + std::to_string(id) + "/result", body);
     if (status == 200) {
-      say("job " + std::to_string(job.id) + ": " + body.value("status", std::string()) + " (exit code " +
+      say("job " + std::to_string(id) + ": " + body.value("status", std::string()) + " (exit code " +
           std::to_string(body.value("exit_code", -1)) + "), reported");
-      return;
+      return true;
     }
     if ((status >= 400 && status < 500) || attempt >= 8) {
-      say("job " + std::to_string(job.id) + ": the service did not take the result (" + std::to_string(status) + " " +
+      say("job " + std::to_string(id) + ": the service did not take the result (" + std::to_string(status) + " " +
           excerpt(dump_json(reply), 200) + ")");
-      return;
+      return false;
     }
     std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt * 2, 30)));
   }
@@ -272,13 +276,9 @@ void handle(const RunnerOptions& o, Api& api, const json& claimed) {
   const ClaimReading reading = read_claimed_job(claimed);
   if (!reading.job) {
     say("the service's job is malformed: " + reading.error);
-    if (reading.id > 0 && !reading.lease.empty()) {
-      ClaimedJob stub;
-      stub.id = reading.id;
-      stub.lease = reading.lease;
-      report(api, stub, {{"lease", reading.lease}, {"status", "failed"}, {"exit_code", -1},
-                         {"error", "the runner could not read the job: " + reading.error}, {"log", ""}});
-    }
+    if (reading.id > 0 && !reading.lease.empty())
+      report(api, reading.id, {{"lease", reading.lease}, {"status", "failed"}, {"exit_code", -1},
+                               {"error", "the runner could not read the job: " + reading.error}, {"log", ""}});
     return;
   }
   const ClaimedJob& job = *reading.job;
@@ -300,8 +300,9 @@ void handle(const RunnerOptions& o, Api& api, const json& claimed) {
     body = {{"lease", job.lease}, {"status", "failed"}, {"exit_code", -1},
             {"error", std::string("the runner failed: ") + e.what()}, {"log", tail_of(dir, "run.log", 4000)}};
   }
-  report(api, job, body);
-  remove_tree(dir);
+  // What the service did not take stays on disk for the operator, as the log says.
+  if (report(api, job.id, body)) remove_tree(dir);
+  else say("job " + std::to_string(job.id) + ": its output is kept in " + dir.string());
 }
 
 }  // namespace

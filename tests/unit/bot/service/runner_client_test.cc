@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,14 @@ class ScriptedService {
     });
     server_.Post(R"(/api/runner/jobs/(\d+)/result)", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard lock(mutex_);
-      results_[std::stoll(req.matches[1])] = json::parse(req.body);
+      const std::int64_t id = std::stoll(req.matches[1]);
+      if (refuse_.count(id)) {  // as the service answers a runner that lost the lease
+        refused_[id] = json::parse(req.body);
+        res.status = 409;
+        res.set_content(R"({"error": "not the holder"})", "application/json");
+        return;
+      }
+      results_[id] = json::parse(req.body);
       res.set_content("{}", "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -65,6 +73,14 @@ class ScriptedService {
     std::lock_guard lock(mutex_);
     return results_;
   }
+  void refuse_result_of(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    refuse_.insert(id);
+  }
+  std::map<std::int64_t, json> refused() {
+    std::lock_guard lock(mutex_);
+    return refused_;
+  }
 
  private:
   httplib::Server server_;
@@ -72,7 +88,8 @@ class ScriptedService {
   std::thread thread_;
   std::mutex mutex_;
   std::deque<std::string> claims_;
-  std::map<std::int64_t, json> results_;
+  std::map<std::int64_t, json> results_, refused_;
+  std::set<std::int64_t> refuse_;
 };
 
 json job(std::int64_t id, const json& document, const json& source) {
@@ -110,6 +127,8 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
   service.add_claim(job(8, json::object(), injected).dump());                            // a commit to a shell
   service.add_claim(std::string(100000, '[') + std::string(100000, ']'));                // nested 100,000 deep
   service.add_claim(job(9, {{"policy", "replay"}}, source).dump());                      // runs, output hostile
+  service.add_claim(job(10, {{"policy", "replay"}}, source).dump());                     // its result refused
+  service.refuse_result_of(10);
 
   RunnerOptions o;
   o.server = service.url();
@@ -119,7 +138,7 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
   o.work_dir = dir / "work";
   o.wait_s = 1;
   o.heartbeat_s = 0.5;
-  o.max_jobs = 4;  // the deep reply is a failed claim, not a job
+  o.max_jobs = 5;  // the deep reply is a failed claim, not a job
   ASSERT_EQ(run_runner(o), 0);
 
   const auto results = service.results();
@@ -145,6 +164,10 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
   EXPECT_NE(log.find("targets/histo/result.json"), std::string::npos) << log;
   EXPECT_NE(log.find("targets/linked"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(o.work_dir / "job-9-1")) << "the job's directory is removed once reported";
+  // A result the service did not take is not thrown away: its output stays for the operator.
+  ASSERT_EQ(service.refused().count(10), 1u);
+  EXPECT_EQ(service.refused().at(10)["status"], "finished");
+  EXPECT_TRUE(fs::exists(o.work_dir / "job-10-1" / "out" / "targets" / "histo" / "patch.diff"));
 
   // The daemon left itself in a session of its own; the job's group (a cgroup where
   // this machine gives one) ends with the job.
