@@ -4,6 +4,7 @@
 #include <map>
 
 #include "bot/github/app_auth.h"
+#include "bot/github/commit_identity.h"
 #include "bot/delivery/branch_name.h"
 #include "bot/delivery/delivery_input.h"
 #include "bot/github/github_repo.h"
@@ -62,8 +63,11 @@ std::string commit_message(const DeliveryInput& in, const PrText& text) {
          in.function() + "\n";
 }
 
+// By this identity, or by the one maxcode used before it asked GitHub who it is (branches
+// made then are still maxcode's to update).
 bool made_by_maxcode(const CommitInfo& c, const GitIdentity& identity) {
-  return c.author_email == identity.email && c.message.find(std::string("\n") + kRunTrailer) != std::string::npos;
+  const bool ours = c.author_email == identity.email || c.author_email == GitIdentity{}.email;
+  return ours && c.message.find(std::string("\n") + kRunTrailer) != std::string::npos;
 }
 
 std::string short_result(const DeliveryInput& in) {
@@ -137,6 +141,9 @@ DeliveryReport deliver(const DeliverOptions& options, std::shared_ptr<TokenSourc
 
   ScratchDir scratch{make_unique_dir(options.work_dir.empty() ? fs::temp_directory_path() : options.work_dir, "maxcode-pr-")};
   const std::string git_url = options.git_url.empty() ? default_git_url(options.client.api_url, options.repo) : options.git_url;
+  const GitIdentity identity = options.identity ? *options.identity
+                              : tokens            ? commit_identity(client, *tokens, GitIdentity{}, log)
+                                                  : GitIdentity{};
   GitRemote git(scratch.path / "repo.git", git_url, tokens ? tokens->token() : "");
   log << "pr: fetching " << git_url << "\n";
   git.fetch();
@@ -182,7 +189,7 @@ DeliveryReport deliver(const DeliverOptions& options, std::shared_ptr<TokenSourc
   if (tip) {
     std::vector<CommitInfo> foreign;
     for (const CommitInfo& c : git.own_commits(*tip, report.branch, ctx.base_commit))
-      if (!made_by_maxcode(c, options.identity)) foreign.push_back(c);
+      if (!made_by_maxcode(c, identity)) foreign.push_back(c);
     if (!foreign.empty()) {
       std::string list;
       for (std::size_t i = 0; i < foreign.size() && i < 5; ++i)
@@ -234,7 +241,7 @@ DeliveryReport deliver(const DeliverOptions& options, std::shared_ptr<TokenSourc
   report.title = text.title;
   report.body = text.body;
   report.trimmed = text.trimmed;
-  report.commit = git.commit_patch(ctx.base_commit, in.patch, options.identity, commit_message(in, text), commit_time(in));
+  report.commit = git.commit_patch(ctx.base_commit, in.patch, identity, commit_message(in, text), commit_time(in));
   if (!tip || *tip != report.commit) {
     log << "pr: pushing " << report.commit.substr(0, 12) << " to " << report.branch << "\n";
     git.push(report.commit, report.branch, /*force=*/tip.has_value());  // only maxcode's commits are replaced

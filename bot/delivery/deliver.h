@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -36,7 +37,8 @@ struct DeliverOptions {
   bool dry_run = false;       // compose and print; no network, no git
   std::string git_url;        // empty = derived from the API URL (github.com or Enterprise)
   ClientOptions client;       // API URL, retries, waits
-  GitIdentity identity;
+  // Who the commit is by; unset = the account the tokens act as (commit_identity.h).
+  std::optional<GitIdentity> identity;
   std::vector<std::string> labels = {"maxcode", "performance"};
   int max_open_prs = 10;      // open maxcode PRs per repository
   int max_prs_per_hour = 5;   // new maxcode PRs per repository and hour

@@ -81,6 +81,20 @@ std::string AppInstallationTokens::token() {
   return token_;
 }
 
+std::string AppInstallationTokens::bot_login() {
+  std::lock_guard lock(mutex_);
+  if (slug_.empty()) {
+    GithubClient client(options_, nullptr);
+    const std::string jwt = make_app_jwt(credentials_.app_id, credentials_.private_key_pem, options_.now());
+    const HttpResult r = client.request("GET", "/app", std::nullopt, "Bearer " + jwt);
+    const auto app = nlohmann::json::parse(r.body, nullptr, false);
+    if (!app.is_object() || !app.contains("slug") || !app["slug"].is_string() || app["slug"].get<std::string>().empty())
+      throw GithubError("GET /app: no slug in the answer", r.status);
+    slug_ = app["slug"].get<std::string>();
+  }
+  return slug_ + "[bot]";
+}
+
 void AppInstallationTokens::invalidate() {
   std::lock_guard lock(mutex_);
   token_.clear();

@@ -35,6 +35,8 @@ class AppInstallationTokens : public TokenSource {
   std::string token() override;
   void invalidate() override;
   bool is_app() const override { return true; }
+  // "<slug>[bot]", the slug asked of GitHub once (GET /app, with the App's JWT).
+  std::string bot_login() override;
 
   int exchanges() const { return exchanges_; }  // installation tokens minted so far
   std::int64_t expires_at() const { return expires_at_; }
@@ -46,6 +48,7 @@ class AppInstallationTokens : public TokenSource {
   nlohmann::json permissions_;
   std::mutex mutex_;
   std::string token_;
+  std::string slug_;
   std::int64_t expires_at_ = 0;
   int exchanges_ = 0;
 };

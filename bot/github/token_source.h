@@ -15,6 +15,9 @@ class TokenSource {
   virtual void invalidate() {}
   // Installation tokens can create check runs; personal tokens cannot.
   virtual bool is_app() const { return false; }
+  // The login of the bot account the tokens act as, where the source can tell without a
+  // token of its own ("<slug>[bot]" for an App); empty where it cannot.
+  virtual std::string bot_login() { return ""; }
 };
 
 class StaticToken : public TokenSource {

@@ -105,6 +105,28 @@ export class GitHub {
       url: `${this.base}/users/${path}`, site_admin: false };
   }
 
+  // GET /users/{username} and GET /user: a user with every field GitHub shows publicly,
+  // its id the same as in every other object that names this login.
+  fullUser(login, type) {
+    const u = this.user(login, type);
+    const { private_gists, total_private_repos, owned_private_repos, disk_usage, collaborators, two_factor_authentication, plan,
+      ...shown } = this.api.example("private-user");
+    return { ...shown, ...u, user_view_type: "public", name: null, company: null, blog: "", location: null, email: null,
+      hireable: null, bio: null, twitter_username: null, public_repos: 0, public_gists: 0, followers: 0, following: 0,
+      created_at: iso(1.6e9), updated_at: iso(1.6e9) };
+  }
+
+  // The App a JWT (app_jwt.mjs) signs for; 401 as GitHub answers a bad one.
+  appOf(headers) {
+    const m = /^bearer\s+(.+)$/i.exec(headers["authorization"] || "");
+    if (!m) throw new HttpError(401, { message: "A JSON web token could not be decoded", documentation_url: DOCS, status: "401" });
+    try {
+      return verifyAppJwt(m[1], this.apps).app;
+    } catch (e) {
+      throw new HttpError(401, { message: e.message, documentation_url: DOCS, status: "401" });
+    }
+  }
+
   // --- git refs: read from the bare repository the git server serves --------------------
 
   refSha(repo, branch) {
@@ -222,7 +244,21 @@ export class GitHub {
   // Dispatches one validated request. Returns { status, body, headers }.
   handle(operationId, params, url, body, headers) {
     if (operationId === "apps/create-installation-access-token") return this.accessToken(params, body, headers);
+    if (operationId === "apps/get-authenticated") {  // GET /app: the JWT's App
+      const app = this.appOf(headers);
+      const example = this.api.example("integration");
+      return { status: 200, body: { ...example, id: Number(app.id), slug: app.slug, name: app.name || app.slug,
+        node_id: `A_${app.id}`, client_id: `Iv1.${app.id}`, html_url: `${this.base}/apps/${app.slug}`,
+        owner: this.user(app.owner || "acme", "Organization") } };
+    }
+    if (operationId === "users/get-by-username")  // public: GitHub answers it without a token too
+      return { status: 200, body: this.fullUser(params.username, params.username.endsWith("[bot]") ? "Bot" : "User") };
     const token = this.authenticate(headers["authorization"]);
+    if (operationId === "users/get-authenticated") {  // GitHub refuses it to installation tokens
+      if (token.kind === "installation")
+        throw new HttpError(403, { message: "Resource not accessible by integration", documentation_url: DOCS, status: "403" });
+      return { status: 200, body: this.fullUser(token.login, token.type) };
+    }
     const repo = params.owner ? this.repo(params.owner, params.repo) : null;
     const now = iso();
     const issue = (n) => {
@@ -425,14 +461,7 @@ export class GitHub {
   }
 
   accessToken(params, body, headers) {
-    const m = /^bearer\s+(.+)$/i.exec(headers["authorization"] || "");
-    if (!m) throw new HttpError(401, { message: "A JSON web token could not be decoded", documentation_url: DOCS, status: "401" });
-    let app;
-    try {
-      ({ app } = verifyAppJwt(m[1], this.apps));
-    } catch (e) {
-      throw new HttpError(401, { message: e.message, documentation_url: DOCS, status: "401" });
-    }
+    const app = this.appOf(headers);
     const installation = app.installations.find((i) => String(i.id) === String(params.installation_id));
     if (!installation) throw new HttpError(404, { message: "Not Found", documentation_url: DOCS, status: "404" });
     const permissions = { ...installation.permissions };

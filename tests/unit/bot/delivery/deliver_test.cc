@@ -113,6 +113,16 @@ class Deliver : public ::testing::Test {
     git("push -q origin " + branch, work);
     return git("rev-parse HEAD", work).substr(0, 40);
   }
+  // "name <email>" of a commit in the remote.
+  std::string author(const std::string& commit) {
+    std::string line = git("--git-dir " + bare.string() + " log -1 --format='%an <%ae>' " + commit);
+    return line.substr(0, line.find('\n'));
+  }
+  // The id GitHub gives `login` (GET /users/{login}).
+  long long user_id(const std::string& login) {
+    GithubClient client({github->url()}, std::make_shared<StaticToken>("s3cret"));
+    return client.get("/users/" + url_encode(login))["id"].get<long long>();
+  }
   void close_as_alice(int number) {
     GithubClient alice({github->url()}, std::make_shared<StaticToken>("ghp_alice"));
     RepoApi(alice, "acme", "histo").close_pull(number);
@@ -143,6 +153,9 @@ TEST_F(Deliver, OpensThenUpdatesThenRespectsAClose) {
   EXPECT_EQ(prs[0]["base"], "main");
   EXPECT_EQ(prs[0]["labels"], json({"maxcode", "performance"}));
   EXPECT_EQ(prs[0]["user"], "maxcode-bot");
+  // The commit is by the token's account, which GitHub links by the noreply address.
+  EXPECT_EQ(author(first.commit),
+            "maxcode-bot <" + std::to_string(user_id("maxcode-bot")) + "+maxcode-bot@users.noreply.github.com>");
   const std::string body = prs[0]["body"];
   EXPECT_EQ(body.find("@alice"), std::string::npos);  // the critique's mention is defused
   EXPECT_EQ(body.find("#1"), std::string::npos);
@@ -183,6 +196,30 @@ TEST_F(Deliver, OpensThenUpdatesThenRespectsAClose) {
   EXPECT_EQ(pulls().size(), 2u);
   EXPECT_NE(pulls()[1]["body"].get<std::string>().find("An earlier PR for this function (#1) was closed"), std::string::npos);
   EXPECT_EQ(git("--git-dir " + bare.string() + " rev-parse " + kBranch + "^").substr(0, 40), moved);
+}
+
+// A branch maxcode made before it asked GitHub who it is (author maxcode[bot]) is still
+// its own: the next delivery replaces the commit instead of calling it someone else's.
+TEST_F(Deliver, ABranchMadeUnderTheOldBotNameIsStillMaxcodes) {
+  DeliverOptions o = options(result("r1", "2026-01-01T00:00:00Z"));
+  o.identity = GitIdentity{};
+  const DeliveryReport old = deliver(o, std::make_shared<StaticToken>("s3cret"), log);
+  ASSERT_EQ(old.outcome, DeliveryOutcome::kCreated) << old.message;
+  EXPECT_EQ(author(old.commit), "maxcode[bot] <maxcode[bot]@users.noreply.github.com>");
+  const DeliveryReport next = run(result("r2", "2026-01-02T00:00:00Z"));
+  EXPECT_EQ(next.outcome, DeliveryOutcome::kUpdated) << next.message;
+  EXPECT_EQ(tip(), next.commit);
+  EXPECT_EQ(author(next.commit).rfind("maxcode-bot <", 0), 0u) << author(next.commit);
+}
+
+// Actions' GITHUB_TOKEN may not read its own user: the commit keeps maxcode[bot], and the
+// log says why.
+TEST_F(Deliver, ATokenThatMayNotReadItsUserKeepsTheDefaultAuthor) {
+  github->fail({{"kind", "403"}, {"times", 1}, {"method", "GET"}, {"path", "^/user$"}});
+  const DeliveryReport report = run(result("r1", "2026-01-01T00:00:00Z"));
+  ASSERT_EQ(report.outcome, DeliveryOutcome::kCreated) << report.message;
+  EXPECT_EQ(author(report.commit), "maxcode[bot] <maxcode[bot]@users.noreply.github.com>");
+  EXPECT_NE(log.str().find("GET /user: 403"), std::string::npos) << log.str();
 }
 
 TEST_F(Deliver, ABranchWithSomeoneElsesCommitsIsLeftAloneWithAComment) {
@@ -315,7 +352,8 @@ class DeliverAsApp : public Deliver {
   void setup_github(const json& = json::array()) override {
     key = app_key();
     const json installation{{"id", 77}, {"permissions", kWrite}};
-    const json app{{"id", "4242"}, {"public_key", key.second}, {"installations", json::array({installation})}};
+    const json app{{"id", "4242"}, {"slug", "perf-helper"}, {"public_key", key.second},
+                   {"installations", json::array({installation})}};
     github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", bare.string()}}}},
                    {"apps", json::array({app})}});
   }
@@ -335,7 +373,10 @@ TEST_F(DeliverAsApp, UsesAnInstallationTokenAndRecordsACheckRun) {
   EXPECT_EQ(report.outcome, DeliveryOutcome::kCreated) << report.message;
   EXPECT_EQ(tokens->exchanges(), 1);  // one installation token for the whole delivery
   const json state = github->state()["repos"]["acme/histo"];
-  EXPECT_EQ(state["pulls"][0]["user"], "app-4242[bot]");
+  EXPECT_EQ(state["pulls"][0]["user"], "perf-helper[bot]");
+  // By the App's bot account, named by its slug (not a fixed "maxcode[bot]").
+  EXPECT_EQ(author(report.commit), "perf-helper[bot] <" + std::to_string(user_id("perf-helper[bot]")) +
+                                       "+perf-helper[bot]@users.noreply.github.com>");
   ASSERT_EQ(state["check_runs"].size(), 1u);
   EXPECT_EQ(state["check_runs"][0]["head_sha"], report.commit);
   EXPECT_EQ(state["check_runs"][0]["conclusion"], "success");
