@@ -7,6 +7,7 @@
 
 #include "bot/delivery/deliver.h"
 #include "bot/delivery/delivery_input.h"
+#include "bot/delivery/sanitize.h"
 #include "bot/github/git_remote.h"
 #include "bot/service/github_retry.h"
 #include "bot/service/regression_report.h"
@@ -134,9 +135,16 @@ DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
   if (targets.empty()) {
     summary = exit_code == 0 ? "The job found no target to optimize." : "`maxcode run` failed (exit code " +
                                                                           std::to_string(exit_code) + ")";
+    // The cause first and whole (job.json's "error", as `maxcode run` recorded it); the
+    // log's tail after it, folded, for whoever wants the context.
+    const json& record = result.contains("job") && result["job"].is_object() ? result["job"] : json::object();
+    const json& cause = record.contains("error") ? record["error"] : json();
+    if (exit_code != 0 && cause.is_string() && !cause.get<std::string>().empty())
+      summary += ": " + sanitize_markdown(cause.get<std::string>());
     const std::string log = result.value("log", std::string());
     if (exit_code != 0 && !log.empty())
-      summary += ":\n\n```\n" + log.substr(log.size() > 1500 ? log.size() - 1500 : 0) + "\n```";
+      summary += "\n\n<details><summary>The end of the job's log</summary>\n\n" +
+                 code_block(log.substr(log.size() > 1500 ? log.size() - 1500 : 0)) + "\n</details>";
     outcome = exit_code == 0 ? "no-target" : "run-failed";
   } else {
     for (const auto& l : lines) summary += l + "\n";

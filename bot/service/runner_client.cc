@@ -230,11 +230,28 @@ json collect(const fs::path& out, std::vector<std::string>& skipped) {
   return targets;
 }
 
+// Every string in `value` with the runner's own paths replaced: the checkout by the
+// repository's URL, the rest of the job's directory by "JOB_DIR". What the runner reports
+// ends up on GitHub (replies, check runs, report.md), which has no use for the runner's
+// layout and should not learn it.
+json without_runner_paths(json value, const fs::path& dir, const std::string& url) {
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    for (const auto& [from, to] : {std::pair{(dir / "src").string(), url}, std::pair{dir.string(), std::string("JOB_DIR")}})
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+  }
+  if (value.is_structured())
+    for (auto& item : value) item = without_runner_paths(std::move(item), dir, url);
+  return value;
+}
+
 // The result body for the service.
 json result_body(const ClaimedJob& job, const RunOutcome& outcome, const fs::path& dir) {
   json body{{"lease", job.lease}, {"status", outcome.status}, {"exit_code", outcome.exit_code}, {"error", outcome.error},
             {"log", tail_of(dir, "run.log", 4000)}};
-  if (outcome.status != "finished") return body;
+  if (outcome.status != "finished") return without_runner_paths(std::move(body), dir, job.url);
   std::vector<std::string> skipped;
   body["targets"] = collect(dir / "out", skipped);
   try {
@@ -249,7 +266,7 @@ json result_body(const ClaimedJob& job, const RunOutcome& outcome, const fs::pat
     say(note);
     body["log"] = body["log"].get<std::string>() + "\nmaxcode runner: " + note;
   }
-  return body;
+  return without_runner_paths(std::move(body), dir, job.url);
 }
 
 // Reports the outcome of job `id`; false when a 4xx (or eight failed tries) gave up on it.

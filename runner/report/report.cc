@@ -247,6 +247,8 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
        << fixed(t.speedup.low, 3) << "–" << fixed(t.speedup.high, 3) << ", " << t.speedup.rounds << " rounds).\n\n";
     md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
        << fixed(t.candidate_median_s, 4) << " s |\n\n";
+    md << "The speedup is the median of the per-round ratios (each round times both sides); the interval is the "
+          "wider of a sign-test interval and a block bootstrap of those ratios.\n\n";
     md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
        << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
     if (t.roofline_floor_s > 0)

@@ -79,6 +79,20 @@ TEST(PrBody, HasEverySection) {
   EXPECT_EQ((*meta)["run"], in.run_id());
 }
 
+// The headline is the median of per-round ratios; the body says so, and where the two
+// median times give another ratio it says that too, so the numbers never seem to disagree.
+TEST(PrBody, NamesItsEstimatorAndReconcilesTheTimesWithTheHeadline) {
+  DeliveryInput in = sample();
+  std::string body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("Speedup = the median of the per-round ratios"), std::string::npos) << body;
+  EXPECT_EQ(body.find("median(original) / median(candidate)"), std::string::npos) << body;
+  EXPECT_EQ(body.find("The two median times above give"), std::string::npos) << body;  // 12.3/7.03 = 1.75x
+  in.result["winner"]["candidate_median_s"] = 0.0061;  // 12.3 / 6.1 = 2.02x against a headline of 1.75x
+  body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("The two median times above give 2.02x; the speedup pairs each round's two times"),
+            std::string::npos) << body;
+}
+
 TEST(PrBody, StatesPrecisionAuditAndCallCheck) {
   DeliveryInput in = sample();
   in.result["winner"]["precision"] = json::array(

@@ -113,10 +113,10 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
                       "ln -s " + secret.string() + " \"$out/targets/histo/result.json\"\n"
                       "mkfifo \"$out/targets/histo/report.md\"\n"
                       "ln -s " + dir.path().string() + " \"$out/targets/linked\"\n"
-                      "printf '{\"job\": 1}' > \"$out/job.json\"\n"
+                      "printf '{\"job\": 1, \"out\": \"%s\"}' \"$out\" > \"$out/job.json\"\n"
                       "setsid sh -c 'echo $$ > " + daemon_pid.string() + "; exec sleep 300' </dev/null >/dev/null 2>&1 &\n"
                       "while [ ! -s " + daemon_pid.string() + " ]; do sleep 0.05; done\n"
-                      "echo the job ran\n");
+                      "echo the job ran, its output in \"$out\"\n");
   fs::permissions(command, fs::perms::owner_all);
 
   ScriptedService service;
@@ -156,10 +156,12 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
   EXPECT_EQ(done["status"], "finished") << done.dump(2);
   EXPECT_EQ(done["exit_code"], 0);
   EXPECT_EQ(done["targets"], json({{"histo", {{"patch.diff", "the diff"}}}})) << done["targets"].dump(2);
-  EXPECT_EQ(done["job"], json({{"job", 1}}));
+  // The runner's own paths never leave it: they would end up on GitHub.
+  EXPECT_EQ(done["job"], json({{"job", 1}, {"out", "JOB_DIR/out"}}));
+  EXPECT_EQ(done.dump().find(o.work_dir.string()), std::string::npos) << done.dump(2);
   EXPECT_EQ(done.dump().find("TOP-SECRET"), std::string::npos) << "a link planted in the output was followed";
   const std::string log = done["log"];
-  EXPECT_NE(log.find("the job ran"), std::string::npos) << log;
+  EXPECT_NE(log.find("the job ran, its output in JOB_DIR/out"), std::string::npos) << log;
   EXPECT_NE(log.find("not read back"), std::string::npos) << log;
   EXPECT_NE(log.find("targets/histo/result.json"), std::string::npos) << log;
   EXPECT_NE(log.find("targets/linked"), std::string::npos) << log;

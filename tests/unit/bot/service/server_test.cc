@@ -903,7 +903,8 @@ TEST(Serve, OneCheckRunPerJobAndReRunAndRedeliverAsGithubUsersExpect) {
   const fs::path quick = dir.path() / "quick-job.sh";
   write_text(quick, "#!/bin/sh\nset -eu\nmkdir -p \"$4\"\n"
                     "if jq -e '.targets[0] == \"no_such_function\"' \"$2\" >/dev/null; then\n"
-                    "  echo 'error: no function no_such_function in the repository' >&2; exit 1; fi\n"
+                    "  printf '{\"status\": \"failed\", \"error\": \"no function no_such_function in %s\"}' \"$4\" > \"$4/job.json\"\n"
+                    "  echo \"maxcode run: error: no function no_such_function in $4\" >&2; exit 1; fi\n"
                     "echo '{\"targets\": []}' > \"$4/job.json\"\n");
   fs::permissions(quick, fs::perms::owner_all);
   testing::BackgroundProcess runner(
@@ -971,11 +972,17 @@ TEST(Serve, OneCheckRunPerJobAndReRunAndRedeliverAsGithubUsersExpect) {
   EXPECT_EQ(runs.size(), total) << runs.dump(2);
   EXPECT_EQ(unfinished, 0) << runs.dump(2);
   EXPECT_EQ(typo_conclusion, "neutral");  // a failed command is a reply, not a red check
+  // Its reply gives the cause first, whole, and no path of the runner's.
   bool typo_replied = false;
   const json comments = github->state()["repos"]["acme/histo"]["comments"];
-  for (const auto& c : comments)
-    typo_replied |= c["body"].get<std::string>().find("optimize `no_such_function`") != std::string::npos &&
-                    c["body"].get<std::string>().find("failed.") != std::string::npos;
+  for (const auto& c : comments) {
+    const std::string body = c["body"];
+    if (body.find("optimize `no_such_function`") == std::string::npos) continue;
+    typo_replied = true;
+    EXPECT_NE(body.find("failed.\n\n`maxcode run` failed (exit code 1): no function no_such_function in JOB_DIR/out"),
+              std::string::npos) << body;
+    EXPECT_EQ(body.find((dir.path() / "runner").string()), std::string::npos) << body;
+  }
   EXPECT_TRUE(typo_replied) << comments.dump(2);
 
   // The typo's body again under a new delivery id: a replay, no second run.
