@@ -7,7 +7,10 @@ pkgs=(
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
   libbenchmark-dev libexpat1-dev
+  prometheus
 )
+# prometheus: for promtool, which lints the service's /metrics in the tests (its server is
+# not used; on a machine with systemd, `systemctl disable --now prometheus` stops it).
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
 # already there (any source) is used; otherwise Debian's.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

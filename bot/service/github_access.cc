@@ -5,32 +5,10 @@
 #include <vector>
 #include <sstream>
 
+#include "bot/github/api_route.h"
 #include "runner/util/files.h"
 
 namespace maxcode::bot::service {
-
-namespace {
-
-// "/repos/acme/histo/issues/3/comments" -> "/repos/{owner}/{repo}/issues/{n}/comments":
-// metric labels must not grow with every repository and number.
-std::string route_of(const std::string& path) {
-  std::string p = path.substr(0, path.find('?'));
-  std::vector<std::string> parts;
-  std::stringstream in(p);
-  for (std::string s; std::getline(in, s, '/');)
-    if (!s.empty()) parts.push_back(s);
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    std::string s = parts[i];
-    if (parts[0] == "repos" && (i == 1 || i == 2)) s = i == 1 ? "{owner}" : "{repo}";
-    else if (!s.empty() && std::all_of(s.begin(), s.end(), ::isdigit)) s = "{n}";
-    else if (i >= 4 && (parts[3] == "branches" || parts[3] == "collaborators")) s = "{name}";
-    out += "/" + s;
-  }
-  return out.empty() ? "/" : out;
-}
-
-}  // namespace
 
 GithubAccess::GithubAccess(const ServiceConfig& config, Metrics& metrics, ServiceLog& log)
     : config_(config), metrics_(metrics), log_(log) {
@@ -57,7 +35,7 @@ ClientOptions GithubAccess::client_options() const {
   o.log = [this](const std::string& line) { log_("github", line); };
   o.observe = [this](const std::string& method, const std::string& path, const HttpResult& r) {
     metrics_.count("maxcode_github_api_calls_total", "GitHub API requests by route and status",
-                   {{"method", method}, {"route", route_of(path)}, {"status", std::to_string(r.status)}});
+                   {{"method", method}, {"route", api_route(path)}, {"status", std::to_string(r.status)}});
     const std::string remaining = r.header("x-ratelimit-remaining");
     if (!remaining.empty()) {
       try {

@@ -70,6 +70,17 @@ void Metrics::clear(const std::string& name) {
   if (it != families_.end()) it->second.values.clear();
 }
 
+void Metrics::declare(const std::string& name, const std::string& type, const std::string& help) {
+  std::lock_guard lock(mutex_);
+  family(name, type, help);
+}
+
+void Metrics::declare_histogram(const std::string& name, const std::string& help, const Labels& labels) {
+  std::lock_guard lock(mutex_);
+  Histogram& h = family(name, "histogram", help).histograms[render_labels(labels)];
+  if (h.counts.empty()) h.counts.assign(buckets().size(), 0);
+}
+
 void Metrics::observe(const std::string& name, const std::string& help, const Labels& labels, double value) {
   std::lock_guard lock(mutex_);
   Histogram& h = family(name, "histogram", help).histograms[render_labels(labels)];

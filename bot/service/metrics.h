@@ -20,6 +20,10 @@ class Metrics {
   void observe(const std::string& name, const std::string& help, const Labels& labels, double value);
   // Drops every series of a gauge (before setting it afresh, e.g. queue depth by state).
   void clear(const std::string& name);
+  // A family with no series yet: its HELP and TYPE are shown from now on.
+  void declare(const std::string& name, const std::string& type, const std::string& help);
+  // A histogram series with no observations yet (every bucket 0).
+  void declare_histogram(const std::string& name, const std::string& help, const Labels& labels);
 
   double value(const std::string& name, const Labels& labels = {}) const;  // counter or gauge; 0 if none
   std::string text() const;

@@ -19,6 +19,7 @@
 #include "bot/service/http_server.h"
 #include "bot/service/job_queue.h"
 #include "bot/service/job_report.h"
+#include "bot/service/metric_catalog.h"
 #include "bot/service/metrics.h"
 #include "bot/service/regression_report.h"
 #include "bot/service/result_delivery.h"
@@ -129,6 +130,7 @@ struct Service::State {
 Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
   State& s = *state_;
   fs::create_directories(s.context.data_dir);
+  declare_service_metrics(s.metrics);  // every series an alert may need, at 0 from the start
   s.scheduler = std::make_unique<Scheduler>(s.context);
 
   s.events = std::make_unique<Worker>("events", std::chrono::milliseconds(1000), [&s] {
@@ -261,7 +263,8 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     }
   });
   http.Get("/metrics", [&s](const httplib::Request&, httplib::Response& res) {
-    s.metrics.clear("maxcode_jobs");
+    for (const char* state : {"queued", "running", "delivering", "done", "failed", "cancelled"})
+      s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, 0);
     for (const auto& [state, n] : s.queue.counts_by_state())
       s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, n);
     const auto runners = s.queue.runners();

@@ -9,6 +9,8 @@
 
 #include <iostream>
 #include <random>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "runner/store/history.h"
@@ -115,6 +117,50 @@ TEST(Serve, VerifiesStoresOnceAndRoutesEveryExampleEvent) {
   EXPECT_EQ(service.term(), 0);  // SIGTERM: a clean exit
   EXPECT_NE(service.process()->log().find("SIGTERM, shutting down"), std::string::npos);
   github->check_clean();
+}
+
+// Before any request, /metrics holds every family docs/service.md lists, and every series
+// whose labels are known in advance at 0, so that an alert on the first give-up, bad
+// signature or failed job can fire; Prometheus's own linter finds nothing to say.
+TEST(Serve, MetricsAtStartHoldEveryDocumentedSeriesAndPassPromtool) {
+  testing::TempDir dir;
+  ServiceProcess service(MAXCODE_BINARY, dir.path(), {}, kSecret, kAdmin, kRunner);
+  service.start();
+  const std::string text = service.get("/metrics").body;
+
+  const std::string doc = read_text(testing::source_path("docs/service.md"));
+  const std::size_t from = doc.find("- `GET /metrics`");
+  ASSERT_NE(from, std::string::npos);
+  const std::string listed = doc.substr(from, doc.find("- `GET /?token", from) - from);
+  std::set<std::string> documented;
+  const std::regex name("maxcode_[a-z_]+");
+  for (auto it = std::sregex_iterator(listed.begin(), listed.end(), name); it != std::sregex_iterator(); ++it)
+    documented.insert(it->str());
+  EXPECT_GE(documented.size(), 20u) << listed;
+  for (const std::string& family : documented)
+    EXPECT_NE(text.find("# TYPE " + family + " "), std::string::npos) << family << " is documented but not exported";
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("# TYPE ", 0) == 0) {
+      const std::string family = line.substr(7, line.find(' ', 7) - 7);
+      EXPECT_TRUE(documented.count(family)) << family << " is exported but docs/service.md does not list it";
+    }
+  for (const std::string series :
+       {"maxcode_github_gave_up_total{action=\"deliver\"} 0", "maxcode_github_gave_up_total{action=\"report\"} 0",
+        "maxcode_webhooks_total{event=\"unverified\",result=\"bad-signature\"} 0",
+        "maxcode_events_total{event=\"push\",outcome=\"github-error\"} 0", "maxcode_jobs{state=\"failed\"} 0",
+        "maxcode_deliveries_total{outcome=\"error\"} 0", "maxcode_leases_expired_total 0",
+        "maxcode_runners_live 0", "maxcode_job_duration_seconds_count{trigger=\"comment\"} 0"})
+    EXPECT_NE(text.find(std::string(series) + "\n"), std::string::npos) << series << "\n" << text;
+
+  testing::write_file(dir / "metrics.txt", text);
+  Command promtool;
+  promtool.shell = "promtool check metrics < " + shell_quote((dir / "metrics.txt").string());
+  const Outcome linted = run(promtool);
+  ASSERT_NE(linted.exit_code, 127) << "promtool is missing: scripts/setup.sh installs Debian's prometheus";
+  EXPECT_EQ(linted.exit_code, 0) << linted.out << linted.err;
+  EXPECT_EQ(linted.out + linted.err, "") << "promtool's findings";
+  EXPECT_EQ(service.term(), 0);
 }
 
 TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
