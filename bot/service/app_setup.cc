@@ -116,10 +116,11 @@ std::string page(const std::string& title, const std::string& body) {
 
 void answer(httplib::Response& res, int status, const std::string& html) {
   res.status = status;
-  // The addresses carry the state and the code: no cache keeps them, no Referer sends
-  // them on, no other site frames the page to have its button clicked.
+  // The addresses carry the state and the code: no cache keeps them, a Referer names
+  // the origin alone, no other site frames the page to have its button clicked.
+  // (Not no-referrer: browsers then send the form's POST to GitHub with `Origin: null`.)
   res.set_header("Cache-Control", "no-store");
-  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Referrer-Policy", "strict-origin");
   res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   res.set_content(html, "text/html; charset=utf-8");
 }
@@ -132,6 +133,9 @@ AppSetupFiles::AppSetupFiles(const fs::path& d)
 std::vector<fs::path> AppSetupFiles::all() const { return {service_json, app_key, webhook_secret_env}; }
 
 void refuse_existing_files(const AppSetupFiles& files) {
+  std::error_code ec;
+  if (fs::exists(files.dir, ec) && !fs::is_directory(files.dir, ec))
+    throw AppSetupError("--out " + files.dir.string() + " is not a folder");
   for (const fs::path& f : files.all()) {
     std::error_code ec;
     if (fs::symlink_status(f, ec).type() != fs::file_type::not_found)
@@ -248,7 +252,8 @@ struct AppSetupServer::State {
     return github + account + "/settings/apps/new?state=" + state;
   }
   std::string start_page() const {
-    const std::string manifest = dump_json(app_manifest(options.name, options.public_url));
+    const nlohmann::json manifest_json = app_manifest(options.name, options.public_url);
+    const std::string manifest = dump_json(manifest_json);
     const std::string account = options.org.empty() ? "your GitHub account" : "the organization " + options.org;
     return page("Create the " + options.name + " GitHub App",
                 "<p>This sends the App's manifest (below) to GitHub. There you may rename the App, then create it under " +
@@ -257,7 +262,7 @@ struct AppSetupServer::State {
                     "key and webhook secret on the server.</p>\n<form action=\"" + html_escape(new_app_url()) +
                     "\" method=\"post\">\n<input type=\"hidden\" name=\"manifest\" value=\"" + html_escape(manifest) +
                     "\">\n<button type=\"submit\">Create the App on GitHub</button>\n</form>\n<pre>" +
-                    html_escape(dump_json(app_manifest(options.name, options.public_url), 2)) + "</pre>\n");
+                    html_escape(dump_json(manifest_json, 2)) + "</pre>\n");
   }
 };
 
