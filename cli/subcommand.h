@@ -30,6 +30,7 @@ std::unique_ptr<Subcommand> sweep_command();
 std::unique_ptr<Subcommand> serve_command();
 std::unique_ptr<Subcommand> runner_command();
 std::unique_ptr<Subcommand> app_manifest_command();
+std::unique_ptr<Subcommand> app_setup_command();
 std::unique_ptr<Subcommand> check_input_command();
 
 }  // namespace maxcode::cli

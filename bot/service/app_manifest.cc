@@ -9,7 +9,9 @@ nlohmann::json app_manifest(const std::string& name, const std::string& url) {
           {"url", base},
           {"description", "Finds faster versions of hot C++ and CUDA functions, proves them, and opens pull requests."},
           {"hook_attributes", {{"url", base + "/webhooks/github"}, {"active", true}}},
-          {"redirect_url", base + "/"},
+          // GitHub sends the browser here with the one-time code that converts into the
+          // App's id, key and webhook secret; `/` is the admin-only dashboard.
+          {"redirect_url", base + kAppSetupCallbackPath},
           {"public", false},
           // contents write: push the maxcode/* branches; pull requests and issues write:
           // open PRs, answer commands, report regressions; checks write: one check run

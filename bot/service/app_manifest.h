@@ -8,7 +8,13 @@
 
 namespace maxcode::bot::service {
 
-// `url`: the service's public base URL (webhooks go to URL/webhooks/github).
+// Where `maxcode app-setup` (app_setup.h) serves the manifest flow: the page that sends
+// the manifest to GitHub, and the route GitHub redirects the browser to with the code.
+inline constexpr const char* kAppSetupPath = "/app-setup";
+inline constexpr const char* kAppSetupCallbackPath = "/app-setup/callback";
+
+// `url`: the service's public base URL (webhooks go to URL/webhooks/github; GitHub's
+// redirect after creating the App to URL/app-setup/callback).
 nlohmann::json app_manifest(const std::string& name, const std::string& url);
 
 }  // namespace maxcode::bot::service

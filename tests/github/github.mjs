@@ -3,7 +3,7 @@
 // examples in GitHub's OpenAPI description and take the state's values, so they have
 // GitHub's shapes; server.mjs checks every response against the schema as well.
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { verifyAppJwt } from "./app_jwt.mjs";
 
 export class HttpError extends Error {
@@ -35,6 +35,7 @@ export class GitHub {
     this.repos = new Map();
     this.tokens = new Map();
     this.apps = new Map();
+    this.manifestCodes = new Map();
     this.nextId = 1000;
     this.tokensIssued = 0;
     this.tokenTtl = 3600;
@@ -46,7 +47,7 @@ export class GitHub {
   }
 
   // Control: repositories, tokens and Apps for a test.
-  setup({ repos = [], tokens = [], apps = [], token_ttl_s }) {
+  setup({ repos = [], tokens = [], apps = [], manifest_codes = [], token_ttl_s }) {
     for (const r of repos) {
       const key = `${r.owner}/${r.name}`.toLowerCase();
       this.repos.set(key, {
@@ -66,7 +67,42 @@ export class GitHub {
     for (const t of tokens)
       this.tokens.set(t.token, { kind: "pat", type: "User", permissions: {}, ...t });
     for (const a of apps) this.apps.set(String(a.id), { slug: `app-${a.id}`, installations: [], ...a });
+    for (const c of manifest_codes) this.createFromManifest(c);
     if (token_ttl_s !== undefined) this.tokenTtl = token_ttl_s;
+  }
+
+  // What GitHub does when the operator confirms a manifest on its "new App" page: the
+  // App exists from then on (with a key pair whose public half checks its JWTs), and the
+  // browser is redirected with a code for POST /app-manifests/{code}/conversions, good
+  // once within an hour. {code, manifest, owner, expires_in_s, installations}.
+  createFromManifest({ code, manifest, owner = "octocat", expires_in_s = 3600, installations = [] }) {
+    if (!code || !manifest?.url) throw new Error("a manifest code needs a code and a manifest with its url (GitHub requires url)");
+    const id = this.id();
+    const name = manifest.name || `app-${id}`;
+    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+    const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
+    const app = { id, slug, name, owner, manifest, installations, public_key: publicKey, created_at: iso(),
+      webhook_secret: manifest.hook_attributes?.url ? randomBytes(20).toString("hex") : null,
+      client_id: `Iv23li${randomBytes(7).toString("hex")}`, client_secret: randomBytes(20).toString("hex") };
+    this.apps.set(String(id), app);
+    this.manifestCodes.set(code, { app, pem: privateKey, expires_at: Date.now() / 1000 + expires_in_s });
+  }
+
+  // POST /app-manifests/{code}/conversions (no authentication): the App's credentials,
+  // once. A used, expired or unknown code is 404, as GitHub answers it.
+  convertManifest({ code }) {
+    const entry = this.manifestCodes.get(code);
+    this.manifestCodes.delete(code);
+    if (!entry || entry.expires_at <= Date.now() / 1000)
+      throw new HttpError(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest", status: "404" });
+    const { app, pem } = entry;
+    const m = app.manifest;
+    return { status: 201, body: { id: app.id, slug: app.slug, node_id: `A_${app.id}`, client_id: app.client_id,
+      owner: this.user(app.owner), name: app.name, description: m.description ?? "", external_url: m.url,
+      html_url: `${this.base}/apps/${app.slug}`, created_at: app.created_at, updated_at: app.created_at,
+      permissions: m.default_permissions || {}, events: m.default_events || [], installations_count: app.installations.length,
+      client_secret: app.client_secret, webhook_secret: app.webhook_secret, pem } };
   }
 
   repo(owner, name) {
@@ -253,6 +289,7 @@ export class GitHub {
     }
     if (operationId === "users/get-by-username")  // public: GitHub answers it without a token too
       return { status: 200, body: this.fullUser(params.username, params.username.endsWith("[bot]") ? "Bot" : "User") };
+    if (operationId === "apps/create-from-manifest") return this.convertManifest(params);
     const token = this.authenticate(headers["authorization"]);
     if (operationId === "users/get-authenticated") {  // GitHub refuses it to installation tokens
       if (token.kind === "installation")

@@ -8,7 +8,7 @@
 // 400 and counted as invalid. Responses are checked against the description too.
 //
 // Control endpoints (not GitHub's, not counted) under /_control:
-//   POST /_control/setup   {repos, tokens, apps, token_ttl_s}    see github.mjs
+//   POST /_control/setup   {repos, tokens, apps, manifest_codes, token_ttl_s}    see github.mjs
 //   POST /_control/fail    {kind, times, method, path, ...}      inject failures
 //   POST /_control/replay  {scenario}                            serve an @octokit/fixtures scenario
 //   POST /_control/merge   {owner, name, number}                 a maintainer merged a PR
