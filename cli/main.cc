@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   commands.push_back(app_manifest_command());
   commands.push_back(app_setup_command());
   commands.push_back(check_input_command());
+  commands.push_back(comment_command_command());
   std::vector<CLI::App*> parsers;
   for (auto& c : commands) parsers.push_back(c->add_to(app));
 

@@ -32,5 +32,6 @@ std::unique_ptr<Subcommand> runner_command();
 std::unique_ptr<Subcommand> app_manifest_command();
 std::unique_ptr<Subcommand> app_setup_command();
 std::unique_ptr<Subcommand> check_input_command();
+std::unique_ptr<Subcommand> comment_command_command();
 
 }  // namespace maxcode::cli

@@ -82,6 +82,16 @@ std::string tail_of(const fs::path& dir, const std::string& name, std::size_t by
   return text;
 }
 
+// The last non-empty line of `text`, without the carriage returns a progress bar uses.
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\r\n ");
+  if (end == std::string::npos) return "";
+  const std::size_t begin = text.find_last_of("\r\n", end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 struct RunOutcome {
   std::string status;  // finished | failed | cancelled | lost
   int exit_code = -1;
@@ -170,6 +180,8 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const ClaimedJob& job, cons
   // 3. Run it, heartbeating.
   JobProcess process(command, dir, o.job_timeout_s);
   auto next_beat = Clock::now();
+  const auto started = Clock::now();
+  std::string shown;
   for (;;) {
     if (const std::optional<Outcome> done = process.done()) {
       if (done->spawn_failed) return {"failed", -1, "could not start: " + done->spawn_error};
@@ -180,6 +192,13 @@ RunOutcome run_job(const RunnerOptions& o, Api& api, const ClaimedJob& job, cons
       return {"finished", done->exit_code, ""};
     }
     if (Clock::now() >= next_beat) {
+      // The operator watching a runner sees where its job is: the job's latest progress
+      // line, when it changed since the last beat.
+      if (std::string line = last_line(tail_of(dir, "run.log", 2000)); !line.empty() && line != shown) {
+        say("job " + std::to_string(job.id) + " (" + std::to_string(static_cast<long long>(seconds_since(started))) +
+            " s): " + excerpt(line, 200));
+        shown = std::move(line);
+      }
       const auto [code, answer] =
           api.post("/api/runner/jobs/" + std::to_string(job.id) + "/heartbeat", {{"lease", job.lease}});
       const bool cancel = code == 200 && answer.is_object() && answer.value("state", json()) == "cancel";

@@ -35,6 +35,19 @@ PY
   config="$derived"
 fi
 
+# A comment started the run: its command is the App's `/maxcode optimize [FUNCTION]
+# [--policy P]`, read by maxcode's own parser. The workflow's inputs, where set, win.
+if [ "${GITHUB_EVENT_NAME:-}" = issue_comment ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
+  body=$(python3 -c 'import json,sys; print((json.load(open(sys.argv[1])).get("comment") or {}).get("body") or "")' "$GITHUB_EVENT_PATH")
+  status=0
+  parsed=$(printf '%s' "$body" | "$bin" comment-command 2>"${RUNNER_TEMP:-/tmp}/maxcode-command.err") || status=$?
+  [ "$status" -eq 0 ] || error "the comment's command: $(cat "${RUNNER_TEMP:-/tmp}/maxcode-command.err" | sed 's/^maxcode comment-command: //')"
+  kind=$(printf '%s\n' "$parsed" | sed -n 's/^kind=//p')
+  [ "$kind" = optimize ] || error "/maxcode $kind is the App's command; the Action runs /maxcode optimize [function] [--policy P]"
+  [ -n "${MAXCODE_FUNCTION:-}" ] || MAXCODE_FUNCTION=$(printf '%s\n' "$parsed" | sed -n 's/^function=//p')
+  [ -n "${MAXCODE_POLICY:-}" ] || MAXCODE_POLICY=$(printf '%s\n' "$parsed" | sed -n 's/^policy=//p')
+fi
+
 args=(optimize . --config "$config" --out "$out")
 [ -z "${MAXCODE_FUNCTION:-}" ] || args+=(--function "$MAXCODE_FUNCTION")
 [ -z "${MAXCODE_POLICY:-}" ] || args+=(--policy "$MAXCODE_POLICY")

@@ -198,6 +198,9 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
     for (const std::string& c : r.commits) progress.note("  " + c);
   }
   if (run.stop && run.stop->load()) result.exit_code = std::max(result.exit_code, kJobStopped);
+  // A night that went well but flagged a regression is not a success: a scheduled
+  // workflow must be able to fail on it. A worse code (a failed job) says more and stays.
+  if (result.exit_code == kJobCompleted && !result.regressions.empty()) result.exit_code = kSweepRegression;
   return result;
 }
 

@@ -46,12 +46,16 @@ struct SweepJob {
   JobRecord record;
 };
 
+// `maxcode sweep`'s exit code when every job completed and the night flagged a
+// regression (the job codes, run_job.h, are 0 to 4).
+inline constexpr int kSweepRegression = 5;
+
 struct SweepResult {
   std::string night;
   std::vector<SweepJob> jobs;
   std::vector<Regression> regressions;  // this night's, against the night before
   std::filesystem::path trend_page;
-  int exit_code = 0;  // the worst of the jobs' (run_job.h), 3 when stopped
+  int exit_code = 0;  // the worst of the jobs' (run_job.h), 3 when stopped, else 5 for a regression
 };
 
 struct SweepRun {

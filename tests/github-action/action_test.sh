@@ -95,7 +95,7 @@ cat > "$work/fork-pr.json" <<'JSON'
 JSON
 cat > "$work/outsider-comment.json" <<'JSON'
 {"action": "created", "issue": {"number": 3, "pull_request": {"url": "x"}},
- "comment": {"body": "/maxcode histogram", "author_association": "NONE", "user": {"login": "mallory"}},
+ "comment": {"body": "/maxcode optimize histogram", "author_association": "NONE", "user": {"login": "mallory"}},
  "repository": {"full_name": "acme/histo"}}
 JSON
 cat > "$work/dispatch.json" <<'JSON'
@@ -156,9 +156,27 @@ echo "== /maxcode comment by a member on PR #1, delivery comment"
 out=$MAXCODE_OUT
 cat > "$work/member-comment.json" <<'JSON'
 {"action": "created", "issue": {"number": 1, "pull_request": {"url": "x"}},
- "comment": {"body": "/maxcode histogram", "author_association": "MEMBER", "user": {"login": "alice"}},
+ "comment": {"body": "/maxcode optimize histogram", "author_association": "MEMBER", "user": {"login": "alice"}},
  "repository": {"full_name": "acme/histo"}}
 JSON
+# The comment's command is the App's, read by maxcode's parser: others are refused
+# before any work.
+for bad in "/maxcode status|/maxcode status is the App's command; the Action runs /maxcode optimize" \
+           "/maxcode optimize 9lives|the comment's command: '9lives' is not a function name" \
+           "/maxcode optimize histogram --policy fast|the comment's command: unknown policy 'fast'"; do
+  python3 - "$work/bad-comment.json" "${bad%%|*}" <<'PY'
+import json, sys
+json.dump({"action": "created", "issue": {"number": 1, "pull_request": {"url": "x"}},
+           "comment": {"body": sys.argv[2], "author_association": "MEMBER", "user": {"login": "alice"}},
+           "repository": {"full_name": "acme/histo"}}, open(sys.argv[1], "w"))
+PY
+  new_job issue_comment "$work/bad-comment.json"
+  step install MAXCODE_PATH="$maxcode_bin" > /dev/null
+  expect_refusal "${bad#*|}" optimize MAXCODE_CONFIG=.maxcode.json MAXCODE_LLM_BASE_URL= MAXCODE_LLM_KEY_SECRETS=
+done
+printf 'Thanks!\n/maxcode optimize histogram --policy tune\n' | "$maxcode_bin" comment-command > "$work/parsed.txt"
+[ "$(cat "$work/parsed.txt")" = "$(printf 'kind=optimize\nfunction=histogram\npolicy=tune')" ] \
+  || fail "comment-command printed: $(cat "$work/parsed.txt")"
 new_job issue_comment "$work/member-comment.json"
 step preflight MAXCODE_REQUIRE_GPU=false MAXCODE_DELIVERY=comment
 # The search's results as the optimize step left them (not searched again).

@@ -116,6 +116,7 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
                       "printf '{\"job\": 1, \"out\": \"%s\"}' \"$out\" > \"$out/job.json\"\n"
                       "setsid sh -c 'echo $$ > " + daemon_pid.string() + "; exec sleep 300' </dev/null >/dev/null 2>&1 &\n"
                       "while [ ! -s " + daemon_pid.string() + " ]; do sleep 0.05; done\n"
+                      "echo 'searching: candidate 2 of 5'; sleep 1.5\n"
                       "echo the job ran, its output in \"$out\"\n");
   fs::permissions(command, fs::perms::owner_all);
 
@@ -139,7 +140,13 @@ TEST(RunnerClient, HostileJobsAreReportedNoLinkIsFollowedAndNoProcessIsLeft) {
   o.wait_s = 1;
   o.heartbeat_s = 0.5;
   o.max_jobs = 5;  // the deep reply is a failed claim, not a job
-  ASSERT_EQ(run_runner(o), 0);
+  ::testing::internal::CaptureStderr();
+  const int runner_exit = run_runner(o);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runner_exit, 0) << said;
+  // While a job runs, the runner shows its latest progress line.
+  EXPECT_NE(said.find("maxcode runner: job 9 ("), std::string::npos) << said;
+  EXPECT_NE(said.find(" s): searching: candidate 2 of 5"), std::string::npos) << said;
 
   const auto results = service.results();
   ASSERT_EQ(results.size(), 3u) << "jobs 7, 8 and 9 are reported; the one without an id cannot be";
