@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "bot/delivery/pr_command.h"
+#include "cli/github_credentials.h"
 #include "runner/util/files.h"
 
 namespace maxcode::cli {
@@ -32,7 +33,7 @@ BotDelivery::BotDelivery(const DeliveryInput& input) : input_(input) {
 PrRecord BotDelivery::deliver(const fs::path& result_dir) {
   bot::DeliverOptions options = options_;
   options.result_dir = result_dir;
-  if (!options.dry_run && !tokens_) tokens_ = bot::github_tokens_from_env(options.client, input_.repo);
+  if (!options.dry_run && !tokens_) tokens_ = github_tokens_from_env(options.client, input_.repo);
   const bot::DeliveryReport report = bot::deliver(options, tokens_, std::cerr);
   PrRecord pr{bot::outcome_name(report.outcome), report.pr_number, report.pr_url, report.branch, report.title,
               report.message};

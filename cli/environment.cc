@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include "runner/instrument/inject_paths.h"
+#include "runner/util/process.h"
+
 namespace maxcode {
 
 namespace fs = std::filesystem;
@@ -37,6 +40,11 @@ Environment read_environment() {
   env.lock_dir = given("MAXCODE_LOCK_DIR").value_or(fs::temp_directory_path().string());
   env.cache_dir = cache_dir();
   return env;
+}
+
+void apply_process_environment() {
+  if (auto isolation = given("MAXCODE_ISOLATION")) force_isolation(*isolation);
+  if (auto dir = given("MAXCODE_INJECT_DIR")) set_inject_dir(*dir);
 }
 
 }  // namespace maxcode

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/environment.h"
 #include "cli/subcommand.h"
 
 int main(int argc, char** argv) {
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // usage error
   }
+  maxcode::apply_process_environment();
   for (std::size_t i = 0; i < commands.size(); ++i) {
     if (!parsers[i]->parsed()) continue;
     // Each subcommand reports its own errors; one that escapes it (a file system error on

@@ -1,5 +1,6 @@
 // `maxcode pr`: deliver a result directory as a GitHub pull request.
 #include "bot/delivery/pr_command.h"
+#include "cli/github_credentials.h"
 #include "cli/subcommand.h"
 
 namespace maxcode::cli {
@@ -25,7 +26,10 @@ class Pr : public Subcommand {
         ->check(CLI::PositiveNumber);
     return cmd;
   }
-  int run() override { return bot::run_pr_command(o_); }
+  int run() override {
+    o_.tokens = github_tokens_from_env;  // the environment is read here, at the CLI
+    return bot::run_pr_command(o_);
+  }
 
  private:
   bot::PrCommandOptions o_;

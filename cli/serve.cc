@@ -1,4 +1,5 @@
 // `maxcode serve`: the GitHub App service (bot/service/server.h, docs/service.md).
+#include <cstdlib>
 #include <iostream>
 
 #include "bot/service/server.h"
@@ -7,6 +8,20 @@
 
 namespace maxcode::cli {
 namespace {
+
+// The secrets from the environment variables the config names (read here, at the CLI);
+// throws ServiceConfigError naming a variable that is required and unset.
+bot::service::ServeSecrets secrets_from_env(const bot::service::ServiceConfig& config) {
+  auto env = [](const std::string& name) {
+    const char* v = std::getenv(name.c_str());
+    return std::string(v ? v : "");
+  };
+  bot::service::ServeSecrets s{env(config.webhook_secret_env), env(config.admin_token_env), env(config.runner_token_env)};
+  if (s.webhook_secret.empty())
+    throw bot::service::ServiceConfigError("the webhook secret is required: set " + config.webhook_secret_env +
+                                           " (the secret entered in the GitHub App's settings)");
+  return s;
+}
 
 class Serve : public Subcommand {
  public:
@@ -31,7 +46,7 @@ class Serve : public Subcommand {
       if (!api_.empty()) c.api_url = api_;
       if (!app_id_.empty()) c.app_id = app_id_;
       if (!app_key_.empty()) c.app_key_file = app_key_;
-      return run_service(c);
+      return run_service(c, secrets_from_env(c));
     } catch (const std::exception& e) {
       std::cerr << "maxcode serve: error: " << e.what() << "\n";
       return 1;

@@ -1,25 +1,10 @@
 #include "bot/delivery/pr_command.h"
 
-#include <cstdlib>
 #include <iostream>
 
-#include "bot/github/app_auth.h"
 #include "bot/delivery/deliver.h"
 
 namespace maxcode::bot {
-
-std::shared_ptr<TokenSource> github_tokens_from_env(const ClientOptions& client, const std::string& repo) {
-  AppCredentials app;
-  if (app_credentials_from_env(app)) {
-    // Scope the installation token to the one repository being delivered to.
-    const std::string name = repo.substr(repo.find('/') + 1);
-    return std::make_shared<AppInstallationTokens>(app, client, std::vector<std::string>{name});
-  }
-  for (const char* variable : {"GITHUB_TOKEN", "GH_TOKEN"})
-    if (const char* token = std::getenv(variable); token && *token) return std::make_shared<StaticToken>(token);
-  throw std::runtime_error(
-      "no GitHub credentials: set GITHUB_TOKEN, or MAXCODE_APP_ID, MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID");
-}
 
 int run_pr_command(const PrCommandOptions& o) {
   try {
@@ -35,7 +20,7 @@ int run_pr_command(const PrCommandOptions& o) {
     options.client.user_agent = std::string("maxcode/") + MAXCODE_VERSION;
     options.client.log = [](const std::string& line) { std::cerr << line << "\n"; };
     std::shared_ptr<TokenSource> tokens;
-    if (!o.dry_run) tokens = github_tokens_from_env(options.client, o.repo);
+    if (!o.dry_run) tokens = o.tokens(options.client, o.repo);
     const DeliveryReport report = deliver(options, tokens, std::cerr);
     if (o.dry_run) {
       std::cout << "branch: " << report.branch << "\n";

@@ -1,8 +1,8 @@
 // `maxcode pr`: deliver a result directory as a pull request (deliver.h), with the
-// token from the environment: GITHUB_TOKEN, or a GitHub App through MAXCODE_APP_ID,
-// MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID.
+// tokens the CLI read from the environment (cli/github_credentials.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,16 +20,14 @@ struct PrCommandOptions {
   std::string git_url;
   int max_open_prs = 10;
   int max_prs_per_hour = 5;
+  // Made once the options are known (the App's token is scoped to `repo`); not called
+  // for a dry run. Throws when there are no credentials.
+  std::function<std::shared_ptr<TokenSource>(const ClientOptions&, const std::string& repo)> tokens;
 };
 
 // Prints what it does on stderr and, for --dry-run, the branch, title and body on
 // stdout. Returns 0 when the result was delivered or deliberately not delivered (the
 // outcome says which), 1 on errors (bad input, refused credentials, GitHub errors).
 int run_pr_command(const PrCommandOptions& options);
-
-// The credentials of the environment: a GitHub App (MAXCODE_APP_ID, MAXCODE_APP_KEY_FILE,
-// MAXCODE_INSTALLATION_ID; the token scoped to `repo`, OWNER/NAME), else GITHUB_TOKEN or
-// GH_TOKEN. Throws std::runtime_error when there are none.
-std::shared_ptr<TokenSource> github_tokens_from_env(const ClientOptions& client, const std::string& repo);
 
 }  // namespace maxcode::bot

@@ -1,7 +1,6 @@
 #include "bot/github/app_auth.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -17,11 +16,6 @@ namespace {
 // Refresh this long before expiry, so a token never dies in the middle of a delivery.
 constexpr std::int64_t kRefreshMargin = 300;
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 }  // namespace
 
 std::int64_t parse_github_time(const std::string& text) {
@@ -30,19 +24,6 @@ std::int64_t parse_github_time(const std::string& text) {
   in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
   if (in.fail()) throw std::invalid_argument("not a GitHub timestamp: " + text);
   return static_cast<std::int64_t>(timegm(&tm));
-}
-
-bool app_credentials_from_env(AppCredentials& out) {
-  out.app_id = env("MAXCODE_APP_ID");
-  if (out.app_id.empty()) return false;
-  const std::string key_file = env("MAXCODE_APP_KEY_FILE");
-  out.installation_id = env("MAXCODE_INSTALLATION_ID");
-  if (key_file.empty() || out.installation_id.empty())
-    throw std::runtime_error("MAXCODE_APP_ID is set, so MAXCODE_APP_KEY_FILE and MAXCODE_INSTALLATION_ID are needed too");
-  std::optional<std::string> pem = try_read_text(key_file);
-  if (!pem) throw std::runtime_error("MAXCODE_APP_KEY_FILE: cannot read " + key_file);
-  out.private_key_pem = std::move(*pem);
-  return true;
 }
 
 AppInstallationTokens::AppInstallationTokens(AppCredentials credentials, ClientOptions options,

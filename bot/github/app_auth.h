@@ -20,11 +20,6 @@ struct AppCredentials {
   std::string installation_id;
 };
 
-// Reads MAXCODE_APP_ID, MAXCODE_APP_KEY_FILE (a PEM file) and MAXCODE_INSTALLATION_ID.
-// Returns false when MAXCODE_APP_ID is unset; throws std::runtime_error when it is set
-// but the others are missing or the key file cannot be read.
-bool app_credentials_from_env(AppCredentials& out);
-
 class AppInstallationTokens : public TokenSource {
  public:
   // `repositories` (names without owner) narrows the token to those repositories.

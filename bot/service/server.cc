@@ -339,19 +339,7 @@ void Service::stop() {
     if (w) w->stop();
 }
 
-ServeSecrets secrets_from_env(const ServiceConfig& config) {
-  auto env = [](const std::string& name) {
-    const char* v = std::getenv(name.c_str());
-    return std::string(v ? v : "");
-  };
-  ServeSecrets s{env(config.webhook_secret_env), env(config.admin_token_env), env(config.runner_token_env)};
-  if (s.webhook_secret.empty())
-    throw ServiceConfigError("the webhook secret is required: set " + config.webhook_secret_env +
-                             " (the secret entered in the GitHub App's settings)");
-  return s;
-}
-
-int run_service(const ServiceConfig& config) {
+int run_service(const ServiceConfig& config, const ServeSecrets& secrets) {
   // Block the stop signals in every thread; the main thread takes them with sigwait.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -360,7 +348,7 @@ int run_service(const ServiceConfig& config) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   try {
-    Service service(config, secrets_from_env(config));
+    Service service(config, secrets);
     service.bind();
     std::thread server([&] { service.serve(); });
     int sig = 0;

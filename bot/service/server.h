@@ -39,11 +39,8 @@ class Service {
   std::unique_ptr<State> state_;
 };
 
-// Reads the secrets from the environment variables the config names; throws
-// ServiceConfigError naming a variable that is required and unset.
-ServeSecrets secrets_from_env(const ServiceConfig& config);
-
-// Runs the service until SIGTERM or SIGINT; returns the exit code.
-int run_service(const ServiceConfig& config);
+// Runs the service until SIGTERM or SIGINT; returns the exit code. The secrets come from
+// the CLI, which reads them from the variables the config names.
+int run_service(const ServiceConfig& config, const ServeSecrets& secrets);
 
 }  // namespace maxcode::bot::service

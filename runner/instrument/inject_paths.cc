@@ -1,14 +1,32 @@
 #include "runner/instrument/inject_paths.h"
 
-#include <cstdlib>
+#include <mutex>
 
 namespace maxcode {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::mutex inject_dir_mutex;
+fs::path& inject_dir() {
+  static fs::path dir;
+  return dir;
+}
+
+}  // namespace
+
+void set_inject_dir(const fs::path& dir) {
+  std::lock_guard lock(inject_dir_mutex);
+  inject_dir() = dir;
+}
+
 InjectLibraries find_inject_libraries() {
   InjectLibraries found;
-  if (const char* dir = std::getenv("MAXCODE_INJECT_DIR"); dir && *dir) found.searched.push_back(dir);
+  {
+    std::lock_guard lock(inject_dir_mutex);
+    if (!inject_dir().empty()) found.searched.push_back(inject_dir());
+  }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

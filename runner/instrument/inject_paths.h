@@ -15,8 +15,12 @@ struct InjectLibraries {
   std::vector<std::filesystem::path> searched;
 };
 
-// Looks in $MAXCODE_INJECT_DIR, then relative to /proc/self/exe: lib/, ., ../lib,
-// ../lib/maxcode.
+// Looks in the directory set_inject_dir() gave (the CLI's MAXCODE_INJECT_DIR), then
+// relative to /proc/self/exe: lib/, ., ../lib, ../lib/maxcode.
 InjectLibraries find_inject_libraries();
+
+// A directory to look in first; empty = none. The CLI sets it once, from the
+// environment; the install layout is a fact of the process, so it is not passed per call.
+void set_inject_dir(const std::filesystem::path& dir);
 
 }  // namespace maxcode

@@ -164,9 +164,20 @@ std::optional<Isolation> parse_isolation(const std::string& name) {
   return std::nullopt;
 }
 
+std::mutex forced_mutex;
+std::string& forced_isolation() {
+  static std::string name;
+  return name;
+}
+
 IsolationChoice probe_isolation() {
   IsolationChoice choice;
-  if (const char* forced = std::getenv("MAXCODE_ISOLATION"); forced && *forced) {
+  std::string forced_name;
+  {
+    std::lock_guard lock(forced_mutex);
+    forced_name = forced_isolation();
+  }
+  if (const char* forced = forced_name.c_str(); *forced) {
     std::optional<Isolation> wanted = parse_isolation(forced);
     if (wanted && works(*wanted)) {
       choice.isolation = *wanted;
@@ -1116,6 +1127,11 @@ const char* isolation_name(Isolation isolation) {
 }
 
 Isolation available_isolation() { return isolation_choice().isolation; }
+
+void force_isolation(const std::string& name) {
+  std::lock_guard lock(forced_mutex);
+  forced_isolation() = name;
+}
 
 bool sandbox_drops_root() { return geteuid() == 0; }
 

@@ -40,9 +40,13 @@ enum class Isolation {
 const char* isolation_name(Isolation isolation);
 
 // Probes once per process which isolation works on this machine (bwrap, then
-// namespaces, then unshare). MAXCODE_ISOLATION=bubblewrap|namespaces|unshare|none forces
-// a choice (tests, debugging).
+// namespaces, then unshare), or takes the one force_isolation() named.
 Isolation available_isolation();
+
+// bubblewrap | namespaces | unshare | none: use that one (tests, debugging) when it works
+// here, else say so and probe; "" = probe. The CLI calls it once, from MAXCODE_ISOLATION,
+// before the first command runs: the choice is made once per process.
+void force_isolation(const std::string& name);
 
 // Where a child's environment starts from.
 enum class ParentEnv {
