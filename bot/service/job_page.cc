@@ -222,8 +222,10 @@ void add_job_page_routes(httplib::Server& server, ServiceContext& context, const
   for (const std::string& s : secrets)
     if (s.size() >= kShortestSecret) scrub->replace(s, "[redacted]");
   std::error_code ignored;
-  for (const fs::path& dir : {fs::absolute(context.data_dir, ignored), fs::weakly_canonical(context.data_dir, ignored)})
-    if (!dir.empty()) scrub->replace(dir.lexically_normal().string(), "DATA_DIR");
+  // As configured (perhaps relative), absolute, and with links resolved.
+  for (const fs::path& dir : {context.data_dir, fs::absolute(context.data_dir, ignored), fs::weakly_canonical(context.data_dir, ignored)})
+    // A short relative name ("data") would be replaced inside ordinary words.
+    if (dir.is_absolute() || dir.string().size() >= 12) scrub->replace(dir.lexically_normal().string(), "DATA_DIR");
 
   // The job, when the link is good for it; otherwise the answer has been given.
   auto open = [&context, &links](const httplib::Request& req, httplib::Response& res) -> std::optional<Job> {
@@ -252,20 +254,13 @@ void add_job_page_routes(httplib::Server& server, ServiceContext& context, const
     }
     return job;
   };
-  // The folder of the job's stored results, when it is one of the service's own.
+  // The folder of the job's stored results: its attempt's folder under this data dir's
+  // jobs/ID, whatever absolute path it was stored under (a data dir restored elsewhere
+  // still serves), and never a folder outside it.
   auto results_dir = [&context](const Job& job) -> std::optional<fs::path> {
-    const std::string dir = text_of(job.result, "dir");
-    if (dir.empty()) return std::nullopt;
-    const fs::path path = fs::path(dir).lexically_normal();
-    const fs::path jobs = (context.data_dir / "jobs" / std::to_string(job.id)).lexically_normal();
-    const auto rel = path.lexically_relative(jobs);
-    if (rel.empty() || rel.native().rfind("..", 0) == 0) {
-      // data_dir may be given relative and dir stored absolute: compare as absolute.
-      std::error_code ec;
-      const auto rel_abs = path.lexically_relative(fs::absolute(jobs, ec).lexically_normal());
-      if (rel_abs.empty() || rel_abs.native().rfind("..", 0) == 0) return std::nullopt;
-    }
-    return path;
+    const std::string attempt = fs::path(text_of(job.result, "dir")).filename().string();
+    if (attempt.rfind("attempt-", 0) != 0 || !safe_result_name(attempt)) return std::nullopt;
+    return context.data_dir / "jobs" / std::to_string(job.id) / attempt;
   };
 
   server.Get(R"(/jobs/(\d+))", [&context, open, results_dir, scrub](const httplib::Request& req, httplib::Response& res) {
