@@ -8,14 +8,20 @@
 #include <httplib.h>
 #include <sys/stat.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <regex>
+#include <thread>
 
 #include "bot/service/job_page.h"
 #include "bot/service/job_queue.h"
 #include "bot/service/link_signature.h"
 #include "bot/service/service_config.h"
 #include "runner/util/files.h"
+#include "support/fixture_repo.h"
+#include "support/git_server.h"
+#include "support/github_api.h"
 #include "support/service_harness.h"
 #include "support/test_support.h"
 
@@ -223,6 +229,89 @@ TEST_F(JobPage, TheDashboardLinksJobsShowsSpeedupsAndDurationsRefreshesAndDropsR
   EXPECT_EQ(dashboard.find("old-runner"), std::string::npos) << dashboard;
   EXPECT_NE(dashboard.find("1 runner not heard from for more than 120 s"), std::string::npos);
   EXPECT_EQ(get(service->port(), "/").status, 403) << "the dashboard still needs the admin token";
+}
+
+// The whole way: a command on GitHub becomes a job that a runner runs; the check run on
+// the local GitHub (its requests checked against GitHub's OpenAPI description) carries
+// a Details link that opens the job's page for someone with no token.
+TEST(JobPageDetails, TheCheckRunsDetailsOpensTheJobsPageWithoutTheAdminToken) {
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  const fs::path source = dir.path() / "source";
+  testing::copy_example_with_short_timing("cpu-histogram", source);
+  git_server.create_repo("acme/histo.git", source);
+  const auto app_key = testing::make_app_key();
+  write_text(dir.path() / "app.pem", app_key.first);
+  const json permissions{{"contents", "write"}, {"pull_requests", "write"}, {"issues", "write"}, {"checks", "write"}, {"metadata", "read"}};
+  github->setup({{"repos", {{{"owner", "acme"}, {"name", "histo"}, {"git_dir", (git_server.root() / "acme/histo.git").string()},
+                             {"collaborators", {{"alice", "write"}}}, {"issues", {{{"number", 1}}}}}}},
+                 {"apps", {{{"id", "4242"}, {"public_key", app_key.second},
+                            {"installations", {{{"id", 77}, {"permissions", permissions}}}}}}}});
+  std::string git_url = git_server.url("acme/histo.git");
+  git_url = git_url.substr(0, git_url.find("acme/histo.git")) + "{owner}/{name}.git";
+  testing::ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                                  {{"public_url", "https://maxcode.example.com/"},
+                                   {"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                                               {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+                                   {"queue", {{"lease_s", 20}, {"backoff_s", 0.2}, {"max_attempts", 1}, {"long_poll_s", 5}}}},
+                                  kSecret, kAdmin, kRunner);
+  service.start();
+  json installation = testing::webhook_examples("installation")[1];
+  installation["installation"]["id"] = 77;
+  installation["installation"]["account"]["login"] = "acme";
+  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
+
+  // The job fails the way a typo does; its cause names a path of the runner's, replaced.
+  const fs::path failing = dir.path() / "failing-job.sh";
+  write_text(failing, "#!/bin/sh\nmkdir -p \"$4\"\n"
+                      "printf '{\"status\": \"failed\", \"error\": \"no function no_such_function in %s\"}' \"$4\" > \"$4/job.json\"\n"
+                      "echo \"maxcode run: error: no function no_such_function in $4\" >&2; exit 1\n");
+  fs::permissions(failing, fs::perms::owner_all);
+  testing::BackgroundProcess runner(
+      std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 5" +
+          " --name details-runner --work-dir " + (dir.path() / "runner").string() + " --run-command " + failing.string(),
+      dir.path() / "runner.log", {{"RUNNER_TOKEN", kRunner}});
+  json comment = testing::webhook_examples("issue_comment")[0];
+  comment["action"] = "created";
+  comment["issue"]["number"] = 1;
+  comment["issue"].erase("pull_request");
+  comment["comment"]["body"] = "/maxcode optimize no_such_function";
+  comment["comment"]["user"]["login"] = "alice";
+  comment["comment"]["user"]["type"] = "User";
+  comment["repository"]["full_name"] = "acme/histo";
+  comment["repository"]["name"] = "histo";
+  comment["repository"]["owner"]["login"] = "acme";
+  comment["installation"] = {{"id", 77}};
+  comment["sender"]["login"] = "alice";
+  ASSERT_EQ(service.webhook("issue_comment", "cmd-1", comment.dump()).status, 202);
+
+  json run;
+  for (int i = 0; i < 300; ++i) {
+    const json runs = github->state()["repos"]["acme/histo"]["check_runs"];
+    if (runs.is_array() && runs.size() == 1 && runs[0]["status"] == "completed") {
+      run = runs[0];
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(run.is_object()) << github->state()["repos"]["acme/histo"].dump(2) << "\n" << runner.log();
+  const std::string details = run.value("details_url", "");
+  const std::string prefix = "https://maxcode.example.com/jobs/1?exp=";
+  ASSERT_EQ(details.rfind(prefix, 0), 0u) << run.dump(2);
+  const Reply page = get(service.port(), details.substr(std::string("https://maxcode.example.com").size()));
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("Why it failed"), std::string::npos);
+  EXPECT_NE(page.body.find("no function no_such_function in JOB_DIR"), std::string::npos) << page.body;
+  EXPECT_EQ(page.body.find(kAdmin), std::string::npos);
+  EXPECT_EQ(page.body.find(dir.path().string()), std::string::npos) << page.body;
+  runner.stop(SIGTERM);
+  EXPECT_EQ(service.term(), 0);
+  github->check_clean();
 }
 
 TEST(JobPageLink, DetailsUrlIsAbsoluteAndSigned) {
