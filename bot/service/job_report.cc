@@ -5,6 +5,7 @@
 
 #include "bot/github/github_repo.h"
 #include "bot/service/github_retry.h"
+#include "bot/service/job_page.h"
 
 namespace maxcode::bot::service {
 
@@ -36,7 +37,10 @@ CheckRun check_run_for(const ServiceContext& context, const Job& job) {
   run.name = check_run_name(job);
   run.head_sha = job.commit;
   run.external_id = std::to_string(job.id);
-  if (!context.config.public_url.empty()) run.details_url = context.config.public_url + "/?job=" + std::to_string(job.id);
+  // Details opens the job's own page through a signed link (job_page.h): the people
+  // who see the check run have no admin token. Each report signs it afresh, so the
+  // link GitHub keeps lives details_link_ttl_s from the job's last report.
+  if (context.links) run.details_url = job_details_url(context.config.public_url, *context.links, job.id, context.queue.now());
   if (job.state == "queued") {
     run.status = "queued";
     run.title = "Queued: optimize " + what(job);

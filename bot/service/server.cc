@@ -17,6 +17,7 @@
 #include "bot/service/event_router.h"
 #include "bot/service/github_access.h"
 #include "bot/service/http_server.h"
+#include "bot/service/job_page.h"
 #include "bot/service/job_queue.h"
 #include "bot/service/job_report.h"
 #include "bot/service/metric_catalog.h"
@@ -106,6 +107,7 @@ struct Service::State {
   ServiceContext context;
   RunnerProtocol runners;
   std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<LinkSigner> links;
   std::unique_ptr<httplib::Server> http;
   int port = 0;
 
@@ -130,6 +132,9 @@ struct Service::State {
 Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
   State& s = *state_;
   fs::create_directories(s.context.data_dir);
+  // The key of the job pages' signed links, beside the results it guards (link_signature.h).
+  s.links = std::make_unique<LinkSigner>(LinkSigner::from_key_file(s.context.data_dir / "job-links.key", s.config.details_link_ttl_s));
+  s.context.links = s.links.get();
   declare_service_metrics(s.metrics);  // every series an alert may need, at 0 from the start
   s.scheduler = std::make_unique<Scheduler>(s.context);
 
@@ -284,7 +289,10 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   };
   http.Get("/", [&s, admin](const httplib::Request& req, httplib::Response& res) {
     if (!admin(req, res)) return;
-    res.set_content(render_dashboard(s.queue.jobs("", {}, 200), s.queue.runners(), s.queue.counts_by_state(), s.queue.now()),
+    const double now = s.queue.now();
+    // Runners heard from within a lease period, as maxcode_runners_live counts them.
+    res.set_content(render_dashboard(s.queue.jobs("", {}, 200), s.queue.runners(), s.queue.counts_by_state(), now,
+                                     [&s, now](const Job& j) { return job_page_link(*s.links, j.id, now); }, s.config.lease_s),
                     "text/html; charset=utf-8");
   });
   http.Get("/trend", [&s, admin](const httplib::Request& req, httplib::Response& res) {
@@ -304,6 +312,7 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
                     "application/json");
   });
   s.runners.add_routes(http);
+  add_job_page_routes(http, s.context, *s.links, {s.secrets.webhook_secret, s.secrets.admin_token, s.secrets.runner_token});
 }
 
 Service::~Service() { stop(); }

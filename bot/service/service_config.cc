@@ -112,7 +112,8 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   ServiceConfig c;
   Field root{document, "", label};
   root.object({"listen", "db", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
-               "public_url", "github", "max_body_bytes", "http", "queue", "job", "repositories", "schedules", "history"});
+               "public_url", "github", "max_body_bytes", "http", "queue", "job", "repositories", "schedules", "history",
+               "details_link_ttl_s"});
   if (root.has("listen")) parse_listen(root.at("listen").string(), label + ": listen", c.host, c.port);
   if (root.has("db")) c.db = root.at("db").string();
   if (root.has("data_dir")) c.data_dir = root.at("data_dir").string();
@@ -132,6 +133,8 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
     c.tls_key = tls.at("key_file").string();
   }
   if (root.has("public_url")) c.public_url = root.at("public_url").string();
+  // At least a minute: a link that dies before GitHub's page is opened helps no one.
+  if (root.has("details_link_ttl_s")) c.details_link_ttl_s = root.at("details_link_ttl_s").integer(60);
   if (root.has("github")) {
     Field g = root.at("github");
     g.object({"api_url", "app_id", "app_key_file", "git_url", "max_retry_wait_s", "max_tries"});

@@ -55,7 +55,10 @@ struct ServiceConfig {
   std::string admin_token_env = "MAXCODE_ADMIN_TOKEN";
   std::string runner_token_env = "MAXCODE_RUNNER_TOKEN";
   std::filesystem::path tls_cert, tls_key;  // both or neither; none = plain HTTP behind a proxy
-  std::string public_url;                   // for links in check runs (the dashboard)
+  std::string public_url;                   // for links in check runs (each job's signed page)
+  // How long a signed link to a job's page (a check run's Details) stays valid:
+  // 30 days, longer than a pull request usually waits for its review.
+  double details_link_ttl_s = 30 * 86400.0;
 
   // GitHub
   std::string api_url = "https://api.github.com";

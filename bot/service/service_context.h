@@ -9,6 +9,7 @@
 #include "bot/service/github_access.h"
 #include "bot/service/github_retry.h"
 #include "bot/service/job_queue.h"
+#include "bot/service/link_signature.h"
 #include "bot/service/metrics.h"
 #include "bot/service/service_config.h"
 #include "bot/service/service_log.h"
@@ -31,6 +32,8 @@ struct ServiceContext {
   DeferredWork* deferred = nullptr;
   // The sweeps' history store (runner/store/history.h).
   std::filesystem::path history;
+  // Signs the links to each job's page (check runs' Details); null = no such links.
+  const LinkSigner* links = nullptr;
 };
 
 }  // namespace maxcode::bot::service

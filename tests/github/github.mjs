@@ -530,7 +530,7 @@ export class GitHub {
           labels: i.labels || [] })),
         comments: r.comments.map((c) => ({ id: c.id, issue: c.issue, body: c.body, user: c.user.login })),
         check_runs: r.checkRuns.map((c) => ({ id: c.id, name: c.name, head_sha: c.head_sha, status: c.status, conclusion: c.conclusion || null,
-          title: c.output?.title ?? null, summary: c.output?.summary ?? null })),
+          title: c.output?.title ?? null, summary: c.output?.summary ?? null, details_url: c.details_url ?? null })),
       };
     return { repos, tokens_issued: this.tokensIssued };
   }
