@@ -20,6 +20,7 @@
 #include "bot/service/http_server.h"
 #include "bot/service/service_config.h"
 #include "bot/service/webhook_signature.h"
+#include "runner/util/hex.h"
 #include "runner/util/html_escape.h"
 #include "runner/util/json_io.h"
 
@@ -31,19 +32,6 @@ namespace {
 std::string without_trailing_slash(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
-}
-
-// 128 random bits as hex: the state GitHub hands back with the code.
-std::string random_state() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw AppSetupError("cannot draw a random state (RAND_bytes failed)");
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
 }
 
 // Characters that stand unquoted alike in a systemd EnvironmentFile= and in a POSIX
@@ -231,7 +219,7 @@ CreatedApp convert_and_store(const AppSetupOptions& options, const std::string& 
 struct AppSetupServer::State {
   AppSetupOptions options;
   std::ostream& out;
-  std::string state = random_state();
+  std::string state = random_hex(16);
   std::unique_ptr<HttpServer> http;
   int port = -1;
   std::mutex mutex;  // the callback's conversion, `out`, and the fields below

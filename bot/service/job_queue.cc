@@ -1,4 +1,6 @@
 #include "bot/service/job_queue.h"
+#include "runner/util/files.h"
+#include "runner/util/hex.h"
 #include "runner/util/json_io.h"
 
 #include <openssl/rand.h>
@@ -93,30 +95,6 @@ Job job_from_row(const SqlRow& r) {
   j.result = json::parse(r.text(28), nullptr, false);
   if (j.result.is_discarded()) j.result = nullptr;
   return j;
-}
-
-std::string sha256_hex(const std::string& text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : digest) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
-
-std::string random_lease() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
 }
 
 }  // namespace
@@ -284,7 +262,7 @@ std::optional<JobQueue::Claim> JobQueue::claim(const std::string& runner, const 
     });
     if (!fits) continue;
     Claim c;
-    c.lease = random_lease();
+    c.lease = random_hex(16);
     db_.run("UPDATE jobs SET state = 'running', lease = ?2, runner = ?3, lease_expires = ?4, heartbeat_at = ?5, "
             "started_at = ?5, attempts = attempts + 1 WHERE id = ?1",
             {j.id, c.lease, runner, t + options_.lease_s, t});

@@ -17,22 +17,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runner/util/hex.h"
+
 namespace maxcode::bot::service {
 
 namespace {
 
 constexpr std::size_t kKeyBytes = 32;  // as long as SHA-256's block needs to be unguessable
 
-std::string hex(const unsigned char* bytes, std::size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 15];
-  }
-  return out;
-}
 
 std::string read_key(const std::filesystem::path& file) {
   std::ifstream in(file);
@@ -54,7 +46,7 @@ LinkSigner LinkSigner::from_key_file(const std::filesystem::path& file, double t
   if (fd >= 0) {
     unsigned char raw[kKeyBytes];
     bool ok = RAND_bytes(raw, sizeof raw) == 1;
-    const std::string text = hex(raw, sizeof raw) + "\n";
+    const std::string text = to_hex(raw, sizeof raw) + "\n";
     // 0600 whatever the umask: the key grants every job's page.
     ok = ok && ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ok = ::close(fd) == 0 && ok;
@@ -84,7 +76,7 @@ std::string LinkSigner::sign(std::int64_t job_id, std::int64_t expires) const {
   if (!HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()), reinterpret_cast<const unsigned char*>(message.data()),
             message.size(), digest, &length))
     throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
-  return hex(digest, length);
+  return to_hex(digest, length);
 }
 
 std::string LinkSigner::query(std::int64_t job_id, double now) const {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "bot/github/github_repo.h"
+#include "bot/service/job_page.h"
 #include "runner/job/job_record.h"
 #include "runner/job/sweep.h"
 #include "runner/store/history.h"
@@ -151,7 +152,9 @@ int report_regressions(ServiceContext& context, std::int64_t job_id) {
     run.conclusion = "failure";
     run.title = std::to_string(found.size()) + " function(s) slower than on the night before";
     for (const Regression& r : found) run.summary += regression_text(r) + "\n";
-    if (!context.config.public_url.empty()) run.details_url = context.config.public_url + "/trend";
+    // The sweep job's own page, by signed link: /trend needs the admin token, which the
+    // repository's developers who click Details do not have (the summary lists the regressions).
+    if (context.links) run.details_url = job_details_url(context.config.public_url, *context.links, job->id, context.queue.now());
     repo.create_check_run(run);
     for (const Regression& r : found) count(r);
   }

@@ -25,10 +25,10 @@ const std::vector<std::string_view> kProviders = {"openai", "anthropic", "comman
 const std::vector<std::string_view> kAllFields = {
     "provider",    "model",       "base_url",  "api_key_env",       "command",
     "timeout_s",   "max_retries", "max_concurrency", "temperature", "max_tokens",
-    "anthropic_version", "price"};
+    "token_limit_field", "anthropic_version", "price"};
 const std::vector<std::string_view> kOpenAiFields = {
     "provider",        "model",       "base_url",   "api_key_env", "timeout_s", "max_retries",
-    "max_concurrency", "temperature", "max_tokens", "price"};
+    "max_concurrency", "temperature", "max_tokens", "token_limit_field", "price"};
 const std::vector<std::string_view> kAnthropicFields = {
     "provider",    "model",      "base_url", "api_key_env",      "timeout_s", "max_retries",
     "max_concurrency", "temperature", "max_tokens", "anthropic_version", "price"};
@@ -189,6 +189,13 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
     }
   }
   if (has("max_tokens")) config.max_tokens = object.at("max_tokens").integer(1);
+  if (has("token_limit_field")) {
+    Field field = object.at("token_limit_field");
+    config.token_limit_field = field.non_empty_string();
+    if (config.token_limit_field != "auto" && config.token_limit_field != "max_tokens" &&
+        config.token_limit_field != "max_completion_tokens")
+      field.fail("must be auto, max_tokens or max_completion_tokens, got " + dump_json(field.value));
+  }
   if (has("anthropic_version")) {
     config.anthropic_version = object.at("anthropic_version").non_empty_string();
   }

@@ -2,6 +2,7 @@
 // (vLLM, llama.cpp server, Ollama, SGLang, TGI).
 // https://platform.openai.com/docs/api-reference/chat
 #include <chrono>
+#include <mutex>
 
 #include "runner/llm/endpoint.h"
 #include "runner/llm/http_client.h"
@@ -28,12 +29,34 @@ std::string content_text(const json& content) {
   return text;
 }
 
+// OpenAI's reasoning models take max_completion_tokens and refuse max_tokens.
+bool reasoning_model(const std::string& model) {
+  for (const char* prefix : {"o1", "o3", "o4", "gpt-5"})
+    if (model.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+std::string first_token_field(const ProviderConfig& config) {
+  if (config.token_limit_field != "auto") return config.token_limit_field;
+  return reasoning_model(config.model) ? "max_completion_tokens" : "max_tokens";
+}
+
+// A 400 whose message names the other field as the one to use ("Unsupported parameter:
+// 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.").
+bool asks_for_other_field(const LlmError& e, const std::string& sent) {
+  const std::string other = sent == "max_tokens" ? "max_completion_tokens" : "max_tokens";
+  const std::string text = e.what();
+  return e.kind() == ErrorKind::kBadReply && text.find("HTTP 400") != std::string::npos &&
+         text.find("'" + sent + "'") != std::string::npos && text.find("'" + other + "'") != std::string::npos;
+}
+
 class OpenAiProvider : public Provider {
  public:
   explicit OpenAiProvider(const ProviderConfig& config)
       : config_(config),
         label_("openai " + config.model + " at " + display_url(config.base_url)),
-        http_(config, label_) {}
+        http_(config, label_),
+        token_field_(first_token_field(config)) {}
 
   std::string describe() const override { return label_; }
 
@@ -51,12 +74,24 @@ class OpenAiProvider : public Provider {
     }
     json body = {{"model", config_.model},
                  {"messages", std::move(messages)},
-                 {"temperature", temperature_for(request, config_)},
-                 {"max_tokens", max_tokens_for(request, config_)}};
+                 {"temperature", temperature_for(request, config_)}};
     HeaderList headers;
     if (!key.empty()) headers.emplace_back("Authorization", "Bearer " + key);
 
-    JsonReply answer = http_.post_json("/chat/completions", headers, dump_json(body), key);
+    std::string field = token_field();
+    body[field] = max_tokens_for(request, config_);
+    JsonReply answer;
+    try {
+      answer = http_.post_json("/chat/completions", headers, dump_json(body), key);
+    } catch (const LlmError& e) {
+      // Only under "auto": a field the user set is what the user wants, and its 400 says so.
+      if (config_.token_limit_field != "auto" || !asks_for_other_field(e, field)) throw;
+      body.erase(field);
+      field = field == "max_tokens" ? "max_completion_tokens" : "max_tokens";
+      body[field] = max_tokens_for(request, config_);
+      set_token_field(field);
+      answer = http_.post_json("/chat/completions", headers, dump_json(body), key);
+    }
     Reply reply = read_reply(answer.body);
     reply.attempts = answer.attempts;
     reply.latency_s =
@@ -103,9 +138,21 @@ class OpenAiProvider : public Provider {
     return reply;
   }
 
+  std::string token_field() const {
+    std::lock_guard lock(field_mutex_);
+    return token_field_;
+  }
+  void set_token_field(const std::string& field) {
+    std::lock_guard lock(field_mutex_);
+    token_field_ = field;
+  }
+
   ProviderConfig config_;
   std::string label_;
   HttpClient http_;
+  // Calls run concurrently (max_concurrency); the field learned from a 400 is shared.
+  mutable std::mutex field_mutex_;
+  std::string token_field_;
 };
 
 }  // namespace

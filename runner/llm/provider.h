@@ -93,6 +93,11 @@ struct ProviderConfig {
   int max_concurrency = 8;
   double temperature = 0.7;
   int max_tokens = 4096;
+  // openai: the request field that carries max_tokens. OpenAI's reasoning models (o1, o3,
+  // o4-mini, gpt-5) take only "max_completion_tokens" and answer 400 to "max_tokens",
+  // which compatible servers (vLLM, llama.cpp, Ollama) take. "auto": by the model's name,
+  // and a 400 that asks for the other field switches to it once, for good.
+  std::string token_limit_field = "auto";
   std::string anthropic_version = "2023-06-01";
   Price price;
 };

@@ -1,5 +1,7 @@
 #include "runner/util/files.h"
 
+#include "runner/util/hex.h"
+
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -103,13 +105,7 @@ std::string sha256_hex(const std::string& data) {
   unsigned int length = 0;
   if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1)
     throw std::runtime_error("SHA-256 failed");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(hex[digest[i] >> 4]);
-    out.push_back(hex[digest[i] & 15]);
-  }
-  return out;
+  return to_hex(digest, length);
 }
 
 bool escapes_root(std::string_view relative) {

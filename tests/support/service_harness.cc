@@ -194,4 +194,15 @@ json webhook_examples(const std::string& event) {
   return json::parse(o.out);
 }
 
+json installation_created(long long id, const std::string& owner, const std::vector<std::string>& names) {
+  json installation = webhook_examples("installation")[1];  // "created"
+  installation["installation"]["id"] = id;
+  installation["installation"]["account"]["login"] = owner;
+  installation["repositories"] = json::array();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    installation["repositories"].push_back(
+        {{"id", i + 1}, {"name", names[i]}, {"full_name", owner + "/" + names[i]}, {"private", false}});
+  return installation;
+}
+
 }  // namespace maxcode::testing

@@ -79,4 +79,8 @@ std::pair<std::string, std::string> make_app_key();
 // Every example payload of @octokit/webhooks-examples for `event` (tests/github).
 nlohmann::json webhook_examples(const std::string& event);
 
+// The "installation created" example for installation `id` of account `owner`, with the
+// repositories `names` (ids 1, 2, ...): how a test's App gets its repositories.
+nlohmann::json installation_created(long long id, const std::string& owner, const std::vector<std::string>& names);
+
 }  // namespace maxcode::testing

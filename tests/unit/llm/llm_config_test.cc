@@ -93,6 +93,12 @@ TEST(LlmConfig, ErrorsNameTheFileAndField) {
   EXPECT_EQ(error_of({{"provider", "anthropic"}, {"model", "m"}, {"temperature", 1.5}}),
             ".maxcode.json: llm.propose.temperature: must be at most 1 for anthropic, got 1.5");
   EXPECT_EQ(error_of("openai"), ".maxcode.json: llm.propose: expected an object, got a string");
+  EXPECT_EQ(error_of({{"provider", "openai"}, {"model", "m"}, {"token_limit_field", "max_tokenz"}}),
+            ".maxcode.json: llm.propose.token_limit_field: must be auto, max_tokens or max_completion_tokens, "
+            "got \"max_tokenz\"");
+  EXPECT_EQ(parse({{"provider", "openai"}, {"model", "o3"}, {"token_limit_field", "max_completion_tokens"}})
+                .token_limit_field,
+            "max_completion_tokens");
   EXPECT_EQ(error_of({{"provider", "openai"}, {"model", "m"}, {"price", {{"input_per_mtok", -1}}}}),
             ".maxcode.json: llm.propose.price.input_per_mtok: must be >= 0, got -1");
 }

@@ -222,6 +222,42 @@ TEST_F(OpenAiProviderTest, BadRequestIsNotRetriedAndCarriesTheServersMessage) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
+// OpenAI's reasoning models refuse max_tokens (400) and take max_completion_tokens: by
+// name under "auto"; a model the name does not give away switches after the 400, once.
+TEST_F(OpenAiProviderTest, ReasoningModelsGetMaxCompletionTokens) {
+  const std::string refusal =
+      R"({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use )"
+      R"('max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", )"
+      R"("code": "unsupported_parameter"}})";
+  ProviderConfig config = config_for(server);
+  config.model = "o3-mini";
+  server.script(kPath, {fixture_reply("openai_chat_completion.json")});
+  make_provider(config)->complete(sample_request());
+  json sent = json::parse(server.requests().back().body);
+  EXPECT_TRUE(sent.contains("max_completion_tokens")) << sent.dump();
+  EXPECT_FALSE(sent.contains("max_tokens")) << sent.dump();
+
+  // A deployment named otherwise: the 400, then the other field, and it stays.
+  config.model = "my-reasoner";
+  server.script(kPath, {ScriptedReply{400, refusal}, fixture_reply("openai_chat_completion.json"),
+                        fixture_reply("openai_chat_completion.json")});
+  auto provider = make_provider(config);
+  const std::size_t before = server.requests().size();
+  provider->complete(sample_request());
+  provider->complete(sample_request());
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), before + 3);
+  EXPECT_TRUE(json::parse(requests[before].body).contains("max_tokens"));
+  EXPECT_TRUE(json::parse(requests[before + 1].body).contains("max_completion_tokens"));
+  EXPECT_TRUE(json::parse(requests[before + 2].body).contains("max_completion_tokens"));
+
+  // Set by hand, the field is what the user asked for: the 400 is the answer.
+  config.token_limit_field = "max_tokens";
+  server.script(kPath, {ScriptedReply{400, refusal}});
+  const std::string message = expect_error(ErrorKind::kBadReply, [&] { make_provider(config)->complete(sample_request()); });
+  EXPECT_NE(message.find("max_completion_tokens"), std::string::npos) << message;
+}
+
 TEST_F(OpenAiProviderTest, NotFoundPointsAtBaseUrlAndModel) {
   server.script(kPath, {fixture_reply("openai_error_404.json", 404)});
   std::string message = expect_error(ErrorKind::kConfig, [&] {

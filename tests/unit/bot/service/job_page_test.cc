@@ -260,10 +260,7 @@ TEST(JobPageDetails, TheCheckRunsDetailsOpensTheJobsPageWithoutTheAdminToken) {
                                    {"queue", {{"lease_s", 20}, {"backoff_s", 0.2}, {"max_attempts", 1}, {"long_poll_s", 5}}}},
                                   kSecret, kAdmin, kRunner);
   service.start();
-  json installation = testing::webhook_examples("installation")[1];
-  installation["installation"]["id"] = 77;
-  installation["installation"]["account"]["login"] = "acme";
-  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  const json installation = testing::installation_created(77, "acme", {"histo"});
   ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
 
   // The job fails the way a typo does; its cause names a path of the runner's, replaced.

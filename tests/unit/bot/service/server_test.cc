@@ -196,10 +196,7 @@ TEST(Serve, ACommentBecomesAPullRequestThroughARunner) {
                          kSecret, kAdmin, kRunner);
   service.start();
 
-  json installation = testing::webhook_examples("installation")[1];  // "created"
-  installation["installation"]["id"] = 77;
-  installation["installation"]["account"]["login"] = "acme";
-  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  const json installation = testing::installation_created(77, "acme", {"histo"});
   ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
 
   // Someone without write access: refused, no job, no reply.
@@ -497,10 +494,7 @@ TEST(Serve, RateLimitsDeferTheWorkAndNothingIsLostOrDuplicated) {
                           {"job", {{"policy", "replay"}}}},
                          kSecret, kAdmin, kRunner);
   service.start();
-  json installation = testing::webhook_examples("installation")[1];
-  installation["installation"]["id"] = 77;
-  installation["installation"]["account"]["login"] = "acme";
-  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  const json installation = testing::installation_created(77, "acme", {"histo"});
   ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
   ASSERT_EQ(service.webhook("issue_comment", "c-1", comment_payload("alice", "/maxcode optimize histogram", 1, 601).dump()).status, 202);
   testing::BackgroundProcess runner(
@@ -595,10 +589,7 @@ TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
                           {"schedules", {{{"name", "sweep"}, {"cron", "* * * * *"}, {"repository", "acme/twohot"}}}}},
                          kSecret, kAdmin, kRunner);
   service.start();
-  json installation = testing::webhook_examples("installation")[1];
-  installation["installation"]["id"] = 77;
-  installation["installation"]["account"]["login"] = "acme";
-  installation["repositories"] = {{{"id", 1}, {"name", "twohot"}, {"full_name", "acme/twohot"}, {"private", false}}};
+  const json installation = testing::installation_created(77, "acme", {"twohot"});
   ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
   testing::BackgroundProcess runner(
       std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 1 --wait 5" +
@@ -939,10 +930,7 @@ TEST(Serve, OneCheckRunPerJobAndReRunAndRedeliverAsGithubUsersExpect) {
                           {"job", {{"policy", "replay"}}}},
                          kSecret, kAdmin, kRunner);
   service.start();
-  json installation = testing::webhook_examples("installation")[1];
-  installation["installation"]["id"] = 77;
-  installation["installation"]["account"]["login"] = "acme";
-  installation["repositories"] = {{{"id", 1}, {"name", "histo"}, {"full_name", "acme/histo"}, {"private", false}}};
+  const json installation = testing::installation_created(77, "acme", {"histo"});
   ASSERT_EQ(service.webhook("installation", "inst-1", installation.dump()).status, 202);
 
   // A quick job: nothing found, or exit 1 for a function that is not there.
