@@ -24,14 +24,14 @@ const std::vector<std::string_view> kProviders = {"openai", "anthropic", "comman
 // Every field some provider takes, and which ones each provider takes.
 const std::vector<std::string_view> kAllFields = {
     "provider",    "model",       "base_url",  "api_key_env",       "command",
-    "timeout_s",   "max_retries", "max_concurrency", "temperature", "max_tokens",
+    "timeout_s",   "max_retries", "max_retry_wait_s", "max_concurrency", "temperature", "max_tokens",
     "token_limit_field", "anthropic_version", "price"};
 const std::vector<std::string_view> kOpenAiFields = {
     "provider",        "model",       "base_url",   "api_key_env", "timeout_s", "max_retries",
-    "max_concurrency", "temperature", "max_tokens", "token_limit_field", "price"};
+    "max_retry_wait_s", "max_concurrency", "temperature", "max_tokens", "token_limit_field", "price"};
 const std::vector<std::string_view> kAnthropicFields = {
     "provider",    "model",      "base_url", "api_key_env",      "timeout_s", "max_retries",
-    "max_concurrency", "temperature", "max_tokens", "anthropic_version", "price"};
+    "max_retry_wait_s", "max_concurrency", "temperature", "max_tokens", "anthropic_version", "price"};
 // temperature and max_tokens reach the program as environment variables.
 const std::vector<std::string_view> kCommandFields = {
     "provider", "model", "command", "timeout_s", "max_concurrency", "temperature", "max_tokens"};
@@ -177,6 +177,7 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
   }
   if (has("timeout_s")) config.timeout_s = object.at("timeout_s").number(0, true);
   if (has("max_retries")) config.max_retries = object.at("max_retries").integer(0);
+  if (has("max_retry_wait_s")) config.max_retry_wait_s = object.at("max_retry_wait_s").number(0, false);
   if (has("max_concurrency")) config.max_concurrency = object.at("max_concurrency").integer(1);
   if (has("temperature")) {
     Field field = object.at("temperature");

@@ -281,9 +281,10 @@ JsonReply HttpClient::post_json(const std::string& path, const HeaderList& heade
     Verdict verdict = judge(attempt, path);
     if (verdict.retry && attempt_number <= config_.max_retries) {
       double wait = verdict.requested_wait_s.value_or(next_wait_s(attempt_number));
-      if (wait > kLongestRequestedWaitS) {
+      if (wait > config_.max_retry_wait_s) {
         throw error(verdict.kind,
-                    verdict.message + " (the server asks to wait " + format_seconds(std::round(wait)) + "; giving up)",
+                    verdict.message + " (the server asks to wait " + format_seconds(std::round(wait)) +
+                        ", more than max_retry_wait_s " + format_seconds(config_.max_retry_wait_s) + "; giving up)",
                     Retryable::kYes);
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(wait));

@@ -90,6 +90,9 @@ struct ProviderConfig {
   std::string command;   // for "command": run through /bin/sh -c, prompt on stdin
   double timeout_s = 120;
   int max_retries = 4;
+  // The longest wait a server's retry-after is honoured for; past it the call ends as
+  // rate-limited at once (a search better moves on than sits out a long window).
+  double max_retry_wait_s = 60;
   int max_concurrency = 8;
   double temperature = 0.7;
   int max_tokens = 4096;

@@ -24,8 +24,4 @@ std::optional<double> requested_wait_s(const std::string& retry_after_ms,
 // together do not come back together, yet each still waits a while.
 double backoff_s(int retry, std::mt19937_64& random);
 
-// Past this the server's requested wait is not honoured but ends the call: a proposal
-// that waits minutes for a rate limit window is better reported as rate-limited.
-constexpr double kLongestRequestedWaitS = 60;
-
 }  // namespace maxcode::llm

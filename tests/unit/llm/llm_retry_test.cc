@@ -115,7 +115,21 @@ TEST_F(LlmRetryTest, AWaitLongerThanAMinuteIsNotSatOut) {
     make_provider(config_for(server.url()))->complete(sample_request());
   });
   EXPECT_LT(seconds_since(start), 1.0);
-  EXPECT_NE(message.find("asks to wait 3600 s"), std::string::npos) << message;
+  EXPECT_NE(message.find("asks to wait 3600 s, more than max_retry_wait_s 60 s"), std::string::npos) << message;
+}
+
+// The cap is the config's: 2 s asked is sat out under a cap of 3 s, refused under 1 s.
+TEST_F(LlmRetryTest, TheLongestWaitHonouredIsConfigured) {
+  ProviderConfig config = config_for(server.url());
+  config.max_retry_wait_s = 3;
+  server.script(kPath, {rate_limited({{"retry-after", "2"}}), fixture_reply("openai_chat_completion.json")});
+  auto start = Clock::now();
+  make_provider(config)->complete(sample_request());
+  EXPECT_GE(seconds_since(start), 1.9);
+  config.max_retry_wait_s = 1;
+  server.script(kPath, {rate_limited({{"retry-after", "2"}})});
+  const std::string message = expect_error(ErrorKind::kRateLimited, [&] { make_provider(config)->complete(sample_request()); });
+  EXPECT_NE(message.find("more than max_retry_wait_s 1 s"), std::string::npos) << message;
 }
 
 TEST_F(LlmRetryTest, AServerErrorThenSuccessIsRetriedWithBackoff) {
