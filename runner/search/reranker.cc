@@ -1,9 +1,11 @@
 #include "runner/search/reranker.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 namespace maxcode {
 
@@ -52,21 +54,23 @@ class LlmReranker : public Reranker {
 
 }  // namespace
 
-std::optional<double> parse_speedup_estimate(const std::string& reply) {
-  // The first number in the reply, `[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?`, found by hand:
-  // std::regex recursed once per digit (a reply of 200,000 digits overflowed the stack),
-  // and std::stod threw on 1e999.
-  auto digit = [&](std::size_t i) { return i < reply.size() && std::isdigit(static_cast<unsigned char>(reply[i])); };
-  for (std::size_t start = 0; start < reply.size(); ++start) {
+namespace {
+
+// The first number in `text`, `[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?`, found by hand:
+// std::regex recursed once per digit (a reply of 200,000 digits overflowed the stack),
+// and std::stod threw on 1e999. nullopt when there is none or the first is no estimate.
+std::optional<double> first_number(std::string_view text) {
+  auto digit = [&](std::size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
+  for (std::size_t start = 0; start < text.size(); ++start) {
     std::size_t at = start;
-    if (reply[at] == '+' || reply[at] == '-') ++at;
-    if (!digit(at) && !(at < reply.size() && reply[at] == '.' && digit(at + 1))) continue;
+    if (text[at] == '+' || text[at] == '-') ++at;
+    if (!digit(at) && !(at < text.size() && text[at] == '.' && digit(at + 1))) continue;
     while (digit(at)) ++at;
-    if (at < reply.size() && reply[at] == '.') ++at;
+    if (at < text.size() && text[at] == '.') ++at;
     while (digit(at)) ++at;
-    if (at < reply.size() && (reply[at] == 'e' || reply[at] == 'E')) {
+    if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
       std::size_t exponent = at + 1;
-      if (exponent < reply.size() && (reply[exponent] == '+' || reply[exponent] == '-')) ++exponent;
+      if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
       if (digit(exponent)) {
         at = exponent;
         while (digit(at)) ++at;
@@ -74,13 +78,39 @@ std::optional<double> parse_speedup_estimate(const std::string& reply) {
     }
     // An estimate is a few characters; one of hundreds is no estimate.
     if (at - start > 64) return std::nullopt;
-    const std::string number = reply.substr(start, at - start);
+    const std::string number(text.substr(start, at - start));
     errno = 0;
     const double value = std::strtod(number.c_str(), nullptr);
     if (errno == ERANGE || !(value >= 0 && value < 1e4)) return std::nullopt;
     return value;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> parse_speedup_estimate(const std::string& reply) {
+  // Asked for one number, a reasoning model still thinks aloud first ("4 loads per
+  // lane ... Final estimate: 1.5"): its answer is at the end. A labelled estimate wins
+  // (the last label); otherwise the first number of the last line that has one.
+  std::string lower(reply.size(), ' ');
+  std::transform(reply.begin(), reply.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // "Estimate: 1.5", "**Final estimate**: 1.5": the word, then a colon within three characters.
+  for (std::size_t label = lower.rfind("estimate"); label != std::string::npos;
+       label = label == 0 ? std::string::npos : lower.rfind("estimate", label - 1)) {
+    const std::size_t colon = lower.find(':', label + 8);
+    if (colon == std::string::npos || colon > label + 11) continue;
+    const std::size_t line_end = reply.find('\n', colon);
+    return first_number(std::string_view(reply).substr(colon + 1, line_end == std::string::npos ? std::string::npos
+                                                                                              : line_end - colon - 1));
+  }
+  const std::size_t last_digit = reply.find_last_of("0123456789");
+  if (last_digit == std::string::npos) return std::nullopt;
+  const std::size_t line_end = reply.find('\n', last_digit);
+  const std::size_t line_start = reply.rfind('\n', last_digit);
+  const std::size_t from = line_start == std::string::npos ? 0 : line_start + 1;
+  return first_number(std::string_view(reply).substr(from, (line_end == std::string::npos ? reply.size() : line_end) - from));
 }
 
 std::unique_ptr<Reranker> make_llm_reranker(const TargetContext& context, llm::Provider& provider,

@@ -26,7 +26,9 @@ class Reranker {
 std::unique_ptr<Reranker> make_llm_reranker(const TargetContext& context, llm::Provider& provider,
                                             const Prompts& prompts, Spend& spend);
 
-// The first number in `reply` ("About 1.8x" -> 1.8), if it is a plausible speedup.
+// The model's estimate in `reply`, if it is a plausible speedup: the number after the
+// last "estimate:" label, else the first number of the last line that has one
+// ("About 1.8x" -> 1.8; "4 lanes ...\nFinal estimate: 1.5" -> 1.5).
 std::optional<double> parse_speedup_estimate(const std::string& reply);
 
 }  // namespace maxcode

@@ -14,6 +14,16 @@ TEST(Reranker, ParsesTheFirstNumber) {
   EXPECT_FALSE(parse_speedup_estimate("1e9"));
 }
 
+// A reasoning model thinks aloud before it answers: its answer is the labelled estimate,
+// or the last line with a number, never the first number of its reasoning.
+TEST(Reranker, ReadsTheAnswerAfterTheReasoning) {
+  EXPECT_DOUBLE_EQ(*parse_speedup_estimate("The loop does 4 loads per lane and 2 stores.\nFinal estimate: 1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(*parse_speedup_estimate("<think>8 lanes, 3 cycles</think>\n**Estimate**: 2.25x\n"), 2.25);
+  EXPECT_DOUBLE_EQ(*parse_speedup_estimate("My estimate depends on 4 lanes.\nSo about 1.3, I think"), 1.3);
+  EXPECT_DOUBLE_EQ(*parse_speedup_estimate("Memory-bound at 2 loads per element.\n\n1.1\n\n"), 1.1);
+  EXPECT_FALSE(parse_speedup_estimate("Estimate: unclear\nno number here"));
+}
+
 // Hostile replies (issue 22, point 9): no estimate, and no crash or exception.
 TEST(Reranker, HostileRepliesGiveNoEstimate) {
   EXPECT_FALSE(parse_speedup_estimate(std::string(200'000, '9')));  // std::regex overflowed the stack
