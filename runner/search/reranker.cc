@@ -87,12 +87,31 @@ std::optional<double> first_number(std::string_view text) {
   return std::nullopt;
 }
 
+// `text` without its fenced code blocks (a line starting ``` opens or closes one): a
+// number in code is never the estimate.
+std::string without_code(const std::string& text) {
+  std::string prose;
+  bool in_code = false;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = std::string_view(text).substr(start, end - start);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line.substr(first, 3) == "```") in_code = !in_code;
+    else if (!in_code) prose.append(line);
+    prose.push_back('\n');
+    start = end + 1;
+  }
+  return prose;
+}
+
 }  // namespace
 
-std::optional<double> parse_speedup_estimate(const std::string& reply) {
+std::optional<double> parse_speedup_estimate(const std::string& whole_reply) {
   // Asked for one number, a reasoning model still thinks aloud first ("4 loads per
   // lane ... Final estimate: 1.5"): its answer is at the end. A labelled estimate wins
   // (the last label); otherwise the first number of the last line that has one.
+  const std::string reply = without_code(whole_reply);
   std::string lower(reply.size(), ' ');
   std::transform(reply.begin(), reply.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -22,6 +22,9 @@ TEST(Reranker, ReadsTheAnswerAfterTheReasoning) {
   EXPECT_DOUBLE_EQ(*parse_speedup_estimate("My estimate depends on 4 lanes.\nSo about 1.3, I think"), 1.3);
   EXPECT_DOUBLE_EQ(*parse_speedup_estimate("Memory-bound at 2 loads per element.\n\n1.1\n\n"), 1.1);
   EXPECT_FALSE(parse_speedup_estimate("Estimate: unclear\nno number here"));
+  // Code is never the estimate: a reply of code alone has none.
+  EXPECT_FALSE(parse_speedup_estimate("```cpp\nint f() { return 0; }\n```\n"));
+  EXPECT_DOUBLE_EQ(*parse_speedup_estimate("1.4\n```cpp\nint f() { return 0; }\n```"), 1.4);
 }
 
 // Hostile replies (issue 22, point 9): no estimate, and no crash or exception.
