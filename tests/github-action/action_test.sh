@@ -45,7 +45,8 @@ cp -r "$source_dir/examples/cpu-histogram" "$repo"
 python3 - "$repo/.maxcode.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["acceptance"] = {"min_speedup": 1.05, "min_rounds": 5, "max_rounds": 20, "max_timing_s": 30, "warmup_rounds": 1}
+c["acceptance"] = {"min_speedup": 1.05, "min_rounds": 5, "max_rounds": 20, "max_timing_s": 30, "warmup_rounds": 1,
+                   "target_relative_width": 0.2}
 json.dump(c, open(sys.argv[1], "w"), indent=2)
 PY
 git -C "$repo" init -q -b main
