@@ -9,6 +9,7 @@
 #include "runner/workspace/patch.h"
 #include "runner/workspace/placement.h"
 #include "runner/workspace/scope.h"
+#include "runner/workspace/unchanged_text.h"
 
 namespace maxcode {
 
@@ -28,14 +29,17 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
       return m;
     }
     if (candidate.definition) {
+      // What the file already holds unchanged is taken out first: a reply of the whole
+      // file brings the unit's new code among copies of its neighbours (unchanged_text.h).
+      const std::string code = drop_unchanged(original_file_, *candidate.definition);
       // Each redefinition of a unit function replaces it where it stands (placement.h).
-      Placement placed = place_definitions(original_file_, unit_, *candidate.definition);
+      Placement placed = place_definitions(original_file_, unit_, code);
       if (!placed.error.empty()) {
         m.rejection = target_.file + ": " + placed.error;
         return m;
       }
       file = std::move(placed.text);
-      m.code = *candidate.definition;
+      m.code = code;
     } else if (candidate.diff) {
       std::map<std::string, std::string> originals;
       for (const auto& touched : files_in_diff(*candidate.diff)) {

@@ -97,7 +97,7 @@ std::string make_patch(const Session& s, const SearchResult& result) {
 SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Progress& progress) {
   const SearchConfig& sc = o.config.search;
   s.info.policy = sc.policy;
-  Spend spend;
+  Spend spend({sc.max_tokens, sc.max_dollars});
   if (o.resume) spend.restore(o.resume->spend);
   const std::string file_text = read_text(s.source.root / s.located.target.file);
   auto method = make_method(

@@ -18,6 +18,7 @@ void write_checkpoint(const fs::path& out, const Checkpoint& c) {
                    {"policy", c.policy},
                    {"target", to_json(c.target)},
                    {"evaluations", c.state.evaluations},
+                   {"proposed", c.state.proposed},
                    {"best", c.state.best ? nlohmann::json(*c.state.best) : nlohmann::json(nullptr)},
                    {"trajectory", entries},
                    {"spend", c.spend},
@@ -48,6 +49,7 @@ Checkpoint read_checkpoint(const fs::path& out) {
     c.target = target_from_json(j.at("target"));
     c.state.target = c.target;
     c.state.evaluations = j.at("evaluations").get<int>();
+    c.state.proposed = j.value("proposed", static_cast<int>(j.at("trajectory").size()));
     if (!j.at("best").is_null()) c.state.best = j["best"].get<std::size_t>();
     for (const auto& e : j.at("trajectory"))
       c.state.trajectory.push_back({e.at("step").get<int>(), candidate_from_json(e.at("candidate")),

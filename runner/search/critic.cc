@@ -201,8 +201,10 @@ class LlmCritic : public Critic {
                                                      {"attempt", e.code.empty() ? "(no code)" : e.code},
                                                      {"evaluation", render_feedback(e)}})}};
     try {
-      llm::Reply reply = provider_.complete(request);
-      if (spend_) spend_->add(reply.usage);
+      std::optional<llm::Reply> answered = spend_ ? spend_->complete(provider_, request) : provider_.complete(request);
+      if (!answered)
+        return fallback_.critique(e) + " (The LLM critic was not asked: " + spend_->exhausted() + "; rule-based critique.)";
+      const llm::Reply& reply = *answered;
       std::string text = reply.text.substr(0, 3000);
       if (!text.empty()) return text;
       return fallback_.critique(e) + " (The LLM critic returned nothing; rule-based critique.)";

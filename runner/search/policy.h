@@ -29,7 +29,11 @@ struct SearchState {
   std::string original_definition;
   std::vector<TrajectoryEntry> trajectory;
   std::optional<std::size_t> best;  // index into trajectory of the best faster candidate
-  int evaluations = 0;
+  int evaluations = 0;  // candidates built and checked (unusable replies and rejected code are not)
+  // Candidates proposed so far, those the reranker dropped included: a resumed policy
+  // numbers its next candidate after them, so that no id is used twice (rollouts feed
+  // training data, where one id must be one candidate).
+  int proposed = 0;
   const TrajectoryEntry* best_entry() const { return best ? &trajectory[*best] : nullptr; }
 };
 

@@ -1,7 +1,10 @@
 // The LLM policies: one prompt per step built from the search state (what the model
 // observes differs per preset), k replies requested concurrently, each parsed into a
 // candidate or a clear per-candidate failure.
+#include <algorithm>
+#include <cstdlib>
 #include <future>
+#include <optional>
 
 #include "runner/search/critic.h"
 #include "runner/search/feedback.h"
@@ -33,51 +36,88 @@ class LlmPolicy : public Policy {
 
   std::string name() const override { return name_; }
 
-  void resume(const SearchState& state) override { counter_ = static_cast<int>(state.trajectory.size()); }
+  void resume(const SearchState& state) override {
+    counter_ = state.proposed;
+    const std::string prefix = name_ + "-";
+    for (const TrajectoryEntry& e : state.trajectory)  // a checkpoint from before `proposed` was kept
+      if (e.candidate.id.rfind(prefix, 0) == 0)
+        counter_ = std::max(counter_, std::atoi(e.candidate.id.c_str() + prefix.size()));
+  }
 
   std::vector<Candidate> propose(const SearchState& state, int count) override {
     llm::Request request;
     request.purpose = "propose";
     request.messages = {{"system", prompts_.system}, {"user", render_prompt(state)}};
     const std::string summary = summarize(state);
-    std::vector<std::future<Candidate>> replies;
+    std::vector<std::future<std::optional<Candidate>>> replies;
     for (int i = 0; i < count; ++i)
-      replies.push_back(std::async(std::launch::async, [this, request, summary, id = ++counter_] {
-        return ask(request, summary, id);
-      }));
+      replies.push_back(std::async(std::launch::async, [this, request, summary] { return ask(request, summary); }));
     std::vector<Candidate> out;
     std::exception_ptr stop;
     for (auto& f : replies) {
       try {
-        out.push_back(f.get());
+        if (std::optional<Candidate> c = f.get()) out.push_back(std::move(*c));
       } catch (...) {
         if (!stop) stop = std::current_exception();  // collect the rest before stopping
       }
     }
     if (stop) std::rethrow_exception(stop);
+    // Numbered once the replies are in, in the order asked: a call the budget refused
+    // takes no number.
+    for (Candidate& c : out) c.id = name_ + "-" + std::to_string(++counter_);
     return out;
   }
 
  private:
-  Candidate ask(const llm::Request& request, const std::string& summary, int id) {
+  // One candidate from one call, asked again once with the reason when the reply holds
+  // nothing usable (no code, several blocks cut off, the wrong function); nullopt when
+  // the budget refused the call.
+  std::optional<Candidate> ask(const llm::Request& request, const std::string& summary) {
     Candidate c;
-    c.id = name_ + "-" + std::to_string(id);
     c.origin = name_;
     c.prompt_summary = summary;
     try {
-      llm::Reply reply = provider_.complete(request);
-      spend_.add(reply.usage);
-      c.tokens = reply.usage.input_tokens + reply.usage.output_tokens;
-      c.cost_usd = reply.usage.cost_usd;
-      ParsedReply parsed = parse_reply(reply.text, context_.target.function, reply.finish_reason);
+      std::optional<llm::Reply> reply = spend_.complete(provider_, request);
+      if (!reply) return std::nullopt;
+      ParsedReply parsed = read(*reply, c);
+      if (!parsed.code && !declined(parsed)) {
+        llm::Request again = request;
+        again.messages.push_back({"assistant", reply->text});
+        again.messages.push_back(
+            {"user", "Your reply cannot be used: " + parsed.error + ". Answer again with one fenced ```" +
+                         context_.language + " block that holds the complete new definition of `" +
+                         context_.target.function + "` (helpers it needs may come first in the block)."});
+        std::optional<llm::Reply> second = spend_.complete(provider_, again);
+        if (second) {
+          ParsedReply retry = read(*second, c);
+          if (retry.code) parsed = std::move(retry);
+          else parsed.error += "; asked again: " + retry.error;
+        }
+      }
       c.rationale = parsed.rationale.substr(0, 2000);
-      if (parsed.code) c.definition = *parsed.code;
-      else c.error = "LLM reply unusable: " + parsed.error;
+      if (parsed.code) {
+        c.definition = *parsed.code;
+      } else {
+        spend_.add_unusable_reply();
+        c.error = "LLM reply unusable: " + parsed.error;
+      }
     } catch (const llm::LlmError& error) {
       if (error.stops_run()) throw;
       c.error = std::string("LLM call failed (") + llm::error_kind_name(error.kind()) + "): " + error.what();
     }
     return c;
+  }
+
+  ParsedReply read(const llm::Reply& reply, Candidate& c) const {
+    c.tokens += reply.usage.input_tokens + reply.usage.output_tokens;
+    c.cost_usd += reply.usage.cost_usd;
+    return parse_reply(reply.text, context_.target.function, reply.finish_reason, context_.original);
+  }
+
+  // A refusal or a reply over the size limit is not asked again.
+  static bool declined(const ParsedReply& parsed) {
+    return parsed.error.rfind("the model declined", 0) == 0 || parsed.error.find(" bytes; a candidate is at most") !=
+                                                                    std::string::npos;
   }
 
   std::string summarize(const SearchState& state) const {

@@ -77,15 +77,52 @@ int open_braces(std::string_view code) {
   return depth;
 }
 
+// The reply without the reasoning a model may write before its answer (<think>...</think>
+// as DeepSeek-R1, QwQ and Qwen3 emit it inline; <thinking>, <reasoning>): its drafts are
+// not the answer, and counting them made every such reply "2 code blocks define it
+// differently". An unclosed section runs to the end (`unclosed` is then set).
+std::string without_reasoning(std::string_view reply, bool& unclosed) {
+  std::string out;
+  std::size_t at = 0;
+  unclosed = false;
+  while (at < reply.size()) {
+    std::size_t open = std::string_view::npos;
+    std::string tag;
+    for (const char* name : {"think", "thinking", "reasoning"}) {
+      const std::string t = std::string("<") + name + ">";
+      const std::size_t found = reply.find(t, at);
+      if (found < open) {
+        open = found;
+        tag = name;
+      }
+    }
+    if (open == std::string_view::npos) break;
+    out += reply.substr(at, open - at);
+    const std::string close = "</" + tag + ">";
+    const std::size_t end = reply.find(close, open);
+    if (end == std::string_view::npos) {
+      unclosed = true;
+      return out;
+    }
+    at = end + close.size();
+  }
+  out += reply.substr(std::min(at, reply.size()));
+  return out;
+}
+
 }  // namespace
 
-ParsedReply parse_reply(std::string_view reply, std::string_view function, std::string_view finish_reason) {
+ParsedReply parse_reply(std::string_view raw_reply, std::string_view function, std::string_view finish_reason,
+                        std::string_view original) {
   ParsedReply parsed;
-  if (reply.size() > kMaxCandidateBytes) {
-    parsed.error = "the reply is " + std::to_string(reply.size()) + " bytes; a candidate is at most " +
+  if (raw_reply.size() > kMaxCandidateBytes) {
+    parsed.error = "the reply is " + std::to_string(raw_reply.size()) + " bytes; a candidate is at most " +
                    std::to_string(kMaxCandidateBytes >> 20) + " MiB";
     return parsed;
   }
+  bool unclosed = false;
+  const std::string answer = without_reasoning(raw_reply, unclosed);
+  const std::string_view reply = answer;
   std::string prose;
   std::vector<Block> blocks = fenced_blocks(reply, prose);
   parsed.rationale = trim(prose);
@@ -97,6 +134,11 @@ ParsedReply parse_reply(std::string_view reply, std::string_view function, std::
     if (!find_definitions(b.text, function).empty()) defining.push_back(&b);
 
   if (blocks.empty()) {
+    if (unclosed) {
+      parsed.error = hit_limit ? "the reply was cut off (token limit) while the model was still reasoning"
+                               : "the reply is all reasoning (a <think> section never closed) and gives no code";
+      return parsed;
+    }
     parsed.error = looks_like_refusal(reply) ? "the model declined: " + std::string(trim(reply.substr(0, 200)))
                    : hit_limit              ? "the reply was cut off (token limit) before any code"
                                             : "the reply has no fenced code block";
@@ -111,15 +153,25 @@ ParsedReply parse_reply(std::string_view reply, std::string_view function, std::
       parsed.error = "no code block defines '" + name + "'";
     return parsed;
   }
-  // Several blocks may define it (a recap, a "before" version): all the same is fine.
-  const std::string first = normalize_code(defining.front()->text);
-  for (const Block* b : defining)
-    if (normalize_code(b->text) != first) {
-      parsed.error = std::to_string(defining.size()) + " code blocks define '" + name +
-                     "' differently; the reply must give one version";
-      return parsed;
-    }
-  const Block& chosen = *defining.front();
+  // Several blocks may define it: the original quoted back ("before"), a recap, or a
+  // first version and a better one. The original is not an answer; of the versions
+  // left, the last is the model's final word.
+  if (!original.empty() && defining.size() > 1) {
+    const std::string unchanged = normalize_code(original);
+    std::vector<const Block*> changed;
+    for (const Block* b : defining)
+      if (normalize_code(b->text) != unchanged) changed.push_back(b);
+    if (!changed.empty()) defining = changed;
+  }
+  std::vector<std::string> versions;
+  for (const Block* b : defining) {
+    const std::string v = normalize_code(b->text);
+    if (std::find(versions.begin(), versions.end(), v) == versions.end()) versions.push_back(v);
+  }
+  if (versions.size() > 1)
+    parsed.rationale = "(The reply gave " + std::to_string(versions.size()) + " versions of '" + name +
+                       "'; the last was taken.)\n" + parsed.rationale;
+  const Block& chosen = *defining.back();
   if (!chosen.closed || open_braces(chosen.text) != 0) {
     parsed.error = "the definition of '" + name + "' is cut off mid-way";
     return parsed;

@@ -36,9 +36,9 @@ class LlmReranker : public Reranker {
                                   {"best_speedup", best_speedup},
                                   {"candidate", candidate.definition ? *candidate.definition : "(no code)"}})}};
     try {
-      llm::Reply reply = provider_.complete(request);
-      spend_.add(reply.usage);
-      return parse_speedup_estimate(reply.text);
+      std::optional<llm::Reply> reply = spend_.complete(provider_, request);
+      if (!reply) return std::nullopt;  // the budget is reached: unranked
+      return parse_speedup_estimate(reply->text);
     } catch (const llm::LlmError& error) {
       if (error.stops_run()) throw;
       return std::nullopt;  // unranked: evaluated only if there is room

@@ -60,6 +60,7 @@ std::string budget_spent(const SearchLimits& limits, const SearchState& state, c
     return "dollar budget spent ($" + std::to_string(spend->dollars()) + ")";
   if (spend && limits.max_timing_s > 0 && spend->timing_seconds() >= limits.max_timing_s)
     return "timing budget spent (" + std::to_string(spend->timing_seconds()) + " s)";
+  if (spend && !spend->exhausted().empty()) return spend->exhausted();
   return "";
 }
 
@@ -117,8 +118,10 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       progress.status("step " + std::to_string(step + 1) + ": asking the " + policy.name() + " policy for " +
                       std::to_string(ask) + " candidate(s)");
       std::vector<Candidate> proposals = policy.propose(state, ask);
+      state.proposed += static_cast<int>(proposals.size());
       if (proposals.empty()) {
-        result.stop_reason = "the " + policy.name() + " policy has nothing more to try";
+        const std::string spent = budget_spent(limits, state, hooks.spend, start);
+        result.stop_reason = !spent.empty() ? spent : "the " + policy.name() + " policy has nothing more to try";
         break;
       }
       ++step;
@@ -151,13 +154,16 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
         }
         entries.push_back({step, candidate, e});
       }
-      // Repeats cost no build but do cost model calls: three all-repeat steps in a row
-      // mean the policy has run dry.
-      idle_batches = fresh.empty() ? idle_batches + 1 : 0;
-      if (idle_batches >= 3) {
-        result.stop_reason = "the " + policy.name() + " policy keeps proposing code already evaluated";
-        break;
-      }
+      // Repeats, unusable replies and code the scope rule rejects cost no build but do
+      // cost model calls: three steps in a row with nothing to build mean the policy has
+      // run dry.
+      const std::size_t buildable = static_cast<std::size_t>(
+          std::count_if(fresh.begin(), fresh.end(), [](const Materialized& m) { return m.rejection.empty(); }));
+      idle_batches = buildable == 0 ? idle_batches + 1 : 0;
+      const std::string idle_reason =
+          fresh.empty() ? "the " + policy.name() + " policy keeps proposing code already evaluated"
+                        : "the " + policy.name() + " policy gave nothing to build in 3 steps in a row (last: " +
+                              fresh.back().rejection + ")";
 
       // Checking (build, tests, outputs) in parallel; timing one at a time afterwards.
       progress.status("step " + std::to_string(step) + ": building and checking " + std::to_string(fresh.size()) +
@@ -182,7 +188,9 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
       }
       for (std::size_t i = 0; i < checked.size(); ++i) {
         Checked& c = checked[i];
-        ++state.evaluations;
+        // Only what was built counts against max_evaluations (an unusable reply is
+        // counted in the spend, as a call).
+        if (fresh[i].rejection.empty()) ++state.evaluations;
         progress.status("[" + std::to_string(state.evaluations) + "/" + std::to_string(limits.max_evaluations) +
                         "] " + c.evaluation.candidate_id);
         if (workers <= 1) evaluator.time(c);
@@ -230,6 +238,10 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
         if (hooks.on_entry) hooks.on_entry(state.trajectory.back());
       }
       if (hooks.on_step) hooks.on_step(state);
+      if (idle_batches >= 3) {
+        result.stop_reason = idle_reason;
+        break;
+      }
     }
   } catch (const llm::LlmError& error) {
     // A rejected key or a missing variable does not fix itself: stop, keep what we have.

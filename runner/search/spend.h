@@ -1,8 +1,18 @@
-// What a search has spent: LLM tokens and dollars, calls, GPU/CPU timing seconds.
-// Shared by the policy, the critic and the reranker, which call models concurrently.
+// What a search has spent: LLM tokens and dollars, calls (made, failed, refused by the
+// budget), unusable replies, GPU/CPU timing seconds. Shared by the policy, the critic
+// and the reranker, which call models concurrently.
+//
+// Token and dollar limits are enforced before each call, not only between search steps:
+// a batch of k concurrent calls that starts just under a limit would otherwise pass it by
+// k calls (issue: 1,500 tokens allowed, 2,318 spent). A call is admitted while what is
+// spent, plus one call as large as the largest so far for each call in flight and for
+// itself, stays within the limits, so a run stops within one call of either.
 #pragma once
 
+#include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -10,39 +20,49 @@
 
 namespace maxcode {
 
+struct SpendLimits {
+  long max_tokens = 0;     // 0: no limit
+  double max_dollars = 0;  // 0: no limit
+};
+
 class Spend {
  public:
-  void add(const llm::Usage& usage) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tokens_ += usage.input_tokens + usage.output_tokens;
-    dollars_ += usage.cost_usd;
-    ++calls_;
-  }
-  void add_timing_seconds(double s) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    timing_s_ += s;
-  }
+  explicit Spend(SpendLimits limits = {}) : limits_(limits) {}
+
+  // One model call through the budget. Returns nullopt without calling when the call
+  // would pass a limit (then `exhausted()` says which). An LlmError from the provider is
+  // counted as a failed call and rethrown.
+  std::optional<llm::Reply> complete(llm::Provider& provider, const llm::Request& request);
+
+  // Usage of a call made outside `complete` (tests, replays of recorded usage).
+  void add(const llm::Usage& usage);
+  void add_unusable_reply() { std::lock_guard<std::mutex> l(mutex_); ++unusable_; }
+  void add_timing_seconds(double s) { std::lock_guard<std::mutex> l(mutex_); timing_s_ += s; }
+
+  // Which limit stopped a call ("token budget reached: 1,480 of 1,500 spent, a call takes
+  // up to 412"), or empty while calls are still admitted.
+  std::string exhausted() const { std::lock_guard<std::mutex> l(mutex_); return exhausted_; }
   long tokens() const { std::lock_guard<std::mutex> l(mutex_); return tokens_; }
   double dollars() const { std::lock_guard<std::mutex> l(mutex_); return dollars_; }
   double timing_seconds() const { std::lock_guard<std::mutex> l(mutex_); return timing_s_; }
-  nlohmann::json to_json() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return {{"tokens", tokens_}, {"dollars", dollars_}, {"llm_calls", calls_}, {"timing_s", timing_s_}};
-  }
-  void restore(const nlohmann::json& j) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tokens_ = j.value("tokens", 0L);
-    dollars_ = j.value("dollars", 0.0);
-    calls_ = j.value("llm_calls", 0L);
-    timing_s_ = j.value("timing_s", 0.0);
-  }
+  long calls() const { std::lock_guard<std::mutex> l(mutex_); return calls_; }
+  nlohmann::json to_json() const;
+  void restore(const nlohmann::json& j);
 
  private:
+  bool admit();
+  std::string over_limit(long in_flight) const;  // with mutex_ held
   mutable std::mutex mutex_;
+  std::condition_variable changed_;  // a call came back
+  SpendLimits limits_;
   long tokens_ = 0;
   double dollars_ = 0;
-  long calls_ = 0;
+  long calls_ = 0, failed_calls_ = 0, refused_calls_ = 0, unusable_ = 0;
+  long in_flight_ = 0;
+  long largest_tokens_ = 0;   // of one call so far
+  double largest_dollars_ = 0;
   double timing_s_ = 0;
+  std::string exhausted_;
 };
 
 }  // namespace maxcode

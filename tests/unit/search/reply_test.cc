@@ -36,10 +36,33 @@ TEST(Reply, Refusal) {
   EXPECT_NE(p.error.find("declined"), std::string::npos) << p.error;
 }
 
-TEST(Reply, TwoConflictingBlocks) {
+// Two versions: the last is the model's final word, and the rationale says one was
+// passed over.
+TEST(Reply, OfTwoDifferentVersionsTheLastIsTaken) {
   ParsedReply p = parse_reply("```cpp\nint f(int x) { return x + 1; }\n```\nor\n```cpp\nint f(int x) { return 1 + x; }\n```", "f");
-  EXPECT_FALSE(p.code);
-  EXPECT_NE(p.error.find("2 code blocks define 'f' differently"), std::string::npos) << p.error;
+  ASSERT_TRUE(p.code) << p.error;
+  EXPECT_EQ(*p.code, "int f(int x) { return 1 + x; }");
+  EXPECT_NE(p.rationale.find("2 versions of 'f'; the last was taken"), std::string::npos) << p.rationale;
+}
+
+// The original quoted back is not a version: the other block is the answer, even first.
+TEST(Reply, TheOriginalQuotedBackIsPassedOver) {
+  ParsedReply p = parse_reply("```cpp\nint f(int x) { return x * 2; }\n```\nwas\n```cpp\nint f(int x) {\n  return x + x;\n}\n```",
+                              "f", "stop", "int f(int x) {\n  return x + x;\n}\n");
+  ASSERT_TRUE(p.code) << p.error;
+  EXPECT_EQ(*p.code, "int f(int x) { return x * 2; }");
+  EXPECT_EQ(p.rationale.find("versions"), std::string::npos) << p.rationale;
+}
+
+// A reasoning model's drafts inside <think> are not the answer; an answer that never
+// comes says so.
+TEST(Reply, ReasoningSectionsAreNotTheAnswer) {
+  ParsedReply p = parse_reply("<think>\n```cpp\nint f(int x) { return 0; }\n```\n</think>\n```cpp\nint f(int x) { return x; }\n```", "f");
+  ASSERT_TRUE(p.code) << p.error;
+  EXPECT_EQ(*p.code, "int f(int x) { return x; }");
+  ParsedReply open = parse_reply("<think>\n```cpp\nint f(int x) { return 0; }\n```\nhmm", "f");
+  EXPECT_FALSE(open.code);
+  EXPECT_NE(open.error.find("all reasoning"), std::string::npos) << open.error;
 }
 
 TEST(Reply, TheSameBlockTwiceIsFine) {
