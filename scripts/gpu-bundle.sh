@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs and gathers it in .gpu/ (ignored by git), small
 # enough to travel: maxcode without debug info, the injection libraries, the shared
-# libraries Ubuntu 24.04 lacks (DESIGN.md "Where it runs"), the GPU test programs
+# libraries Ubuntu 24.04 lacks (docs/architecture.md), the GPU test programs
 # (tests/gpu/) and the profiler's CUDA example. scripts/gpu-check.sh runs it all there.
 # Never carries libc, libstdc++, libssl or libcrypto: Ubuntu's are newer and compatible.
 set -euo pipefail

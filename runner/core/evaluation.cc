@@ -40,7 +40,8 @@ nlohmann::json to_json(const Timing& timing) {
           {"significant", timing.significant},
           {"stop_reason", timing.stop_reason},
           {"drifted", timing.drifted},
-          {"process_floor_s", timing.process_floor_s}};
+          {"process_floor_s", timing.process_floor_s},
+          {"session_s", timing.session_s}};
   if (!timing.device.empty()) {
     j["device"] = timing.device;
     j["baseline_sm_mhz"] = timing.baseline_sm_mhz;
@@ -125,6 +126,7 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.stop_reason = j.value("stop_reason", "");
   t.drifted = j.value("drifted", false);
   t.process_floor_s = j.value("process_floor_s", 0.0);
+  t.session_s = j.value("session_s", 0.0);
   t.device = j.value("device", "");
   t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
   t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});

@@ -54,6 +54,10 @@ struct Timing {
   std::string stop_reason;          // "interval narrow", "max rounds", "time cap"
   bool drifted = false;             // the halves of the session disagreed (ratios_drifted)
   double process_floor_s = 0;       // subtracted from each CPU benchmark run's wall time
+  // Wall seconds the whole session held the machine (both sides, warm-up included): what
+  // search.max_timing_s and a job's gpu_s count. The rounds' figures are the metric's,
+  // which for a Google Benchmark program are times per iteration, not seconds spent.
+  double session_s = 0;
   // GPU timing ("kernels" metric) only:
   std::string device;                      // the GPU both sides ran on
   std::vector<unsigned> baseline_sm_mhz;   // per round: SM clock under load; 0 = unknown

@@ -1,5 +1,5 @@
 // The evaluator: build -> test -> output comparison -> timing, for one candidate at a
-// time, against a baseline built once. DESIGN.md "Evaluation" is its specification.
+// time, against a baseline built once. docs/evaluation.md is its specification.
 //
 // Checking (materialize, build, test, compare) is safe to run for several candidates
 // at once; timing is not, and the caller serializes it so that nothing else loads the

@@ -31,7 +31,9 @@ Materialized Evaluator::materialize(const Candidate& candidate) const {
     if (candidate.definition) {
       // What the file already holds unchanged is taken out first: a reply of the whole
       // file brings the unit's new code among copies of its neighbours (unchanged_text.h).
-      const std::string code = drop_unchanged(original_file_, *candidate.definition);
+      std::vector<std::string> unit_names;
+      for (const UnitFunction& f : unit_.functions) unit_names.push_back(f.base_name);
+      const std::string code = drop_unchanged(original_file_, *candidate.definition, unit_names);
       // Each redefinition of a unit function replaces it where it stands (placement.h).
       Placement placed = place_definitions(original_file_, unit_, code);
       if (!placed.error.empty()) {

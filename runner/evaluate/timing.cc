@@ -313,6 +313,7 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
     if (!t.stop_reason.empty()) break;
   }
   session.kernels = candidate_kernels;
+  t.session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   t.baseline_median_s = median(t.baseline_s);
   t.candidate_median_s = median(t.candidate_s);
   t.significant = significant(t.speedup, acc.min_speedup, noise_floor_);
@@ -396,7 +397,7 @@ void Evaluator::time(Checked& c, int worker) {
   } else if (t.significant) {
     e.verdict = Verdict::kFaster;
     e.reason = figure;
-    // Would win: prove it memory- and race-clean first (DESIGN.md "Correctness" 3).
+    // Would win: prove it memory- and race-clean first (docs/evaluation.md "Each candidate").
     if (gpu_ && !sanitize(e, c.workspace, c.materialized.files, session.device)) c.passed = false;
     // And its work seen from outside its process: a trick that fooled the timer must
     // not become the best so far and crowd out a real improvement.

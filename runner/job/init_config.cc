@@ -1,6 +1,7 @@
 #include "runner/job/init_config.h"
 #include "runner/util/json_io.h"
 
+#include <algorithm>
 #include <set>
 
 namespace maxcode {
@@ -88,14 +89,37 @@ ProposedConfig propose_config(const ProjectScan& scan) {
     build["command"] = "cmake --build build -j";
     build_why = "CMakeLists.txt, no presets: a Release build in build/.";
   } else {
-    build["command"] = "make -j";
-    build_why = "a Makefile.";
+    // The default goal may leave the benchmarks out: they are made by name after it.
+    std::string made;
+    for (const ScannedBenchmark& b : scan.benchmarks)
+      if (!b.make_target.empty()) made += " " + b.make_target;
+    build["command"] = made.empty() ? "make -j" : "make -j && make -j" + made;
+    build_why = made.empty() ? "a Makefile." : "a Makefile; its default goal, then the benchmark rule(s)" + made + ".";
+  }
+  // Options the benchmarks are built behind, off by default: turned on here, or the
+  // benchmark would never be built.
+  std::vector<std::string> turned_on;
+  for (const ScannedBenchmark& b : scan.benchmarks)
+    for (const std::string& o : b.cmake_options)
+      if (std::find(turned_on.begin(), turned_on.end(), o) == turned_on.end()) turned_on.push_back(o);
+  if (scan.cmake && !turned_on.empty()) {
+    std::string flags, names;
+    for (const std::string& o : turned_on) {
+      flags += " -D" + o + "=ON";
+      names += (names.empty() ? "" : ", ") + o;
+    }
+    build["configure"] = build["configure"].get<std::string>() + flags;
+    build_why += " The benchmarks are built only with " + names + " on (option() defaults off), so the configure "
+                 "step turns " + (turned_on.size() == 1 ? "it" : "them") + " on.";
   }
   add("build", build, {"How to build: found " + build_why, "Every candidate is built in its own copy of the repository."});
 
   ordered_json test;
   std::vector<std::string> test_why;
-  if (scan.ctest) {
+  if (!scan.cmake && !scan.make_test_target.empty()) {
+    test["command"] = "make " + scan.make_test_target;
+    test_why = {"Tests: the Makefile's `" + scan.make_test_target + "` rule.", "Every candidate must pass them."};
+  } else if (scan.ctest) {
     test["command"] = scan.test_preset.empty() ? "ctest --test-dir " + scan.binary_dir + " --output-on-failure"
                                                : "ctest --preset " + scan.test_preset + " --output-on-failure";
     test_why = {"Tests: ctest (enable_testing() and add_test/gtest_discover_tests in the CMake files).",

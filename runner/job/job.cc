@@ -30,12 +30,14 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     if (optimize) check_policy_inputs(job.config, o.repo, o.replay_dir);
     job.function = o.function;
     job.signature = o.signature;
+    job.file = o.file;
     if (job.function.empty() && job.config.targets.functions.empty()) {
       // Named nowhere: profile the benchmarks and take the hottest function, or the
       // launcher of the hottest kernel, in scope (runner/profile/select.h).
       const TargetChoice choice = choose_target_by_profile(o.repo, config_file, job.config, o.quiet);
       job.function = choice.function;
       if (job.signature.empty()) job.signature = choice.signature;
+      job.file = choice.file;
     } else {
       if (job.function.empty()) job.function = job.config.targets.functions.front();
       // Several definitions and no signature given: the profile says which one is hot.
@@ -97,6 +99,7 @@ int run_optimize(const JobOptions& given) {
     o.out = o.resume;
     o.function = checkpoint->target.function;
     if (o.signature.empty()) o.signature = checkpoint->target.signature;  // an overload chosen before
+    o.file = checkpoint->target.file;  // a definition of one name among several files
     o.policy = checkpoint->policy;
     // `--resume DIR` alone, as the README shows it: the interrupted run's repository,
     // config and replay directory, unless given again (issue 22: a resume from another

@@ -16,6 +16,7 @@ struct JobOptions {
   std::filesystem::path out = "maxcode-out";
   std::string function;                  // default: the config's first target
   std::string signature;                 // picks an overload
+  std::string file;                      // with --resume: the file of the target searched before
   std::string policy;                    // overrides search.policy
   std::filesystem::path replay_dir;      // overrides search.replay_dir
   int max_evaluations = 0;               // overrides search.max_evaluations when > 0

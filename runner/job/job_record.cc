@@ -25,6 +25,7 @@ TargetRecord target_from(const json& j) {
   TargetRecord t;
   t.slug = j.at("slug");
   t.function = j.at("function");
+  t.signature = j.value("signature", "");
   t.file = j.value("file", "");
   t.line = j.value("line", 0);
   if (j.contains("share") && j["share"].is_number()) t.share = j["share"].get<double>();
@@ -55,7 +56,7 @@ std::string target_slug(const std::string& file, const std::string& function) {
 }
 
 json to_json(const TargetRecord& t) {
-  json j = {{"slug", t.slug}, {"function", t.function}, {"file", t.file}, {"line", t.line},
+  json j = {{"slug", t.slug}, {"function", t.function}, {"signature", t.signature}, {"file", t.file}, {"line", t.line},
             {"share", t.share ? json(*t.share) : json(nullptr)}, {"self_ns", t.self_ns}, {"samples", t.samples},
             {"status", t.status}, {"verdict", t.verdict}, {"reason", t.reason},
             {"speedup", t.speedup ? interval_json(*t.speedup) : json(nullptr)}, {"original_s", t.original_s},

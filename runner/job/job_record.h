@@ -28,6 +28,7 @@ struct PrRecord {
 struct TargetRecord {
   std::string slug;      // its result directory: targets/<slug>/
   std::string function;
+  std::string signature;  // of the definition chosen (the name may have several)
   std::string file;      // repository-relative
   int line = 0;
   std::optional<double> share;  // of the profiled time; none when the input named it

@@ -174,6 +174,7 @@ class JobRunner {
   void add_target(const Located& located, const ProfileEntry* entry) {
     TargetRecord t;
     t.function = located.target.function;
+    t.signature = located.target.signature;
     t.file = located.target.file;
     t.line = static_cast<int>(located.target.line_begin);
     t.slug = target_slug(t.file, t.function);
@@ -229,9 +230,15 @@ class JobRunner {
           const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
                                         [&](const TargetRecord& t) { return t.function == choice.function; });
           if (seen) continue;
-          add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature), &e);
+          add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature, choice.file), &e);
         } catch (const std::exception& error) {
           tried += "; " + e.function + ": " + error.what();
+          // job.json says why a hot entry is not a target (it was silent: the second
+          // hottest function of a real library was left out with no reason anywhere).
+          for (nlohmann::json& p : job_.profile)
+            if (p.value("function", "") == e.function && p.value("kind", "") == e.kind)
+              p["not_a_target"] = error.what();
+          progress_.note("profile: " + e.function + " is not a target: " + error.what());
         }
       }
       if (job_.targets.empty()) {
@@ -345,6 +352,8 @@ class JobRunner {
     search.config.search.max_dollars = t.allowance.dollars;
     search.max_timing_s = t.allowance.gpu_s;
     search.function = t.function;
+    search.signature = t.signature;  // the definition chosen, where the name has several
+    search.file = t.file;
     search.out = out;
     if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
     search.resume = checkpoint;
@@ -354,6 +363,11 @@ class JobRunner {
     try {
       const TargetSearchOutcome outcome = search_target(search, progress_);
       record_outcome(t, outcome, out);
+    } catch (const NothingToTry& e) {
+      t.status = "skipped";
+      t.reason = e.what();
+      t.no_pr = "not searched: " + t.reason;
+      progress_.note(label + ": skipped, " + t.reason);
     } catch (const std::exception& e) {
       t.status = "failed";
       t.reason = e.what();

@@ -67,7 +67,7 @@ void setup(Session& s, const TargetSearch& o) {
   s.work_dir = make_run_dir(fs::temp_directory_path(), "maxcode-run-");
   s.source = capture_source(o.repo, s.work_dir / "source", config.workspace.exclude);
   s.located = locate_target(s.source.root, config.scope, o.function,
-                            o.signature.empty() ? config.targets.signature : o.signature);
+                            o.signature.empty() ? config.targets.signature : o.signature, o.file);
   s.unit = find_unit(s.source.root, config.scope, s.located, config.targets.unit);
   s.located.target.unit = s.unit.names();
   s.located.target.unit_notes = s.unit.notes;
@@ -212,6 +212,13 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
       throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
                         s.located.target.file + "): add search.knobs to " + o.config.file.string() +
                         " or a `// maxcode: tune NAME v1 v2 ...` comment in that file, or choose another policy");
+  }
+  // Nothing the policy has can change the target: no original built, no A/A session.
+  if (o.candidate_file.empty()) {
+    const std::string why =
+        why_nothing_reaches(o.config, o.repo, o.replay_dir, s.unit.names(), s.located.target.file);
+    if (!why.empty())
+      throw NothingToTry(why + ", so " + s.located.target.function + " is not searched (its original is not built or timed)");
   }
   fs::path ccache;
   if (have_ccache()) {

@@ -15,6 +15,7 @@
 #include "runner/report/report.h"
 #include "runner/search/checkpoint.h"
 #include "runner/search/search.h"
+#include "runner/util/error.h"
 #include "runner/util/progress.h"
 
 namespace maxcode {
@@ -24,6 +25,7 @@ struct TargetSearch {
   Config config;                         // loaded; search.* overrides already applied
   std::string function;                  // required
   std::string signature;                 // picks an overload
+  std::string file;                      // picks among definitions in several files (the profile's)
   std::filesystem::path out;             // the result directory (created)
   std::filesystem::path replay_dir;      // for the replay policy
   std::filesystem::path db;              // rollout store; default <out>/rollouts.sqlite
@@ -33,6 +35,13 @@ struct TargetSearch {
   std::function<bool()> stop_requested;  // asked before every step
   bool keep_workspaces = false;
   Environment env;                       // read by the CLI: GPUs, lock and cache folders
+};
+
+// The policy has no candidate that could change the target (a replay directory whose
+// files all change other functions): nothing was built or timed. A job skips the target.
+class NothingToTry : public Error {
+ public:
+  using Error::Error;
 };
 
 struct TargetSearchOutcome {

@@ -123,7 +123,18 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
     why = of_list(e);
   }
   std::vector<Located> definitions = locate_definitions(repo, scope, choice.function);
-  if (definitions.size() > 1) {
+  std::vector<std::size_t> in_profile_file;
+  for (std::size_t i = 0; i < definitions.size(); ++i)
+    if (!e.file.empty() && definitions[i].target.file == e.file) in_profile_file.push_back(i);
+  if (definitions.size() > 1 && in_profile_file.size() == 1) {
+    // Same name (and often the same signature) in several files, as per-architecture
+    // copies of a `static inline` helper are: the profile's symbol says which file.
+    const std::size_t index = in_profile_file.front();
+    why += "; of its " + std::to_string(definitions.size()) + " definitions, the profile's " + e.name +
+           " is the one in " + e.file;
+    choice.signature = definitions[index].extent.signature;
+    definitions = {definitions[index]};
+  } else if (definitions.size() > 1) {
     std::optional<std::size_t> index;
     if (!signature.empty()) {
       for (std::size_t i = 0; i < definitions.size(); ++i)

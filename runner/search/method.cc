@@ -32,6 +32,17 @@ void check_key(const std::optional<llm::ProviderConfig>& provider, const std::st
 
 }  // namespace
 
+std::string why_nothing_reaches(const Config& config, const fs::path& repo, const fs::path& replay_dir,
+                                const std::vector<std::string>& unit_names, const std::string& file) {
+  if (config.search.policy != "replay") return "";
+  const fs::path dir = replay_directory(config, repo, replay_dir);
+  return replay_reaches(dir, unit_names, file)
+             ? ""
+             : "none of the candidate files in " + dir.string() + " defines " +
+                   (unit_names.size() == 1 ? "'" + unit_names.front() + "'" : "a function of its unit") +
+                   " or changes " + file;
+}
+
 void check_policy_inputs(const Config& config, const fs::path& repo, const fs::path& replay_dir) {
   const SearchConfig& sc = config.search;
   const std::string file = config.file.string();

@@ -40,6 +40,14 @@ struct MethodInputs {
 // sources), an existing non-empty replay directory, a model and its key variable for
 // the LLM presets, critic and reranker. `replay_dir` as in MethodInputs. Throws
 // PolicyError saying what to configure.
+// Before a target's original is built and timed (an A/A session costs minutes): why no
+// candidate of the configured policy can change `unit_names` in `file`, or empty when
+// one can. For replay, none of its files defines a function of the unit or changes the
+// file; other policies write for the target and always can.
+std::string why_nothing_reaches(const Config& config, const std::filesystem::path& repo,
+                                const std::filesystem::path& replay_dir, const std::vector<std::string>& unit_names,
+                                const std::string& file);
+
 void check_policy_inputs(const Config& config, const std::filesystem::path& repo,
                          const std::filesystem::path& replay_dir);
 

@@ -65,7 +65,7 @@ struct Prompts;
 class Spend;
 namespace llm { class Provider; }
 
-// Observations of the LLM presets (DESIGN.md "The method"):
+// Observations of the LLM presets (docs/method.md "Policies"):
 //   "maxcode"     the best so far with its feedback, the trajectory with feedback and
 //                 critiques; fix a compile error, else a logic error, else beat the best
 //   "cuda-llm"    iterative refinement on the raw feedback of the latest attempt
@@ -74,6 +74,11 @@ bool is_llm_policy(const std::string& name);
 std::unique_ptr<Policy> make_llm_policy(const std::string& name, const TargetContext& context,
                                         llm::Provider& provider, const Prompts& prompts, Spend& spend,
                                         int trajectory_window = 8);
+
+// Whether some candidate file in `directory` (as replay reads them) defines one of
+// `unit_names` or is a diff that changes `file` (repository-relative).
+bool replay_reaches(const std::filesystem::path& directory, const std::vector<std::string>& unit_names,
+                    const std::string& file);
 
 // Reads one candidate file (definition or diff) as replay does.
 Candidate read_candidate_file(const std::filesystem::path& file, const std::string& origin);

@@ -6,6 +6,8 @@
 #include "runner/util/files.h"
 #include "runner/search/policy.h"
 #include "runner/search/reply.h"
+#include "runner/workspace/patch.h"
+#include "runner/workspace/source_extent.h"
 
 namespace maxcode {
 
@@ -19,18 +21,24 @@ bool looks_like_diff(const std::string& text) {
           text.find("\n@@ ") != std::string::npos);
 }
 
+// The candidate files of a replay directory, in name order (hidden files and a README
+// are not candidates).
+std::vector<fs::path> candidate_files(const fs::path& directory) {
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) throw PolicyError("replay directory " + directory.string() + " does not exist");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.empty() || name[0] == '.' || name == "README.md") continue;
+    files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 class ReplayPolicy : public Policy {
  public:
-  explicit ReplayPolicy(const fs::path& directory) {
-    std::error_code ec;
-    if (!fs::is_directory(directory, ec))
-      throw PolicyError("replay directory " + directory.string() + " does not exist");
-    for (const auto& entry : fs::directory_iterator(directory)) {
-      const std::string name = entry.path().filename().string();
-      if (!entry.is_regular_file() || name.empty() || name[0] == '.' || name == "README.md") continue;
-      files_.push_back(entry.path());
-    }
-    std::sort(files_.begin(), files_.end());
+  explicit ReplayPolicy(const fs::path& directory) : files_(candidate_files(directory)) {
     if (files_.empty())
       throw PolicyError("replay directory " + directory.string() + " holds no candidate files");
   }
@@ -61,6 +69,29 @@ class ReplayPolicy : public Policy {
 };
 
 }  // namespace
+
+bool replay_reaches(const fs::path& directory, const std::vector<std::string>& unit_names, const std::string& file) {
+  for (const fs::path& path : candidate_files(directory)) {
+    Candidate c;
+    try {
+      c = read_candidate_file(path, "replay");
+      if (c.diff) (void)files_in_diff(*c.diff);
+    } catch (const std::exception&) {
+      return true;  // unreadable here: the search says why, as a rejected candidate
+    }
+    if (c.error) return true;
+    if (c.definition)
+      for (const std::string& name : unit_names)
+        if (!find_definitions(*c.definition, name).empty()) return true;
+    if (c.diff)
+      for (const auto& touched : files_in_diff(*c.diff))
+        for (const std::string& p : {touched.old_path, touched.new_path})
+          if (!p.empty() && (p == file || (p.size() > file.size() && p.compare(p.size() - file.size(), file.size(), file) == 0 &&
+                                           p[p.size() - file.size() - 1] == '/')))
+            return true;
+  }
+  return false;
+}
 
 Candidate read_candidate_file(const fs::path& file, const std::string& origin) {
   Candidate c;

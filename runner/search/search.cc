@@ -195,9 +195,13 @@ SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& targ
                         "] " + c.evaluation.candidate_id);
         if (workers <= 1) evaluator.time(c);
         if (hooks.spend && c.evaluation.timing) {
-          double timed = 0;
-          for (double s : c.evaluation.timing->candidate_s) timed += s;
-          for (double s : c.evaluation.timing->baseline_s) timed += s;
+          // The seconds the session held the machine; a session that ended early (a
+          // failure) counts its rounds' figures.
+          double timed = c.evaluation.timing->session_s;
+          if (timed <= 0) {
+            for (double s : c.evaluation.timing->candidate_s) timed += s;
+            for (double s : c.evaluation.timing->baseline_s) timed += s;
+          }
           hooks.spend->add_timing_seconds(timed);
         }
         entries[slot[i]].evaluation = c.evaluation;

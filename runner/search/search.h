@@ -1,4 +1,4 @@
-// The search loop of DESIGN.md "The method": propose k, rerank to n, check the n in
+// The search loop of docs/method.md: propose k, rerank to n, check the n in
 // parallel, time the survivors one at a time, critique each attempt, keep the best so
 // far, checkpoint, and finally confirm the best in a fresh A/B session. The confirmed
 // figure is the result.

@@ -50,8 +50,14 @@ std::vector<Located> locate_definitions(const fs::path& root, const ScopeConfig&
 }
 
 Located locate_target(const fs::path& root, const ScopeConfig& scope, const std::string& function,
-                      const std::string& signature) {
+                      const std::string& signature, const std::string& file) {
   std::vector<Located> found = locate_definitions(root, scope, function, signature);
+  if (found.size() > 1 && !file.empty()) {
+    std::vector<Located> in_file;
+    for (const Located& l : found)
+      if (l.target.file == file) in_file.push_back(l);
+    if (in_file.size() == 1) return in_file.front();
+  }
   if (found.empty())
     throw SourceError("no definition of '" + function + "'" +
                       (signature.empty() ? "" : " with signature '" + signature + "'") +
@@ -68,7 +74,8 @@ Located locate_target(const fs::path& root, const ScopeConfig& scope, const std:
       list += "\n  " + l.target.file + ":" + std::to_string(l.target.line_begin) + ": " + l.target.signature;
     throw SourceError("'" + function + "' is ambiguous; it is defined " + std::to_string(found.size()) +
                       " times:" + list +
-                      "\nname one with targets.signature in the config or --signature");
+                      "\nname one with targets.signature in the config or --signature" +
+                      (file.empty() ? "" : " (the profile's file, " + file + ", does not pick one)"));
   }
   return found.front();
 }

@@ -26,8 +26,11 @@ bool is_source_file(const std::string& path);
 
 // Searches C, C++ and CUDA files (.c .cc .cpp .cxx .h .hh .hpp .hxx .cu .cuh) under
 // `root` that the scope includes. Throws SourceError when the function is defined
-// nowhere, or in several places and `signature` does not pick one.
+// nowhere, or in several places and neither `signature` nor `file` picks one. `file`
+// (repository-relative) is where the profile found the hot one: two `static inline`
+// functions of one name and signature in per-architecture files differ only by it.
 Located locate_target(const std::filesystem::path& root, const ScopeConfig& scope,
-                      const std::string& function, const std::string& signature = "");
+                      const std::string& function, const std::string& signature = "",
+                      const std::string& file = "");
 
 }  // namespace maxcode

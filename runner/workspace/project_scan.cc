@@ -142,6 +142,53 @@ struct Executable {
   std::vector<std::string> sources;
   std::vector<std::string> links;
   bool unresolved_sources = false;
+  std::set<std::string> behind;  // the if() conditions it sits behind (this file's and its folder's)
+  std::string via;               // the project's own function that adds it, if any
+};
+
+// CMake's control flow as far as the scan needs it: the if() conditions a command sits
+// behind, and the bodies of function()/macro() definitions, which are templates and not
+// commands of their own. A condition is kept when it is one name (`if(OPT)`,
+// `if(${OPT})`); anything else, and an else() branch, hides nothing the scan can name.
+template <class OnCommand, class OnBody>
+void walk_cmake(const std::vector<CMakeCommand>& commands, OnCommand&& on_command, OnBody&& on_body) {
+  std::vector<std::string> stack;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const CMakeCommand& c = commands[i];
+    if (c.name == "function" || c.name == "macro") {
+      const std::string end = "end" + c.name;
+      std::size_t j = i + 1;
+      std::vector<CMakeCommand> body;
+      for (int depth = 1; j < commands.size(); ++j) {
+        if (commands[j].name == c.name) ++depth;
+        if (commands[j].name == end && --depth == 0) break;
+        body.push_back(commands[j]);
+      }
+      on_body(c, body);
+      i = j;
+      continue;
+    }
+    if (c.name == "if") {
+      std::string name = c.args.size() == 1 ? c.args[0] : "";
+      if (name.size() > 3 && name.rfind("${", 0) == 0 && name.back() == '}') name = name.substr(2, name.size() - 3);
+      stack.push_back(name);
+    } else if ((c.name == "elseif" || c.name == "else") && !stack.empty()) {
+      stack.back().clear();
+    } else if (c.name == "endif" && !stack.empty()) {
+      stack.pop_back();
+    } else {
+      std::set<std::string> behind;
+      for (const std::string& s : stack)
+        if (!s.empty()) behind.insert(s);
+      on_command(c, behind);
+    }
+  }
+}
+
+// A project's function that adds an executable named by its first parameter
+// (`function(add_base64_test name) add_executable(${name} ...)`): calls to it add one.
+struct ExecutableFunction {
+  std::vector<std::string> sources;  // listed literally in the body
 };
 
 std::string framework_of(const std::string& text) {
@@ -218,11 +265,63 @@ void scan_cmake(const fs::path& root, const std::vector<std::string>& files, Pro
   bool testing = false, any_test = false;
   std::string runtime_dir;  // CMAKE_RUNTIME_OUTPUT_DIRECTORY below the binary dir, if set
   bool runtime_dir_set = false;
-  for (const std::string& file : files) {
-    if (fs::path(file).filename() != "CMakeLists.txt") continue;
-    const std::string dir = fs::path(file).parent_path().generic_string();
-    for (const CMakeCommand& c : cmake_commands(slurp(root / file))) {
+  std::map<std::string, std::vector<CMakeCommand>> cmake_files;  // folder -> its commands
+  for (const std::string& file : files)
+    if (fs::path(file).filename() == "CMakeLists.txt")
+      cmake_files[fs::path(file).parent_path().generic_string()] = cmake_commands(slurp(root / file));
+
+  // First the project's options, its functions that add executables, and the conditions
+  // each folder's add_subdirectory() sits behind (a benchmark in test/ behind
+  // `if(BASE64_BUILD_TESTS)` is built only with -DBASE64_BUILD_TESTS=ON). Twice, so that
+  // a folder's conditions reach the folders it adds whatever the file order.
+  std::map<std::string, bool> options;  // option(NAME "doc" ON|OFF) -> its default
+  std::map<std::string, ExecutableFunction> adders;
+  std::map<std::string, std::set<std::string>> folder_behind;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& [dir, commands] : cmake_files) {
+      walk_cmake(
+          commands,
+          [&, dir = dir](const CMakeCommand& c, const std::set<std::string>& behind) {
+            if (c.name == "option" && !c.args.empty()) options[c.args[0]] = c.args.size() >= 2 && c.args.back() == "ON";
+            if (c.name == "add_subdirectory" && !c.args.empty()) {
+              std::set<std::string> all = folder_behind[dir];
+              all.insert(behind.begin(), behind.end());
+              std::string sub = source_argument(c.args[0]);
+              if (!sub.empty()) folder_behind[join_path(dir, sub)].insert(all.begin(), all.end());
+            }
+          },
+          [&, dir = dir](const CMakeCommand& definition, const std::vector<CMakeCommand>& body) {
+            if (definition.args.size() < 2) return;
+            const std::string param = "${" + definition.args[1] + "}";
+            for (const CMakeCommand& c : body) {
+              if (c.name != "add_executable" || c.args.empty() || c.args[0] != param) continue;
+              ExecutableFunction f;
+              for (std::size_t i = 1; i < c.args.size(); ++i)
+                if (std::string s = source_argument(c.args[i]); !s.empty()) f.sources.push_back(join_path(dir, s));
+              adders[lower(definition.args[0])] = std::move(f);
+            }
+          });
+    }
+  }
+
+  for (const auto& [dir, commands] : cmake_files) {
+    std::vector<std::pair<CMakeCommand, std::set<std::string>>> flat;
+    walk_cmake(
+        commands, [&](const CMakeCommand& c, const std::set<std::string>& behind) { flat.push_back({c, behind}); },
+        [](const CMakeCommand&, const std::vector<CMakeCommand>&) {});
+    for (auto& [c, behind_here] : flat) {
       const auto& a = c.args;
+      std::set<std::string> behind = folder_behind[dir];
+      behind.insert(behind_here.begin(), behind_here.end());
+      if (auto adder = adders.find(c.name); adder != adders.end() && !a.empty() && a[0].find("${") == std::string::npos) {
+        Executable e{a[0], dir, adder->second.sources, {}, false, behind, c.name};
+        for (std::size_t i = 1; i < a.size(); ++i) {
+          const std::string s = source_argument(a[i]);
+          if (!s.empty() && is_source(s)) e.sources.push_back(join_path(dir, s));
+        }
+        executables.push_back(std::move(e));
+        continue;
+      }
       if (c.name == "enable_testing" || (c.name == "include" && !a.empty() && a[0] == "CTest")) testing = true;
       if (c.name == "add_test" || c.name == "gtest_discover_tests" || c.name == "gtest_add_tests" ||
           c.name == "catch_discover_tests" || c.name == "doctest_discover_tests") {
@@ -253,7 +352,7 @@ void scan_cmake(const fs::path& root, const std::vector<std::string>& files, Pro
       if (c.name == "add_executable" && !a.empty()) {
         if (std::find(a.begin(), a.end(), "IMPORTED") != a.end() || std::find(a.begin(), a.end(), "ALIAS") != a.end())
           continue;
-        Executable e{a[0], dir, {}, {}, false};
+        Executable e{a[0], dir, {}, {}, false, behind, ""};
         for (std::size_t i = 1; i < a.size(); ++i) {
           if (a[i] == "WIN32" || a[i] == "MACOSX_BUNDLE" || a[i] == "EXCLUDE_FROM_ALL") continue;
           std::string source = source_argument(a[i]);
@@ -302,7 +401,13 @@ void scan_cmake(const fs::path& root, const std::vector<std::string>& files, Pro
     b.reads_seed = text.find("MAXCODE_SEED") != std::string::npos;
     b.binary = join_path(scan.binary_dir, runtime_dir_set ? runtime_dir : e.dir);
     b.binary = join_path(b.binary, e.name);
-    b.why = "add_executable(" + e.name + ") in " + join_path(e.dir, "CMakeLists.txt");
+    b.why = (e.via.empty() ? "add_executable(" : e.via + "(") + e.name + ") in " + join_path(e.dir, "CMakeLists.txt");
+    for (const std::string& condition : e.behind) {
+      auto option = options.find(condition);
+      if (option == options.end() || option->second) continue;  // not an option, or on by default
+      b.cmake_options.push_back(condition);
+      b.why += ", built only with " + condition + "=ON";
+    }
     if (framework == "google-benchmark") b.why += ", a Google Benchmark program";
     else if (framework == "nvbench") b.why += ", an nvbench program";
     else b.why += ", named like a benchmark";
@@ -333,13 +438,73 @@ void scan_plain(const fs::path& root, const std::vector<std::string>& files, Pro
   }
 }
 
+// A Makefile's rules, read as make would list them: `target ...: prerequisites` (not
+// `:=` or `::=` assignments), recipes and variables aside. Rules whose target is named
+// like a benchmark and is a file (not .PHONY) are benchmark programs, their source
+// prerequisites the sources; `test`/`check` rules are the tests.
+void scan_makefile(const fs::path& root, ProjectScan& scan) {
+  const fs::path file = fs::exists(root / "Makefile") ? root / "Makefile" : root / "makefile";
+  std::string text = slurp(file);
+  // Continuation lines joined, comments dropped.
+  for (std::size_t at = text.find("\\\n"); at != std::string::npos; at = text.find("\\\n", at)) text.replace(at, 2, " ");
+  std::set<std::string> phony;
+  std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> rules;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '\t') continue;  // a recipe
+    line = line.substr(0, line.find('#'));
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    if (line.compare(colon, 2, ":=") == 0 || line.compare(colon, 3, "::=") == 0) continue;
+    const std::size_t equals = line.find('=');
+    if (equals != std::string::npos && equals < colon) continue;  // a variable whose value has a colon
+    std::vector<std::string> targets, prerequisites;
+    std::istringstream left(line.substr(0, colon)), right(line.substr(colon + 1));
+    for (std::string w; left >> w;) targets.push_back(w);
+    for (std::string w; right >> w;)
+      if (w != ":" && w != "|") prerequisites.push_back(w);
+    if (targets.size() == 1 && targets[0] == ".PHONY") {
+      phony.insert(prerequisites.begin(), prerequisites.end());
+      continue;
+    }
+    rules.push_back({targets, prerequisites});
+  }
+  std::set<std::string> seen;
+  for (const auto& [targets, prerequisites] : rules) {
+    for (const std::string& target : targets) {
+      if (target == "test" || target == "check") scan.make_test_target = scan.make_test_target.empty() ? target : scan.make_test_target;
+      if (phony.count(target) || target.find('%') != std::string::npos || target.find('$') != std::string::npos ||
+          lower(target).find("bench") == std::string::npos || is_source(target) || !seen.insert(target).second)
+        continue;
+      const std::string ext = lower(fs::path(target).extension().string());
+      if (ext == ".o" || ext == ".a" || ext == ".so") continue;
+      ScannedBenchmark b;
+      b.name = fs::path(target).filename().string();
+      b.binary = fs::path(target).lexically_normal().generic_string();
+      std::string text_of_sources;
+      for (const std::string& p : prerequisites)
+        if (is_source(p) && p.find('$') == std::string::npos) {
+          b.sources.push_back(fs::path(p).lexically_normal().generic_string());
+          text_of_sources += slurp(root / p);
+        }
+      b.framework = framework_of(text_of_sources);
+      b.cuda = scan.cuda;
+      b.reads_seed = text_of_sources.find("MAXCODE_SEED") != std::string::npos;
+      b.why = "the Makefile's rule for " + target;
+      b.make_target = target;
+      scan.benchmarks.push_back(std::move(b));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> scan_looked_for() {
   return {"CMakeLists.txt (add_executable targets that link Google Benchmark or nvbench, include "
           "<benchmark/benchmark.h> or <nvbench/nvbench.cuh>, or have \"bench\" in their name or source path)",
           "CMakePresets.json (the configure, build and test presets)",
-          "without CMake: executable files with \"bench\" in their name",
+          "without CMake: Makefile rules for files with \"bench\" in their name, and executable files so named",
           "tests: enable_testing() with add_test or gtest_discover_tests, and a tests/ or test/ folder"};
 }
 
@@ -369,7 +534,14 @@ ProjectScan scan_project(const fs::path& root) {
     read_presets(root, scan);
     scan_cmake(root, files, scan);
   } else {
+    if (scan.makefile) scan_makefile(root, scan);
     scan_plain(root, files, scan);
+    // A built binary the Makefile makes too is one benchmark, not two.
+    std::set<std::string> made;
+    std::vector<ScannedBenchmark> unique;
+    for (ScannedBenchmark& b : scan.benchmarks)
+      if (made.insert(b.binary).second) unique.push_back(std::move(b));
+    scan.benchmarks = std::move(unique);
   }
   // A folder that holds only benchmark sources is the benchmark's, not the library's.
   // One that holds the library's code too stays in scope (issue 24: a time-zone

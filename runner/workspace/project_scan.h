@@ -23,6 +23,10 @@ struct ScannedBenchmark {
   std::string framework;             // "google-benchmark" | "nvbench" | "plain"
   bool cuda = false;                 // a .cu source, or it links CUDA code of the project
   bool reads_seed = false;           // a source mentions MAXCODE_SEED
+  // CMake options, off by default, that it is built behind (`if(BASE64_BUILD_TESTS)`
+  // around its add_subdirectory or add_executable): the configure step turns them on.
+  std::vector<std::string> cmake_options;
+  std::string make_target;           // the Makefile rule that builds it (no CMake)
   std::string why;                   // how it was recognised, for the config's comments
 };
 
@@ -34,6 +38,7 @@ struct ProjectScan {
   std::string test_preset;           // a test preset for it, if any
   std::string binary_dir = "build";  // where the build goes, relative to the root
   bool makefile = false;             // a Makefile at the top (no CMake)
+  std::string make_test_target;      // its `test` or `check` rule, if any
   bool ctest = false;                // enable_testing()/include(CTest) and some add_test
   std::vector<std::string> test_dirs;  // top-level "tests", "test"
   bool cuda = false;                 // CUDA sources or the CUDA language enabled

@@ -1,5 +1,6 @@
 #include "runner/workspace/unchanged_text.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -88,7 +89,7 @@ bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind
 
 }  // namespace
 
-std::string drop_unchanged(std::string_view file, std::string_view code) {
+std::string drop_unchanged(std::string_view file, std::string_view code, const std::vector<std::string>& keep) {
   std::set<std::string> known;
   for (const Piece& p : declarations(file)) known.insert(normalize_code(file.substr(p.begin, p.end - p.begin)));
   const std::vector<Piece> file_directives = directives(file);
@@ -102,9 +103,13 @@ std::string drop_unchanged(std::string_view file, std::string_view code) {
   for (const Piece& p : code_declarations) {
     const std::string_view text = code.substr(p.begin, p.end - p.begin);
     bool harness = false;  // a `main` the model wrote to try its code, in a file without one
-    if (!file_has_main)
-      for (const Definition& d : list_definitions(text)) harness = harness || (!d.in_class && d.qualified == "main");
-    if (harness || known.count(normalize_code(text))) drop.push_back(p);
+    bool kept = false;     // defines a function of the unit
+    for (const Definition& d : list_definitions(text)) {
+      if (d.in_class) continue;
+      harness = harness || (!file_has_main && d.qualified == "main");
+      kept = kept || std::find(keep.begin(), keep.end(), d.base_name) != keep.end();
+    }
+    if (!kept && (harness || known.count(normalize_code(text)))) drop.push_back(p);
   }
   // Only lines between declarations: a #define or #pragma inside a function body belongs
   // to that body.

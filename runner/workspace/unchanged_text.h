@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace maxcode {
 
@@ -19,7 +20,8 @@ namespace maxcode {
 // file has the same; comments that the file has word for word; and a `main` when the
 // file has none (a model's test harness, which would only clash with the benchmark's).
 // Anything the candidate changed, however little, stays and meets the scope rule as
-// before.
-std::string drop_unchanged(std::string_view file, std::string_view code);
+// before; so do definitions of `keep` (the unit's functions), changed or not: a
+// candidate that is the original unchanged is evaluated as the original, not emptied.
+std::string drop_unchanged(std::string_view file, std::string_view code, const std::vector<std::string>& keep = {});
 
 }  // namespace maxcode

@@ -4,7 +4,7 @@
 // Which kernels count: those whose demangled name matches the benchmark's `kernels`
 // patterns (all when none are given), and every kernel the original never launched,
 // so that work moved into a new helper kernel is never left out. Launches on every
-// stream count (DESIGN.md: CUDA events on one stream can be fooled by work on another).
+// stream count (docs/evaluation.md "GPU timing": CUDA events on one stream can be fooled by work on another).
 // Kernel durations are summed, not merged, so overlapping work is never free.
 //
 // What the metric cannot see — copies, memsets and host work — is compared with the

@@ -1,6 +1,6 @@
 // Nsight Compute on the top kernels of a benchmark: the command line that profiles
 // them, and the metrics read back from its CSV log, condensed per kernel into what a
-// critique needs (DESIGN.md "Feedback for critiques"): throughput, occupancy and its
+// critique needs (docs/method.md "Critics"): throughput, occupancy and its
 // limiter, stall reasons, bytes moved and the roofline floor. ncu never changes the
 // GPU's clocks here (--clock-control none): times must match what the timer sees.
 #pragma once

@@ -1,7 +1,7 @@
 // The resource report ptxas prints under `nvcc -Xptxas -v`: per kernel and
 // architecture, registers, barriers, shared memory, stack and spills. It arrives inside
 // a build step's combined stdout+stderr, among other compiler output, for several files
-// and architectures; critiques quote it (DESIGN.md "Feedback for critiques"), because
+// and architectures; critiques quote it (docs/method.md "Critics"), because
 // spills and register pressure explain many slow candidates.
 #pragma once
 

@@ -1,5 +1,5 @@
-// compute-sanitizer as the last correctness check of a GPU winner (DESIGN.md
-// "Correctness"): memcheck and racecheck must be clean. The command line, and what its
+// compute-sanitizer as the last correctness check of a GPU winner (docs/evaluation.md
+// "GPU timing"): memcheck and racecheck must be clean. The command line, and what its
 // output (interleaved with the program's own) says: the summary counts and the first
 // error reports, for the candidate's feedback.
 #pragma once

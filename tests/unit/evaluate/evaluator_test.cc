@@ -1,4 +1,4 @@
-// The evaluator against candidates that fail in every way DESIGN.md lists: each gets
+// The evaluator against candidates that fail in every way docs/evaluation.md lists: each gets
 // its own verdict and reason, and the user's repository stays untouched.
 #include "runner/evaluate/evaluator.h"
 

@@ -40,6 +40,23 @@ ProjectScan cmake_scan() {
   return scan;
 }
 
+// A benchmark built only behind an option that is off by default: the configure step
+// turns it on, once however many benchmarks need it, and the comment says why.
+TEST(InitConfig, TheOptionsABenchmarkIsBuiltBehindAreTurnedOn) {
+  ProjectScan scan = cmake_scan();
+  scan.benchmarks[0].cmake_options = {"BASE64_BUILD_TESTS"};
+  ScannedBenchmark second = scan.benchmarks[0];
+  second.name = "other_bench";
+  second.binary = "build/other_bench";
+  second.cmake_options = {"BASE64_BUILD_TESTS", "WITH_BENCH"};
+  scan.benchmarks.push_back(second);
+  std::string text;
+  const Config config = written(propose_config(scan), &text);
+  EXPECT_EQ(config.build.configure,
+            "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBASE64_BUILD_TESTS=ON -DWITH_BENCH=ON");
+  EXPECT_NE(text.find("built only with BASE64_BUILD_TESTS, WITH_BENCH on"), std::string::npos) << text;
+}
+
 TEST(InitConfig, AGoogleBenchmarkProjectGetsACommentedConfigThatReadsBack) {
   std::string text;
   const ProposedConfig proposed = propose_config(cmake_scan());

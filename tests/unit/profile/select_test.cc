@@ -173,3 +173,43 @@ TEST(ResolveTarget, LaunchersOutsideTheScopeAreLeftAside) {
 
 }  // namespace
 }  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// Per-architecture copies of one `static inline` helper (a real popcount library's
+// layout): same name, same signature, two files. The profile's symbol names the file,
+// and that decides; the file travels with the choice so that locating it again agrees.
+TEST(ResolveTarget, TheProfilesFileDecidesBetweenCopiesOfOneNameInSeveralFiles) {
+  testing::TempDir repo;
+  const std::string helper =
+      "#include <stdint.h>\nstatic inline int popcount64(uint64_t x) {\n  int n = 0;\n"
+      "  while (x) { x &= x - 1; ++n; }\n  return n;\n}\n";
+  write_text(repo / "src/x86/popcnt.h", helper);
+  write_text(repo / "src/arm/popcnt.h", "// NEON build\n" + helper);
+  ProfileEntry e;
+  e.kind = "cpu";
+  e.name = e.function = "popcount64";
+  e.file = "src/arm/popcnt.h";
+  e.line = 3;
+  e.share = 0.4;
+  e.in_scope = true;
+  const TargetChoice choice = resolve_target(repo.path(), ScopeConfig{}, e);
+  EXPECT_EQ(choice.file, "src/arm/popcnt.h");
+  EXPECT_EQ(choice.line, 3);
+  EXPECT_NE(choice.note.find("of its 2 definitions, the profile's popcount64 is the one in src/arm/popcnt.h"),
+            std::string::npos)
+      << choice.note;
+  const Located located = locate_target(repo.path(), ScopeConfig{}, choice.function, choice.signature, choice.file);
+  EXPECT_EQ(located.target.file, "src/arm/popcnt.h");
+  // Without the file the name stays ambiguous, and the message lists both.
+  try {
+    locate_target(repo.path(), ScopeConfig{}, choice.function, choice.signature);
+    FAIL() << "two definitions of one signature located without a file";
+  } catch (const SourceError& error) {
+    EXPECT_NE(std::string(error.what()).find("is ambiguous; it is defined 2 times"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace maxcode

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "runner/search/method.h"
 #include "support/test_support.h"
 
 namespace maxcode {
@@ -107,6 +108,41 @@ TEST(ReplayPolicy, MissingOrEmptyDirectoryIsAnError) {
   TempDir dir;
   EXPECT_THROW(make_replay_policy(dir / "missing"), PolicyError);
   EXPECT_THROW(make_replay_policy(dir.path()), PolicyError);
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// Issue 24: a target that no replay file can change still had its original built and an
+// A/A session timed. Now the files are read first: a definition of a unit function or a
+// diff of the target's file reaches it; files that change other functions do not.
+TEST(ReplayPolicy, WhetherAnyFileCanChangeTheTargetIsKnownBeforeAnythingIsBuilt) {
+  testing::TempDir dir;
+  testing::write_file(dir / "01-other.cc", "int other(int x) { return x; }\n");
+  testing::write_file(dir / "02-other.diff",
+                      "--- a/src/b.cc\n+++ b/src/b.cc\n@@ -1 +1 @@\n-int b() { return 1; }\n+int b() { return 2; }\n");
+  EXPECT_FALSE(replay_reaches(dir.path(), {"scale", "scale_kernel"}, "src/a.cc"));
+  Config config;
+  config.search.policy = "replay";
+  const std::string why = why_nothing_reaches(config, "/repo", dir.path(), {"scale", "scale_kernel"}, "src/a.cc");
+  EXPECT_NE(why.find("none of the candidate files in " + dir.path().string() +
+                     " defines a function of its unit or changes src/a.cc"),
+            std::string::npos)
+      << why;
+  // A helper of the unit, by name: reaches.
+  testing::write_file(dir / "03-kernel.cu", "__global__ void scale_kernel(float* p) { p[0] = 2; }\n");
+  EXPECT_TRUE(replay_reaches(dir.path(), {"scale", "scale_kernel"}, "src/a.cc"));
+  std::filesystem::remove(dir / "03-kernel.cu");
+  // A diff of the file, also under a prefix (a diff from the top of an enclosing tree).
+  testing::write_file(dir / "04.diff",
+                      "--- a/lib/src/a.cc\n+++ b/lib/src/a.cc\n@@ -1 +1 @@\n-int a() { return 1; }\n+int a() { return 2; }\n");
+  EXPECT_TRUE(replay_reaches(dir.path(), {"scale"}, "src/a.cc"));
+  // Other policies write for the target.
+  config.search.policy = "maxcode";
+  EXPECT_EQ(why_nothing_reaches(config, "/repo", dir.path(), {"scale"}, "src/x.cc"), "");
 }
 
 }  // namespace

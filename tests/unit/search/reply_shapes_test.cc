@@ -135,7 +135,9 @@ TEST(ReplyShapes, EveryUsableShapeBecomesACandidateThatCompiles) {
     if (!parsed.code) {
       why = parsed.error;
     } else {
-      const Placement placed = place_definitions(kFile, unit, drop_unchanged(kFile, *parsed.code));
+      std::vector<std::string> unit_names;
+      for (const UnitFunction& f : unit.functions) unit_names.push_back(f.base_name);
+      const Placement placed = place_definitions(kFile, unit, drop_unchanged(kFile, *parsed.code, unit_names));
       const ScopeVerdict scope =
           placed.error.empty() ? check_unit_file(kFile, placed.text, unit, "src/sum.cc") : ScopeVerdict{false, placed.error};
       if (!scope.ok) {
@@ -190,6 +192,9 @@ TEST(ReplyShapes, OnlyWhatTheFileHoldsUnchangedIsTakenOut) {
   // Code with nothing the file has comes back as it was.
   const std::string fresh = "int f(int x) { return x << 1; }\n";
   EXPECT_EQ(drop_unchanged(file, fresh), fresh);
+  // A definition of the unit's function stays though unchanged: the original as a
+  // candidate is the original, not nothing.
+  EXPECT_NE(drop_unchanged(file, "int helper(int x) { return x + 1; }\n", {"helper"}).find("x + 1"), std::string::npos);
   // A `main` is kept where the file has one (it is then the file's, and out of scope).
   const std::string with_main = "int main() { return 0; }\nint f(int x) { return x; }\n";
   EXPECT_NE(drop_unchanged("int main() { return 1; }\nint f(int x) { return x + 0; }\n", with_main).find("main"),

@@ -71,6 +71,45 @@ TEST(ProjectScan, ABenchmarkBesideTheLibrarysCodeLeavesTheFolderInScope) {
   EXPECT_EQ(scan.benchmark_sources_in_scope, std::vector<std::string>{"src/time_zone_benchmark.cc"});
 }
 
+// Issue 24: a base64 codec's benchmark is added by the project's own CMake function in
+// test/, which is built only behind `option(BASE64_BUILD_TESTS ... OFF)`; init found
+// nothing. Both are read now: the function's calls add executables, and the option the
+// folder sits behind is named, so that the configure step can turn it on. An option on
+// by default, or a condition that is no option, names nothing.
+TEST(ProjectScan, ABenchmarkBehindAnOptionAndAddedByTheProjectsFunctionIsFound) {
+  TempDir dir;
+  write_file(dir / "CMakeLists.txt",
+             "project(base64 C)\noption(BASE64_BUILD_TESTS \"add test projects\" OFF)\n"
+             "option(BASE64_WITH_AVX2 \"AVX2 codec\" ON)\nadd_library(base64 lib/lib.c)\n"
+             "if(BASE64_BUILD_TESTS)\n  enable_testing()\n  add_subdirectory(test)\nendif()\n"
+             "if(BASE64_WITH_AVX2)\n  add_executable(avx2_bench bench/avx2.c)\nendif()\n");
+  write_file(dir / "test/CMakeLists.txt",
+             "function(add_base64_test TEST_NAME)\n  unset(SRC_FILES)\n  foreach(SRC_FILE ${ARGN})\n"
+             "    list(APPEND SRC_FILES \"${SRC_FILE}\")\n  endforeach()\n"
+             "  add_executable(${TEST_NAME} ${SRC_FILES})\n  target_link_libraries(${TEST_NAME} PRIVATE base64)\n"
+             "endfunction()\n"
+             "add_base64_test(test_base64 test_base64.c codec_supported.c)\nadd_test(NAME test_base64 COMMAND test_base64)\n"
+             "if(${CMAKE_SYSTEM_NAME} STREQUAL \"Linux\")\n  add_base64_test(benchmark benchmark.c codec_supported.c)\nendif()\n");
+  write_file(dir / "test/benchmark.c", "int main(void) { return 0; }\n");
+  write_file(dir / "test/test_base64.c", "int main(void) { return 0; }\n");
+  write_file(dir / "bench/avx2.c", "int main(void) { return 0; }\n");
+  write_file(dir / "lib/lib.c", "int f(void) { return 1; }\n");
+  ProjectScan scan = scan_project(dir.path());
+  ASSERT_EQ(scan.benchmarks.size(), 2u);
+  const ScannedBenchmark& avx2 = scan.benchmarks[0].name == "avx2_bench" ? scan.benchmarks[0] : scan.benchmarks[1];
+  const ScannedBenchmark& bench = scan.benchmarks[0].name == "benchmark" ? scan.benchmarks[0] : scan.benchmarks[1];
+  EXPECT_EQ(bench.name, "benchmark");
+  EXPECT_EQ(bench.binary, "build/test/benchmark");
+  EXPECT_EQ(bench.sources, (std::vector<std::string>{"test/benchmark.c", "test/codec_supported.c"}));
+  EXPECT_EQ(bench.cmake_options, std::vector<std::string>{"BASE64_BUILD_TESTS"});
+  EXPECT_NE(bench.why.find("add_base64_test(benchmark) in test/CMakeLists.txt, built only with BASE64_BUILD_TESTS=ON"),
+            std::string::npos)
+      << bench.why;
+  EXPECT_TRUE(avx2.cmake_options.empty()) << "BASE64_WITH_AVX2 is on by default";
+  // The function's template is not an executable of its own.
+  for (const ScannedBenchmark& b : scan.benchmarks) EXPECT_EQ(b.name.find("${"), std::string::npos) << b.name;
+}
+
 TEST(ProjectScan, PresetsPlaceTheBuildAndNameTheCommands) {
   TempDir dir;
   write_file(dir / "CMakeLists.txt", "project(p CXX CUDA)\nset(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"
@@ -134,6 +173,35 @@ TEST(ProjectScan, WithoutCMakeABuiltBenchmarkBinaryIsFound) {
   ASSERT_EQ(scan.benchmarks.size(), 1u);
   EXPECT_EQ(scan.benchmarks[0].binary, "bench_x");
   EXPECT_THROW(scan_project(dir / "absent"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace maxcode
+
+namespace maxcode {
+namespace {
+
+// Issue 24: a Makefile project (no CMake) whose benchmark is a rule of its own, out of
+// the default goal; `make check` runs its tests. Phony rules, pattern rules, objects and
+// assignments with colons are not benchmarks.
+TEST(ProjectScan, AMakefilesBenchmarkRuleAndTestRuleAreFound) {
+  testing::TempDir dir;
+  testing::write_file(dir / "Makefile",
+                      "CFLAGS := -O2\nURL = http://example.com:80/x\n.PHONY: all check bench-run\n"
+                      "all: libdiv.a\nlibdiv.a: div.o\n\tar rcs $@ $^\n%.o: %.c\n\t$(CC) -c $<\n"
+                      "bench/div_bench: bench/div_bench.c \\\n  libdiv.a\n\t$(CC) -o $@ $^\n"
+                      "bench-run: bench/div_bench\n\t./bench/div_bench\n"
+                      "check: tests/t\n\t./tests/t\n");
+  testing::write_file(dir / "div.c", "int divide(int a, int b) { return a / b; }\n");
+  testing::write_file(dir / "bench/div_bench.c", "int main(void) { return 0; }\n");
+  ProjectScan scan = scan_project(dir.path());
+  EXPECT_TRUE(scan.makefile);
+  EXPECT_EQ(scan.make_test_target, "check");
+  ASSERT_EQ(scan.benchmarks.size(), 1u);
+  EXPECT_EQ(scan.benchmarks[0].binary, "bench/div_bench");
+  EXPECT_EQ(scan.benchmarks[0].make_target, "bench/div_bench");
+  EXPECT_EQ(scan.benchmarks[0].sources, std::vector<std::string>{"bench/div_bench.c"});
+  EXPECT_EQ(scan.benchmarks[0].why, "the Makefile's rule for bench/div_bench");
 }
 
 }  // namespace
