@@ -120,6 +120,9 @@ void SlurmDispatcher::submit(const Job& job) {
 
 void SlurmDispatcher::step() {
   std::lock_guard lock(mutex_);
+  std::vector<Job> queued = context_.queue.jobs("", {"queued"}, 1000);
+  // Nothing waits and nothing is left to clean up: slurmctld is not asked.
+  if (queued.empty() && !sweep_needed_) return;
   const std::string prefix = context_.config.slurm.job_name_prefix + "-job-";
   std::set<std::string> listed;
   std::vector<std::string> stale;
@@ -136,10 +139,10 @@ void SlurmDispatcher::step() {
     slurm_cancel(stale);
     context_.log("slurm", "cancelled " + std::to_string(stale.size()) + " pending batch job(s) of jobs no longer waiting");
   }
+  sweep_needed_ = false;
 
   std::set<std::string> busy;  // one job per repository runs at a time: submit no second one
   for (const Job& j : context_.queue.jobs("", {"running"}, 1000)) busy.insert(j.repo);
-  std::vector<Job> queued = context_.queue.jobs("", {"queued"}, 1000);
   std::reverse(queued.begin(), queued.end());  // oldest first, as runners claim
   for (const Job& j : queued) {
     if (j.not_before > context_.queue.now() || busy.count(j.repo)) continue;
@@ -163,9 +166,14 @@ void SlurmDispatcher::step() {
 void SlurmDispatcher::cancel(std::int64_t id) {
   std::lock_guard lock(mutex_);
   std::vector<std::string> pending;
-  for (const SlurmJob& sj : slurm_jobs(context_.config.slurm.job_name_prefix + "-job-" + std::to_string(id) + "-"))
-    if (sj.state == "PENDING") pending.push_back(sj.id);
-  slurm_cancel(pending);
+  try {
+    for (const SlurmJob& sj : slurm_jobs(context_.config.slurm.job_name_prefix + "-job-" + std::to_string(id) + "-"))
+      if (sj.state == "PENDING") pending.push_back(sj.id);
+    slurm_cancel(pending);
+  } catch (const SlurmError&) {
+    sweep_needed_ = true;  // the next step() cancels it
+    throw;
+  }
   if (!pending.empty())
     context_.log("slurm", "job " + std::to_string(id) + ": cancelled its pending batch job(s) " + pending.front() +
                               (pending.size() > 1 ? " and more" : ""));

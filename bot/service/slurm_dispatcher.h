@@ -32,6 +32,7 @@ class SlurmDispatcher {
 
   // One pass: cancels batch jobs still pending for jobs that no longer wait, and submits
   // one for each queued job that has none (one per repository, its backoff passed).
+  // Asks squeue only while jobs wait (or after a start or a failed scancel).
   void step();
   // `/maxcode cancel` of job `id`: its batch jobs that have not started are cancelled at
   // once (a started runner learns of the cancel from its next heartbeat, stops the job
@@ -58,6 +59,9 @@ class SlurmDispatcher {
   // Batch jobs this process submitted, by name: one that leaves squeue while its job is
   // still queued at that attempt ended without claiming it.
   std::map<std::string, std::string> submitted_;
+  // Batch jobs may be pending for jobs that no longer wait: after a start (the process
+  // before may have died between a cancel and its scancel) and after a failed scancel.
+  bool sweep_needed_ = true;
 };
 
 }  // namespace maxcode::bot::service

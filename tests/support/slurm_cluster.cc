@@ -46,8 +46,8 @@ SlurmCluster::~SlurmCluster() {
   unsetenv("SLURM_CONF");
 }
 
-std::vector<std::string> SlurmCluster::all_jobs() const {
-  const Outcome o = sh("squeue --states=all --noheader --format='%i|%j|%T'");
+std::vector<std::string> SlurmCluster::all_jobs(const std::string& format) const {
+  const Outcome o = sh(shell_command({"squeue", "--states=all", "--noheader", "--format=" + format}));
   if (!o.ok()) throw std::runtime_error("squeue: " + o.describe() + ": " + o.tail());
   std::vector<std::string> lines;
   std::istringstream in(o.out);

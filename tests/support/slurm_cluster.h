@@ -22,8 +22,9 @@ class SlurmCluster {
   SlurmCluster(const SlurmCluster&) = delete;
   SlurmCluster& operator=(const SlurmCluster&) = delete;
 
-  // "ID|NAME|STATE" of every job slurmctld knows, ended ones included (MinJobAge).
-  std::vector<std::string> all_jobs() const;
+  // One line per job slurmctld knows, ended ones included (MinJobAge), in squeue's
+  // --format (default "ID|NAME|STATE").
+  std::vector<std::string> all_jobs(const std::string& format = "%i|%j|%T") const;
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
