@@ -2,7 +2,8 @@
 // slurmctld, slurmd from scripts/slurm-local.sh), the real `maxcode serve` with `slurm`
 // in its config, the local GitHub API and a real git server. A comment's job goes
 // through sbatch to a `maxcode runner --job` on the node, and on to a pull request; the
-// service is killed with SIGKILL while the batch job runs and started again.
+// service is killed with SIGKILL while the batch job waits in Slurm's queue and again
+// while it runs, and started again each time.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -83,12 +84,26 @@ TEST(SlurmBackend, ACommentBecomesAPullRequestThroughSlurmAndAKillLosesNothing) 
                          {{"github", github_config},
                           {"queue", {{"lease_s", 30}, {"backoff_s", 1}, {"long_poll_s", 2}}},
                           {"job", {{"policy", "replay"}, {"budget", {{"wall_s", 600}, {"evaluations", 1}}}}},
-                          {"slurm", {{"gpus", 1}, {"setup_s", 300},
+                          // --begin holds the batch job a while: the first kill lands between
+                          // sbatch and the claim.
+                          {"slurm", {{"gpus", 1}, {"setup_s", 300}, {"sbatch_args", {"--begin=now+8"}},
                                      {"runner_args", {"--heartbeat", "1", "--wait", "2", "--work-dir", (dir.path() / "runner").string()}}}}},
                          kSecret, kAdmin, kRunner);
   service.start();
   ASSERT_EQ(service.webhook("installation", "inst-1", testing::installation_created(77, "acme", {"histo"}).dump()).status, 202);
   ASSERT_EQ(service.webhook("issue_comment", "c-1", testing::comment_created("alice", "/maxcode optimize histogram --policy replay", 1, 501).dump()).status, 202);
+
+  // SIGKILL after sbatch, before the batch job starts: the restarted service finds it in
+  // squeue and submits no second one.
+  std::vector<std::string> batch;
+  for (int i = 0; i < 300 && batch.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    batch = maxcode_batch_jobs(slurm);
+  }
+  ASSERT_EQ(batch.size(), 1u) << service.process()->log();
+  ASSERT_NE(batch[0].find("|maxcode-job-1-1|PENDING"), std::string::npos) << batch[0];
+  service.kill9();
+  service.start();
 
   // The batch job's runner claims the job: it runs on the node now.
   json jobs = service.wait_jobs([](const json& j) { return j["jobs"].size() == 1 && j["jobs"][0]["state"] != "queued"; }, 120);
@@ -125,8 +140,10 @@ TEST(SlurmBackend, ACommentBecomesAPullRequestThroughSlurmAndAKillLosesNothing) 
   EXPECT_NE(after[0].find("|maxcode-job-1-1|COMPLETED"), std::string::npos) << after[0] << "\nbatch output:\n" << batch_output;
   // What it asked Slurm for: a GPU, and the budget's 600 s plus setup_s 300 s.
   EXPECT_EQ(slurm.all_jobs("%j|%b|%l"), std::vector<std::string>{"maxcode-job-1-1|gres:gpu:1|15:00"});
-  EXPECT_EQ(service.process()->log().find("Slurm job"), std::string::npos) << "the second service submitted:\n"
-                                                                            << service.process()->log();
+  for (const char* log : {"serve-2.log", "serve-3.log"}) {
+    const std::string text = read_text(dir.path() / log);
+    EXPECT_EQ(text.find("Slurm job"), std::string::npos) << log << ": a restarted service submitted:\n" << text;
+  }
   // The batch job's output is in the job's data directory: the runner's own log.
   EXPECT_NE(batch_output.find("maxcode-job-1-1 polling"), std::string::npos) << batch_output;
   EXPECT_NE(batch_output.find("job 1: finished"), std::string::npos) << batch_output;
