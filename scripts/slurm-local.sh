@@ -44,6 +44,15 @@ stop_pid_file() {
 
 case "$action" in
   stop)
+    # Jobs first: a slurmstepd whose slurmd is gone would wait for it forever (a test
+    # that failed mid-job leaves one running).
+    if [ -f "$dir/slurmctld.pid" ] && command -v scancel >/dev/null; then
+      SLURM_CONF="$dir/slurm.conf" scancel --user="$(id -un)" 2>/dev/null || true
+      for _ in $(seq 50); do
+        [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h 2>/dev/null)" ] && break
+        sleep 0.2
+      done
+    fi
     stop_pid_file "$dir/slurmd.pid"
     stop_pid_file "$dir/slurmctld.pid"
     stop_pid_file "$dir/munged.pid"
