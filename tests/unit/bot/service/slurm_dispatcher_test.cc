@@ -152,7 +152,8 @@ TEST(SlurmBackend, ACommentBecomesAPullRequestThroughSlurmAndAKillLosesNothing) 
 }
 
 // `/maxcode cancel` of a job whose batch job waits in Slurm's queue (held by --begin):
-// the job is cancelled and so is the batch job; nothing runs.
+// the job is cancelled and so is the batch job; nothing runs, and a runner that comes
+// for it anyway stops.
 TEST(SlurmBackend, CancelTakesThePendingBatchJobBack) {
   if (const std::string why = testing::SlurmCluster::missing(); !why.empty()) GTEST_SKIP() << why;
   std::string why;
@@ -188,6 +189,18 @@ TEST(SlurmBackend, CancelTakesThePendingBatchJobBack) {
   }
   ASSERT_EQ(batch.size(), 1u) << joined(batch);
   EXPECT_NE(batch[0].find("|maxcode-job-1-1|CANCELLED"), std::string::npos) << batch[0] << service.process()->log();
+
+  // A runner started for the job after all (a batch job that slipped through) is told
+  // it is gone and stops; a pull runner is refused: here Slurm runs the jobs.
+  const std::string runner = std::string(MAXCODE_BINARY) + " runner --server " + service.url() +
+                             " --token-env RUNNER_TOKEN --wait 1 --work-dir " + (dir.path() / "runner").string();
+  testing::BackgroundProcess late(runner + " --job 1 --max-jobs 1", dir.path() / "late.log", {{"RUNNER_TOKEN", kRunner}});
+  EXPECT_EQ(late.wait(30), 0) << late.log();
+  EXPECT_NE(late.log().find("job 1 is cancelled: nothing to run; stopping"), std::string::npos) << late.log();
+  testing::BackgroundProcess pull(runner + " --idle-exit 2", dir.path() / "pull.log", {{"RUNNER_TOKEN", kRunner}});
+  EXPECT_EQ(pull.wait(30), 0) << pull.log();
+  EXPECT_NE(pull.log().find("claim failed (HTTP 409)"), std::string::npos) << pull.log();
+  EXPECT_EQ(service.jobs()["jobs"][0]["state"], "cancelled");
   EXPECT_EQ(service.term(), 0);
 }
 
