@@ -331,7 +331,15 @@ std::vector<std::int64_t> JobQueue::expire_leases() {
   SqlTransaction tx(db_);
   std::vector<std::int64_t> ids;
   for (const Job& j : select_jobs("WHERE state = 'running' AND lease_expires < ?1", {now()})) {
-    requeue_or_fail(j, "runner " + j.runner + " stopped sending heartbeats (lease expired)");
+    // A person asked for it to stop, and its runner is gone (killed before it could say
+    // so: a batch job cancelled with scancel, a lost node): it is cancelled, not run again.
+    if (j.cancel_requested) {
+      db_.run("UPDATE jobs SET state = 'cancelled', lease = '', finished_at = ?2, outcome = 'cancelled', "
+              "summary = 'cancelled while it ran (its runner stopped answering)' WHERE id = ?1",
+              {j.id, now()});
+    } else {
+      requeue_or_fail(j, "runner " + j.runner + " stopped sending heartbeats (lease expired)");
+    }
     ids.push_back(j.id);
   }
   tx.commit();

@@ -146,7 +146,8 @@ class JobQueue {
   // the attempt counts, and the job is queued again after the backoff or failed, with
   // `error`. False when the job is not queued.
   bool fail_unstarted(std::int64_t id, const std::string& error);
-  // Running jobs whose lease expired go back to the queue (or fail). Returns their ids.
+  // Running jobs whose lease expired go back to the queue (or fail); those whose cancel
+  // was asked for are cancelled. Returns their ids.
   std::vector<std::int64_t> expire_leases();
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,

@@ -178,7 +178,8 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   s.housekeeper = std::make_unique<Worker>("housekeeping", std::chrono::milliseconds(1000), [&s] {
     for (std::int64_t id : s.queue.expire_leases()) {
       s.metrics.count("maxcode_leases_expired_total", "jobs whose runner stopped sending heartbeats");
-      s.log("queue", "job " + std::to_string(id) + ": lease expired; back to the queue");
+      const auto job = s.queue.job(id);
+      s.log("queue", "job " + std::to_string(id) + ": lease expired; now " + (job ? job->state : "gone"));
       s.context.report(id);
       s.runners.notify();
     }

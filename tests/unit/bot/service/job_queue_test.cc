@@ -212,6 +212,18 @@ TEST(JobQueue, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   EXPECT_TRUE(q.acknowledge_cancel(running, c->lease));
   EXPECT_EQ(q.job(running)->state, "cancelled");
   EXPECT_FALSE(q.cancel(running));
+
+  // A runner killed after the cancel was asked for, before it said so: when its lease
+  // expires the job is cancelled, not queued for another attempt.
+  const auto killed = q.enqueue(spec("acme/c")).job.id;
+  c = q.claim("r", {});
+  ASSERT_EQ(c->job.id, killed);
+  EXPECT_TRUE(q.cancel(killed));
+  clock.t += 61;
+  EXPECT_EQ(q.expire_leases(), std::vector<std::int64_t>{killed});
+  EXPECT_EQ(q.job(killed)->state, "cancelled");
+  EXPECT_EQ(q.job(killed)->attempts, 1);
+  EXPECT_FALSE(q.claim("r", {}));
 }
 
 TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
