@@ -14,6 +14,8 @@
 # 1) `gpu` generic resources, standing in for real ones, so that jobs submitted with
 # --gres=gpu:N are scheduled as on a GPU cluster.
 set -eu
+# The daemons are in /usr/sbin, which a user's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 
 usage() {
   echo "usage: $0 start DIR [GPUS] | stop DIR" >&2

@@ -12,12 +12,16 @@ namespace {
 // dispatcher tries again on its next step.
 constexpr double kToolTimeoutS = 60;
 
+// `env` null: the service's own environment; else exactly *env.
 Outcome run_tool(const std::vector<std::string>& argv, const std::string& stdin_data = "",
-                 const std::vector<std::pair<std::string, std::string>>& env = {}) {
+                 const std::vector<std::pair<std::string, std::string>>* env = nullptr) {
   Command c;
   c.shell = shell_command(argv);
   c.stdin_data = stdin_data;
-  c.env = env;
+  if (env) {
+    c.env = *env;
+    c.parent_env = ParentEnv::kDrop;
+  }
   c.timeout_s = kToolTimeoutS;
   c.output_cap = 4u << 20;
   c.limit_scope = LimitScope::kProcess;  // a short client, not untrusted code
@@ -51,7 +55,7 @@ std::string slurm_submit(const std::vector<std::string>& options, const std::str
                          const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> argv{"sbatch", "--parsable"};
   argv.insert(argv.end(), options.begin(), options.end());
-  const Outcome o = run_tool(argv, script, env);
+  const Outcome o = run_tool(argv, script, &env);
   // --parsable: "ID" or "ID;CLUSTER".
   std::string id = o.out.substr(0, o.out.find_first_of(";\n"));
   if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos)

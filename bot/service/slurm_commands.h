@@ -28,8 +28,9 @@ struct SlurmJob {
 // with `name_prefix`.
 std::vector<SlurmJob> slurm_jobs(const std::string& name_prefix);
 
-// Submits `script` (sbatch reads it from standard input) with `options`; `env` is added
-// to the environment sbatch passes on to the job. Returns Slurm's job id.
+// Submits `script` (sbatch reads it from standard input) with `options`; sbatch runs
+// with exactly `env`, which it passes on to the job (its default --export=ALL). Returns
+// Slurm's job id.
 std::string slurm_submit(const std::vector<std::string>& options, const std::string& script,
                          const std::vector<std::pair<std::string, std::string>>& env);
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "bot/service/slurm_commands.h"
+#include "runner/util/child_env.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 
@@ -98,6 +99,18 @@ std::string SlurmDispatcher::batch_script(const Job& job) const {
          ", submitted by maxcode serve.\nexec " + shell_command(argv) + "\n";
 }
 
+std::vector<std::pair<std::string, std::string>> SlurmDispatcher::batch_environment() const {
+  // sbatch passes its environment on to the job: the service's own (SLURM_CONF, PATH, the
+  // site's settings) without the service's secrets, and the runner token, which travels
+  // there and never on a command line that `ps` or squeue shows.
+  const ServiceConfig& c = context_.config;
+  std::vector<std::pair<std::string, std::string>> env;
+  for (auto& [name, value] : process_environment())
+    if (name != c.webhook_secret_env && name != c.admin_token_env && name != c.runner_token_env) env.emplace_back(name, value);
+  env.emplace_back(c.runner_token_env, token_);
+  return env;
+}
+
 void SlurmDispatcher::submit(const Job& job) {
   const int attempt = job.attempts + 1;
   const std::string name = job_name(job.id, attempt);
@@ -105,9 +118,7 @@ void SlurmDispatcher::submit(const Job& job) {
   std::error_code ec;
   fs::create_directories(out.parent_path(), ec);  // Slurm does not make it; elsewhere on a node it may exist only there
   try {
-    // The token travels in the job's environment (sbatch passes the submitter's on by
-    // default), never on a command line that `ps` or squeue shows.
-    const std::string slurm_id = slurm_submit(sbatch_options(job), batch_script(job), {{context_.config.runner_token_env, token_}});
+    const std::string slurm_id = slurm_submit(sbatch_options(job), batch_script(job), batch_environment());
     submitted_[name] = slurm_id;
     context_.log("slurm", "job " + std::to_string(job.id) + " attempt " + std::to_string(attempt) + ": Slurm job " + slurm_id +
                               " (" + name + ", output " + out.string() + ")");

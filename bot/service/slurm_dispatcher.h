@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bot/service/service_context.h"
@@ -47,6 +48,9 @@ class SlurmDispatcher {
   std::vector<std::string> sbatch_options(const Job& job) const;
   // The batch script: exec of `maxcode runner` for this job only, every word quoted.
   std::string batch_script(const Job& job) const;
+  // What sbatch runs with and hands on to the batch job: the service's environment
+  // without its webhook secret and admin token, with the runner token.
+  std::vector<std::pair<std::string, std::string>> batch_environment() const;
   // The time limit in minutes: budget.wall_s + setup_s, else time_limit_s.
   long time_limit_minutes() const;
 

@@ -178,6 +178,16 @@ TEST(SlurmBackend, CancelTakesThePendingBatchJobBack) {
   }
   ASSERT_EQ(batch.size(), 1u) << service.process()->log();
   EXPECT_NE(batch[0].find("|maxcode-job-1-1|PENDING"), std::string::npos) << batch[0];
+  // What the batch job would start with, as slurmctld keeps it: the runner token, none of
+  // the service's other secrets; the script runs the runner for this job only.
+  const fs::path held = slurm.dir() / "state" / "hash.1" / "job.1";
+  const std::string environment = read_text(held / "environment"), script = read_text(held / "script");
+  EXPECT_NE(environment.find(std::string("MAXCODE_RUNNER_TOKEN=") + kRunner), std::string::npos);
+  EXPECT_EQ(environment.find(kSecret), std::string::npos) << "the webhook secret reached the batch job";
+  EXPECT_EQ(environment.find(kAdmin), std::string::npos) << "the admin token reached the batch job";
+  EXPECT_NE(script.find("'runner' '--server' '" + service.url() + "' '--token-env' 'MAXCODE_RUNNER_TOKEN' '--job' '1'"),
+            std::string::npos) << script;
+  EXPECT_EQ(script.find(kRunner), std::string::npos) << script;
 
   ASSERT_EQ(service.webhook("issue_comment", "c-2", testing::comment_created("alice", "/maxcode cancel", 1, 502).dump()).status, 202);
   const json jobs = service.wait_jobs([](const json& j) { return j["jobs"][0]["state"] == "cancelled"; }, 60);
