@@ -152,6 +152,9 @@ void SlurmDispatcher::step() {
   }
   sweep_needed_ = false;
 
+  // Read again after the listing: a job queued at an attempt whose batch job is not
+  // listed now had none, or one that ended without claiming it (a claim moves it on).
+  queued = context_.queue.jobs("", {"queued"}, 1000);
   std::set<std::string> busy;  // one job per repository runs at a time: submit no second one
   for (const Job& j : context_.queue.jobs("", {"running"}, 1000)) busy.insert(j.repo);
   std::reverse(queued.begin(), queued.end());  // oldest first, as runners claim

@@ -247,5 +247,39 @@ TEST(SlurmBackend, ARefusedSubmissionFailsTheJobSayingWhy) {
   EXPECT_EQ(service.term(), 0);
 }
 
+// The batch job starts but its runner cannot (no maxcode where the config says the
+// nodes have it): the batch job ends without claiming the job, which counts as a failed
+// attempt whose error holds the end of the batch output.
+TEST(SlurmBackend, ABatchJobThatEndsWithoutItsJobFailsTheAttemptWithItsOutput) {
+  if (const std::string why = testing::SlurmCluster::missing(); !why.empty()) GTEST_SKIP() << why;
+  std::string why;
+  testing::FakeGithub* github = testing::FakeGithub::get(&why);
+  if (!github) GTEST_SKIP() << why;
+  github->reset();
+  testing::GitServer git_server("*");
+  testing::TempDir dir;
+  testing::SlurmCluster slurm(dir.path() / "slurm", 1);
+  ServiceProcess service(MAXCODE_BINARY, dir.path(),
+                         {{"github", setup_repository(*github, git_server, dir.path())},
+                          {"queue", {{"max_attempts", 2}, {"backoff_s", 0.5}}},
+                          {"job", {{"policy", "replay"}}},
+                          {"slurm", {{"maxcode", "/nonexistent/maxcode"}}}},
+                         kSecret, kAdmin, kRunner);
+  service.start();
+  ASSERT_EQ(service.webhook("installation", "inst-1", testing::installation_created(77, "acme", {"histo"}).dump()).status, 202);
+  ASSERT_EQ(service.webhook("issue_comment", "c-1", testing::comment_created("alice", "/maxcode optimize histogram", 1, 501).dump()).status, 202);
+  const json jobs = service.wait_jobs([](const json& j) { return j["jobs"].size() == 1 && j["jobs"][0]["state"] == "failed"; }, 90);
+  ASSERT_EQ(jobs["jobs"].size(), 1u) << service.process()->log();
+  const json job = jobs["jobs"][0];
+  EXPECT_EQ(job["state"], "failed") << job.dump(2) << service.process()->log() << joined(slurm.all_jobs());
+  EXPECT_EQ(job["attempts"], 2);
+  const std::string error = job["error"];
+  EXPECT_NE(error.find("Slurm job maxcode-job-1-2 ended without running the job"), std::string::npos) << error;
+  EXPECT_NE(error.find("/nonexistent/maxcode"), std::string::npos) << error;  // the shell's words, from the output file
+  const std::vector<std::string> batch = maxcode_batch_jobs(slurm);
+  EXPECT_EQ(batch.size(), 2u) << joined(batch);  // one per attempt, no more
+  EXPECT_EQ(service.term(), 0);
+}
+
 }  // namespace
 }  // namespace maxcode::bot::service
