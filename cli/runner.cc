@@ -23,6 +23,8 @@ class Runner : public Subcommand {
     cmd->add_option("--wait", o_.wait_s, "long-poll seconds")->check(CLI::Range(0.0, 120.0));
     cmd->add_option("--heartbeat", o_.heartbeat_s, "seconds between heartbeats")->check(CLI::Range(0.1, 600.0));
     cmd->add_option("--max-jobs", o_.max_jobs, "exit after this many jobs (0: never)");
+    cmd->add_option("--job", o_.job_id, "claim this job only (a batch job started for it); exit when it is gone")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--idle-exit", o_.idle_exit_s, "exit after this many seconds without a job (0: never)");
     return cmd;
   }

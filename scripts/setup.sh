@@ -8,10 +8,14 @@ pkgs=(
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
   libbenchmark-dev libexpat1-dev lld
   prometheus
+  slurm-wlm munge
 )
 # lld: the linker CMakeLists.txt prefers (GNU ld is used where it is missing).
 # prometheus: for promtool, which lints the service's /metrics in the tests (its server is
 # not used; on a machine with systemd, `systemctl disable --now prometheus` stops it).
+# slurm-wlm, munge: the Slurm backend's tests start a one-node cluster of their own on
+# loopback (scripts/slurm-local.sh); the packages' own daemons are not used (on a machine
+# with systemd, `systemctl disable --now slurmctld slurmd munge` stops them).
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
 # already there (any source) is used; otherwise Debian's.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

@@ -1,6 +1,7 @@
 // `/maxcode cancel`: cancels the jobs asked for from this issue or pull request that
-// have not finished. A queued job is cancelled at once; a running one when its runner
-// next sends a heartbeat (it stops the job and reports it cancelled).
+// have not finished. A queued job is cancelled at once (with Slurm, its pending batch
+// job too); a running one when its runner next sends a heartbeat (it stops the job and
+// reports it cancelled).
 #include "bot/service/command_handlers.h"
 #include "bot/service/job_report.h"
 
@@ -12,6 +13,7 @@ HandledEvent run_cancel_command(ServiceContext& context, const CommandRequest& r
     if (j.issue_number != request.issue_number) continue;
     if (!context.queue.cancel(j.id)) continue;
     ++cancelled;
+    if (context.job_cancelled) context.job_cancelled(j.id);
     report_job(context, j.id);
   }
   if (cancelled == 0)

@@ -248,16 +248,16 @@ JobQueue::Enqueued JobQueue::enqueue(const JobSpec& s, bool reopen) {
   return e;
 }
 
-std::optional<JobQueue::Claim> JobQueue::claim(const std::string& runner, const std::vector<std::string>& labels) {
+std::optional<JobQueue::Claim> JobQueue::claim(const std::string& runner, const std::vector<std::string>& labels,
+                                               std::int64_t only) {
   std::lock_guard lock(mutex_);
   SqlTransaction tx(db_);
   const double t = now();
-  const auto candidates = select_jobs(
-      "WHERE state = 'queued' AND not_before <= ?1 AND repo NOT IN (SELECT repo FROM jobs WHERE state = 'running') "
-      "ORDER BY id LIMIT 200",
-      {t});
+  const std::string which =
+      "WHERE state = 'queued' AND not_before <= ?1 AND repo NOT IN (SELECT repo FROM jobs WHERE state = 'running') ";
+  const auto candidates = only ? select_jobs(which + "AND id = ?2", {t, only}) : select_jobs(which + "ORDER BY id LIMIT 200", {t});
   for (const Job& j : candidates) {
-    const bool fits = std::all_of(j.labels.begin(), j.labels.end(), [&](const std::string& l) {
+    const bool fits = only || std::all_of(j.labels.begin(), j.labels.end(), [&](const std::string& l) {
       return std::find(labels.begin(), labels.end(), l) != labels.end();
     });
     if (!fits) continue;
@@ -314,12 +314,32 @@ bool JobQueue::fail_attempt(std::int64_t id, const std::string& lease, const std
   return true;
 }
 
+bool JobQueue::fail_unstarted(std::int64_t id, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(db_);
+  auto found = select_jobs("WHERE id = ?1 AND state = 'queued'", {id});
+  if (found.empty()) return false;
+  db_.run("UPDATE jobs SET attempts = attempts + 1 WHERE id = ?1", {id});
+  ++found[0].attempts;
+  requeue_or_fail(found[0], error);
+  tx.commit();
+  return true;
+}
+
 std::vector<std::int64_t> JobQueue::expire_leases() {
   std::lock_guard lock(mutex_);
   SqlTransaction tx(db_);
   std::vector<std::int64_t> ids;
   for (const Job& j : select_jobs("WHERE state = 'running' AND lease_expires < ?1", {now()})) {
-    requeue_or_fail(j, "runner " + j.runner + " stopped sending heartbeats (lease expired)");
+    // A person asked for it to stop, and its runner is gone (killed before it could say
+    // so: a batch job cancelled with scancel, a lost node): it is cancelled, not run again.
+    if (j.cancel_requested) {
+      db_.run("UPDATE jobs SET state = 'cancelled', lease = '', finished_at = ?2, outcome = 'cancelled', "
+              "summary = 'cancelled while it ran (its runner stopped answering)' WHERE id = ?1",
+              {j.id, now()});
+    } else {
+      requeue_or_fail(j, "runner " + j.runner + " stopped sending heartbeats (lease expired)");
+    }
     ids.push_back(j.id);
   }
   tx.commit();

@@ -130,8 +130,9 @@ class JobQueue {
     std::string lease;
   };
   // The oldest queued job whose labels the runner has, whose backoff has passed and
-  // whose repository has no running job; leased to `runner`.
-  std::optional<Claim> claim(const std::string& runner, const std::vector<std::string>& labels);
+  // whose repository has no running job; leased to `runner`. `only` != 0: that job and
+  // no other, whatever its labels (a runner started for it: the Slurm backend).
+  std::optional<Claim> claim(const std::string& runner, const std::vector<std::string>& labels, std::int64_t only = 0);
 
   enum class Lease { kHeld, kLost, kCancel };
   Lease heartbeat(std::int64_t id, const std::string& lease);
@@ -141,7 +142,12 @@ class JobQueue {
   // The attempt failed (the runner says so): back to the queue with a backoff, or
   // failed. False when the lease is not held.
   bool fail_attempt(std::int64_t id, const std::string& lease, const std::string& error);
-  // Running jobs whose lease expired go back to the queue (or fail). Returns their ids.
+  // A queued job whose attempt could not even start (the Slurm backend's sbatch failed):
+  // the attempt counts, and the job is queued again after the backoff or failed, with
+  // `error`. False when the job is not queued.
+  bool fail_unstarted(std::int64_t id, const std::string& error);
+  // Running jobs whose lease expired go back to the queue (or fail); those whose cancel
+  // was asked for are cancelled. Returns their ids.
   std::vector<std::int64_t> expire_leases();
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,

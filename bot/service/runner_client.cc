@@ -363,10 +363,16 @@ int run_runner(const RunnerOptions& options) {
   for (;;) {
     if (o.max_jobs > 0 && jobs_done >= o.max_jobs) return 0;
     if (o.idle_exit_s > 0 && Clock::now() - idle_since > std::chrono::duration<double>(o.idle_exit_s)) return 0;
-    const auto [code, answer] = api.post("/api/runner/claim", {{"runner", o.name}, {"labels", o.labels}, {"wait_s", o.wait_s}});
+    json claim{{"runner", o.name}, {"labels", o.labels}, {"wait_s", o.wait_s}};
+    if (o.job_id) claim["job"] = o.job_id;
+    const auto [code, answer] = api.post("/api/runner/claim", claim);
     if (code == 204) {
       backoff = 1;
       continue;
+    }
+    if (code == 410 && o.job_id) {
+      say(answer.value("error", std::string("job ") + std::to_string(o.job_id) + " is not waiting to run") + "; stopping");
+      return 0;
     }
     if (code == 401) {
       say("the service refused the runner token (401)");

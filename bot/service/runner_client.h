@@ -16,6 +16,7 @@
 // the machine gives one) and none outlives the job.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct RunnerOptions {
   double heartbeat_s = 10;
   double job_timeout_s = 6 * 3600;
   int max_jobs = 0;         // stop after this many jobs (0 = never)
+  // Claim this job only (0 = any): a runner that Slurm started for one job. It stops
+  // when the service says the job is no longer waiting (cancelled, run elsewhere).
+  std::int64_t job_id = 0;
   double idle_exit_s = 0;   // stop after this long without a job (0 = never)
 };
 

@@ -140,15 +140,29 @@ void RunnerProtocol::add_routes(httplib::Server& server) {
     const double wait_s = std::clamp(field(body, "claim", "wait_s", 0.0), 0.0, context_.config.long_poll_s);
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait_s));
+    // A runner started for one job (the Slurm backend) claims that job or none. Pull
+    // runners are not used beside Slurm: a job must run where its batch job was given
+    // its resources, and once only.
+    const std::int64_t only = field(body, "claim", "job", std::int64_t{0});
+    if (only == 0 && context_.config.slurm.enabled)
+      return reply(res, 409, {{"error", "this service runs its jobs through Slurm (slurm in its config); a runner claims "
+                                        "only the job it was started for (maxcode runner --job ID)"}});
     context_.queue.runner_seen(runner, labels, 0);
     for (;;) {
+      if (only) {
+        // Gone for good (cancelled, finished, or run by another attempt): the runner stops.
+        const auto job = context_.queue.job(only);
+        if (!job || job->state != "queued")
+          return reply(res, 410, {{"error", "job " + std::to_string(only) + " is " + (job ? job->state : "unknown") +
+                                                ": nothing to run"}});
+      }
       std::uint64_t seen;
       {
         std::lock_guard lock(mutex_);
         if (stopping_) return reply(res, 503, {{"error", "the service is shutting down"}});
         seen = generation_;
       }
-      if (auto claim = context_.queue.claim(runner, labels)) {
+      if (auto claim = context_.queue.claim(runner, labels, only)) {
         const Job& job = claim->job;
         json source{{"url", context_.config.git_url_for(job.repo)}, {"commit", job.commit}};
         try {

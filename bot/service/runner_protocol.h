@@ -1,9 +1,11 @@
 // The runner protocol, server side (docs/service.md "Runner protocol"). Runners
 // authenticate with a bearer token (the service's runner token) and speak JSON:
 //
-//   POST /api/runner/claim             {runner, labels, wait_s}
+//   POST /api/runner/claim             {runner, labels, wait_s, job?}
 //        200 {job: {id, lease, attempt, lease_s, document, source: {url, token, commit}}}
 //        204 when no job came within wait_s (long poll)
+//        `job`: only that job (a runner Slurm started for it); 410 when it is no longer
+//        queued (cancelled, finished, taken). Without `job`, 409 where Slurm runs the jobs.
 //   POST /api/runner/jobs/ID/heartbeat {lease}      200 {state: held|cancel}, 409 lost
 //   POST /api/runner/jobs/ID/result    {lease, status: finished|failed|cancelled,
 //        exit_code, log, job, targets: {SLUG: {FILE: text}}}   200, 409 not the holder

@@ -27,6 +27,7 @@
 #include "bot/service/runner_protocol.h"
 #include "bot/service/scheduler.h"
 #include "bot/service/service_log.h"
+#include "bot/service/slurm_dispatcher.h"
 #include "bot/service/webhook_intake.h"
 #include "bot/service/webhook_signature.h"
 #include "runner/report/trend_page.h"
@@ -114,6 +115,9 @@ struct Service::State {
   std::mutex report_mutex;
   std::deque<std::int64_t> report_queue;
   std::unique_ptr<Worker> events, deliveries, reporter, housekeeper;
+  // The Slurm backend (slurm in the config): its dispatcher and the worker that runs it.
+  std::unique_ptr<SlurmDispatcher> slurm;
+  std::unique_ptr<Worker> slurm_worker;
 
   State(ServiceConfig c, ServeSecrets s)
       : config(std::move(c)),
@@ -174,16 +178,34 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   s.housekeeper = std::make_unique<Worker>("housekeeping", std::chrono::milliseconds(1000), [&s] {
     for (std::int64_t id : s.queue.expire_leases()) {
       s.metrics.count("maxcode_leases_expired_total", "jobs whose runner stopped sending heartbeats");
-      s.log("queue", "job " + std::to_string(id) + ": lease expired; back to the queue");
+      const auto job = s.queue.job(id);
+      s.log("queue", "job " + std::to_string(id) + ": lease expired; now " + (job ? job->state : "gone"));
       s.context.report(id);
       s.runners.notify();
     }
     s.scheduler->tick();
   }, s.log);
 
+  if (s.config.slurm.enabled) {
+    s.slurm = std::make_unique<SlurmDispatcher>(s.context, s.secrets.runner_token, [&s] {
+      const std::string host = s.config.host == "0.0.0.0" || s.config.host == "::" ? "127.0.0.1" : s.config.host;
+      return std::string(s.config.tls_cert.empty() ? "http" : "https") + "://" + host + ":" + std::to_string(s.port);
+    });
+    // Every 2 s: a backoff that passes, or a batch job that ended without its job, is
+    // seen without a wake-up.
+    s.slurm_worker = std::make_unique<Worker>("slurm", std::chrono::milliseconds(2000), [&s] { s.slurm->step(); }, s.log);
+    s.context.job_cancelled = [&s](std::int64_t id) {
+      try {
+        s.slurm->cancel(id);
+      } catch (const std::exception& e) {
+        s.log("slurm", "job " + std::to_string(id) + ": " + e.what() + " (the next pass cancels it)");
+      }
+    };
+  }
   s.context.jobs_changed = [&s] {
     s.runners.notify();
     s.deliveries->wake();
+    if (s.slurm_worker) s.slurm_worker->wake();
   };
   s.context.report = [&s](std::int64_t id) {
     {
@@ -331,6 +353,7 @@ void Service::serve() {
   s.deliveries->start();
   s.reporter->start();
   s.housekeeper->start();
+  if (s.slurm_worker) s.slurm_worker->start();
   // Jobs that were delivering or queued when the last process stopped need their
   // comment and check run brought up to date.
   for (const Job& j : s.queue.jobs("", {"queued", "running", "delivering"}, 1000)) s.context.report(j.id);
@@ -344,7 +367,7 @@ void Service::stop() {
   if (!s.http) return;
   s.runners.stop();
   s.http->stop();
-  for (auto* w : {s.events.get(), s.deliveries.get(), s.reporter.get(), s.housekeeper.get()})
+  for (auto* w : {s.events.get(), s.deliveries.get(), s.reporter.get(), s.housekeeper.get(), s.slurm_worker.get()})
     if (w) w->stop();
 }
 

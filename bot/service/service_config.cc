@@ -113,7 +113,7 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   Field root{document, "", label};
   root.object({"listen", "db", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
                "public_url", "github", "max_body_bytes", "http", "queue", "job", "repositories", "schedules", "history",
-               "details_link_ttl_s"});
+               "details_link_ttl_s", "slurm"});
   if (root.has("listen")) parse_listen(root.at("listen").string(), label + ": listen", c.host, c.port);
   if (root.has("db")) c.db = root.at("db").string();
   if (root.has("data_dir")) c.data_dir = root.at("data_dir").string();
@@ -218,6 +218,35 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
       for (const auto& other : c.schedules)
         if (other.name == sc.name) s.fail("a second schedule named '" + sc.name + "'");
       c.schedules.push_back(sc);
+    }
+  }
+  if (root.has("slurm")) {
+    Field f = root.at("slurm");
+    f.object({"partition", "gpus", "setup_s", "time_limit_s", "sbatch_args", "runner_args", "maxcode", "server_url",
+              "output_dir", "job_name_prefix"});
+    SlurmConfig& sc = c.slurm;
+    sc.enabled = true;
+    if (f.has("partition")) sc.partition = f.at("partition").string();
+    if (f.has("gpus")) sc.gpus = f.at("gpus").integer(0);
+    if (f.has("setup_s")) sc.setup_s = f.at("setup_s").number(0);
+    // At least a minute: Slurm's time limits are in minutes.
+    if (f.has("time_limit_s")) sc.time_limit_s = f.at("time_limit_s").number(60);
+    if (f.has("sbatch_args")) sc.sbatch_args = f.at("sbatch_args").strings();
+    if (f.has("runner_args")) sc.runner_args = f.at("runner_args").strings();
+    if (f.has("maxcode")) sc.maxcode = f.at("maxcode").string();
+    if (f.has("server_url")) {
+      sc.server_url = f.at("server_url").string();
+      if (sc.server_url.rfind("http://", 0) != 0 && sc.server_url.rfind("https://", 0) != 0)
+        f.at("server_url").fail("expected http(s)://HOST:PORT, the service as the cluster's nodes reach it");
+    }
+    if (f.has("output_dir")) sc.output_dir = f.at("output_dir").string();
+    if (f.has("job_name_prefix")) {
+      sc.job_name_prefix = f.at("job_name_prefix").string();
+      // Part of a Slurm job name that squeue is asked about: letters, digits, - and _.
+      if (sc.job_name_prefix.empty() || sc.job_name_prefix.size() > 40 ||
+          !std::all_of(sc.job_name_prefix.begin(), sc.job_name_prefix.end(),
+                       [](unsigned char ch) { return std::isalnum(ch) || ch == '-' || ch == '_'; }))
+        f.at("job_name_prefix").fail("expected 1 to 40 letters, digits, - or _");
     }
   }
   return c;

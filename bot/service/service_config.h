@@ -45,6 +45,25 @@ struct HttpLimits {
   std::size_t max_connections = 1024;  // threads serving connections at once
 };
 
+// The Slurm backend (docs/service.md "Running on Slurm"): each job becomes one batch job
+// that runs `maxcode runner --job ID` for it. Paths and the URL are as the cluster's
+// nodes see them.
+struct SlurmConfig {
+  bool enabled = false;             // `slurm` in the config: jobs go to Slurm, not to pull runners
+  std::string partition;            // empty = the cluster's default partition
+  int gpus = 0;                     // --gres=gpu:N per job; 0 = no GPU asked for
+  // The time limit: the job's budget.wall_s plus setup_s (checkout, build, profiling,
+  // upload); time_limit_s where the budget names no wall_s.
+  double setup_s = 1800;
+  double time_limit_s = 6 * 3600.0;
+  std::vector<std::string> sbatch_args;  // added as they are (--account=..., --qos=...)
+  std::vector<std::string> runner_args;  // added to `maxcode runner` (--work-dir on node-local disk)
+  std::string maxcode;              // the binary on the nodes; empty = this service's own
+  std::string server_url;           // how the nodes reach the service; empty = public_url, else listen
+  std::filesystem::path output_dir; // batch output files; empty = DATA_DIR/jobs/ID/
+  std::string job_name_prefix = "maxcode";  // Slurm job names: PREFIX-job-ID-ATTEMPT
+};
+
 struct ServiceConfig {
   std::string host = "127.0.0.1";
   int port = 8080;
@@ -83,6 +102,7 @@ struct ServiceConfig {
   std::vector<std::string> labels;
   std::map<std::string, RepositoryConfig> repositories;  // by OWNER/NAME (lowercase)
   std::vector<ScheduleConfig> schedules;
+  SlurmConfig slurm;
 
   const RepositoryConfig& repository(const std::string& full_name) const;
   std::string git_url_for(const std::string& full_name) const;

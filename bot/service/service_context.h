@@ -32,6 +32,9 @@ struct ServiceContext {
   DeferredWork* deferred = nullptr;
   // The sweeps' history store (runner/store/history.h).
   std::filesystem::path history;
+  // A person cancelled the job (`/maxcode cancel`), after the queue took it: the backend
+  // that runs it lets go (the Slurm backend cancels its pending batch job); empty = none.
+  std::function<void(std::int64_t job_id)> job_cancelled;
   // Signs the links to each job's page (check runs' Details); null = no such links.
   const LinkSigner* links = nullptr;
 };

@@ -205,4 +205,21 @@ json installation_created(long long id, const std::string& owner, const std::vec
   return installation;
 }
 
+json comment_created(const std::string& user, const std::string& body, int issue, long long comment_id) {
+  json p = webhook_examples("issue_comment")[0];
+  p["action"] = "created";
+  p["issue"]["number"] = issue;
+  p["issue"].erase("pull_request");
+  p["comment"]["id"] = comment_id;
+  p["comment"]["body"] = body;
+  p["comment"]["user"]["login"] = user;
+  p["comment"]["user"]["type"] = "User";
+  p["repository"]["full_name"] = "acme/histo";
+  p["repository"]["name"] = "histo";
+  p["repository"]["owner"]["login"] = "acme";
+  p["installation"] = {{"id", 77}, {"node_id", "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc="}};
+  p["sender"]["login"] = user;
+  return p;
+}
+
 }  // namespace maxcode::testing

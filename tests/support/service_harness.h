@@ -79,6 +79,10 @@ std::pair<std::string, std::string> make_app_key();
 // Every example payload of @octokit/webhooks-examples for `event` (tests/github).
 nlohmann::json webhook_examples(const std::string& event);
 
+// An "issue_comment created" webhook: `user` wrote `body` on issue `issue` of acme/histo,
+// through installation 77 (the example payload with these fields set).
+nlohmann::json comment_created(const std::string& user, const std::string& body, int issue, long long comment_id);
+
 // The "installation created" example for installation `id` of account `owner`, with the
 // repositories `names` (ids 1, 2, ...): how a test's App gets its repositories.
 nlohmann::json installation_created(long long id, const std::string& owner, const std::vector<std::string>& names);

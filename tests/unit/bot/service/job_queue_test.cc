@@ -153,6 +153,49 @@ TEST(JobQueue, LabelsAndOneRunningJobPerRepository) {
   EXPECT_EQ(next->job.id, b);
 }
 
+// A runner started for one job (Slurm's batch job) claims that job or nothing, whatever
+// its labels; the repository rule and the backoff still hold.
+TEST(JobQueue, AClaimForOneJobTakesThatJobOnly) {
+  testing::TempDir dir;
+  Clock clock;
+  JobQueue q(dir / "q.sqlite", options(clock));
+  const auto a = q.enqueue(spec("acme/histo", "c1", "f")).job.id;
+  JobSpec gpu = spec("acme/histo", "c1", "g");
+  gpu.labels = {"gpu"};
+  const auto b = q.enqueue(gpu).job.id;
+  auto c = q.claim("slurm-b", {}, b);  // b, not the older a; its labels are not asked for
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->job.id, b);
+  EXPECT_FALSE(q.claim("slurm-a", {}, a));  // acme/histo is busy
+  ASSERT_TRUE(q.complete(b, c->lease, {}));
+  EXPECT_FALSE(q.claim("slurm-b2", {}, b));  // not queued any more
+  c = q.claim("slurm-a", {}, a);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->job.id, a);
+}
+
+// An attempt that never started (sbatch refused it) counts: backoff, then failed.
+TEST(JobQueue, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
+  testing::TempDir dir;
+  Clock clock;
+  JobQueue q(dir / "q.sqlite", options(clock));
+  const auto id = q.enqueue(spec()).job.id;
+  ASSERT_TRUE(q.fail_unstarted(id, "sbatch: invalid partition"));
+  Job j = *q.job(id);
+  EXPECT_EQ(j.state, "queued");
+  EXPECT_EQ(j.attempts, 1);
+  EXPECT_EQ(j.error, "sbatch: invalid partition");
+  EXPECT_EQ(j.not_before, clock.t + 30);
+  EXPECT_FALSE(q.claim("r", {}, id));  // the backoff
+  ASSERT_TRUE(q.fail_unstarted(id, "again"));
+  ASSERT_TRUE(q.fail_unstarted(id, "and again"));
+  j = *q.job(id);
+  EXPECT_EQ(j.state, "failed");
+  EXPECT_EQ(j.attempts, 3);
+  EXPECT_NE(j.summary.find("gave up after 3 attempt(s): and again"), std::string::npos) << j.summary;
+  EXPECT_FALSE(q.fail_unstarted(id, "not queued"));
+}
+
 TEST(JobQueue, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   testing::TempDir dir;
   Clock clock;
@@ -169,6 +212,18 @@ TEST(JobQueue, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   EXPECT_TRUE(q.acknowledge_cancel(running, c->lease));
   EXPECT_EQ(q.job(running)->state, "cancelled");
   EXPECT_FALSE(q.cancel(running));
+
+  // A runner killed after the cancel was asked for, before it said so: when its lease
+  // expires the job is cancelled, not queued for another attempt.
+  const auto killed = q.enqueue(spec("acme/c")).job.id;
+  c = q.claim("r", {});
+  ASSERT_EQ(c->job.id, killed);
+  EXPECT_TRUE(q.cancel(killed));
+  clock.t += 61;
+  EXPECT_EQ(q.expire_leases(), std::vector<std::int64_t>{killed});
+  EXPECT_EQ(q.job(killed)->state, "cancelled");
+  EXPECT_EQ(q.job(killed)->attempts, 1);
+  EXPECT_FALSE(q.claim("r", {}));
 }
 
 TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {

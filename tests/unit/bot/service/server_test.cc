@@ -37,20 +37,7 @@ const json kAppPermissions{{"contents", "write"}, {"pull_requests", "write"}, {"
                            {"checks", "write"}, {"metadata", "read"}};
 
 json comment_payload(const std::string& user, const std::string& body, int issue, long long comment_id) {
-  json p = testing::webhook_examples("issue_comment")[0];
-  p["action"] = "created";
-  p["issue"]["number"] = issue;
-  p["issue"].erase("pull_request");
-  p["comment"]["id"] = comment_id;
-  p["comment"]["body"] = body;
-  p["comment"]["user"]["login"] = user;
-  p["comment"]["user"]["type"] = "User";
-  p["repository"]["full_name"] = "acme/histo";
-  p["repository"]["name"] = "histo";
-  p["repository"]["owner"]["login"] = "acme";
-  p["installation"] = {{"id", 77}, {"node_id", "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc="}};
-  p["sender"]["login"] = user;
-  return p;
+  return testing::comment_created(user, body, issue, comment_id);
 }
 
 TEST(Serve, VerifiesStoresOnceAndRoutesEveryExampleEvent) {

@@ -66,6 +66,38 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
   expect_error(R"({"repositories": {"a/b": {"regressions": "email"}}})", "repositories.a/b.regressions: expected");
   expect_error(R"({"schedules": [{"cron": "0 3 * * *"}]})", "schedules[0]: needs exactly one of repository and installation");
   expect_error(R"({"schedules": [{"repository": "a/b"}]})", "schedules[0]: needs cron");
+  expect_error(R"({"slurm": {"gpu": 1}})", "slurm.gpu: unknown field; did you mean 'gpus'?");
+  expect_error(R"({"slurm": {"gpus": -1}})", "slurm.gpus: must be between 0");
+  expect_error(R"({"slurm": {"time_limit_s": 5}})", "slurm.time_limit_s:");
+  expect_error(R"({"slurm": {"server_url": "maxcode-head:8080"}})", "slurm.server_url: expected http(s)://HOST:PORT");
+  expect_error(R"({"slurm": {"job_name_prefix": "a b"}})", "slurm.job_name_prefix: expected 1 to 40 letters");
+  expect_error(R"({"slurm": {"sbatch_args": "--qos=x"}})", "slurm.sbatch_args: expected an array of strings");
+}
+
+// Without a slurm section jobs go to pull runners; with one, even empty, to Slurm, with
+// the defaults docs/service.md lists.
+TEST(ServiceConfig, ReadsTheSlurmSection) {
+  EXPECT_FALSE(parse_service_config(json::object(), "x").slurm.enabled);
+  const SlurmConfig d = parse_service_config(json::parse(R"({"slurm": {}})"), "x").slurm;
+  EXPECT_TRUE(d.enabled);
+  EXPECT_EQ(d.gpus, 0);
+  EXPECT_EQ(d.setup_s, 1800);
+  EXPECT_EQ(d.time_limit_s, 21600);
+  EXPECT_EQ(d.job_name_prefix, "maxcode");
+  const SlurmConfig c = parse_service_config(json::parse(R"({"slurm": {
+    "partition": "gpu", "gpus": 2, "setup_s": 600, "time_limit_s": 7200, "sbatch_args": ["--qos=perf"],
+    "runner_args": ["--work-dir", "/scratch"], "maxcode": "/shared/bin/maxcode", "server_url": "http://head:8080",
+    "output_dir": "/shared/out", "job_name_prefix": "mc-prod"}})"), "x").slurm;
+  EXPECT_EQ(c.partition, "gpu");
+  EXPECT_EQ(c.gpus, 2);
+  EXPECT_EQ(c.setup_s, 600);
+  EXPECT_EQ(c.time_limit_s, 7200);
+  EXPECT_EQ(c.sbatch_args, std::vector<std::string>{"--qos=perf"});
+  EXPECT_EQ(c.runner_args, (std::vector<std::string>{"--work-dir", "/scratch"}));
+  EXPECT_EQ(c.maxcode, "/shared/bin/maxcode");
+  EXPECT_EQ(c.server_url, "http://head:8080");
+  EXPECT_EQ(c.output_dir, "/shared/out");
+  EXPECT_EQ(c.job_name_prefix, "mc-prod");
 }
 
 }  // namespace
