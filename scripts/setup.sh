@@ -6,9 +6,11 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git ccache bubblewrap util-linux
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
-  libbenchmark-dev libexpat1-dev
+  libbenchmark-dev libexpat1-dev libpq-dev postgresql
   prometheus
 )
+# postgresql: the server the store tests and the two-replica chaos run start in a temp
+# dir (tests/support/postgres_server.h; the packaged cluster is not used).
 # prometheus: for promtool, which lints the service's /metrics in the tests (its server is
 # not used; on a machine with systemd, `systemctl disable --now prometheus` stops it).
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
