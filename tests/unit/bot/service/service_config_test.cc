@@ -14,7 +14,8 @@ TEST(ServiceConfig, ReadsAFullConfig) {
     "github": {"api_url": "https://ghe.example/api/v3", "app_id": 4242, "app_key_file": "app.pem",
                "git_url": "https://git.example/{owner}/{name}.git", "max_retry_wait_s": 300, "max_tries": 5},
     "history": "/var/lib/maxcode/history.sqlite",
-    "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5},
+    "store": "postgresql://maxcode@db.internal/maxcode", "store_password_env": "PG_PASS",
+    "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5, "work_lease_s": 30},
     "http": {"header_timeout_s": 5, "request_timeout_s": 30, "keep_alive_s": 1, "max_connections": 256},
     "job": {"policy": "replay", "max_targets": 2, "labels": ["cpu"]},
     "repositories": {"Acme/Histo": {"push": true, "labels": ["gpu"], "regressions": "issue"}},
@@ -25,6 +26,10 @@ TEST(ServiceConfig, ReadsAFullConfig) {
   EXPECT_EQ(c.port, 8443);
   EXPECT_EQ(c.app_id, "4242");
   EXPECT_EQ(c.max_attempts, 4);
+  EXPECT_EQ(c.store, "postgresql://maxcode@db.internal/maxcode");
+  EXPECT_EQ(c.store_password_env, "PG_PASS");
+  EXPECT_EQ(c.work_lease_s, 30);
+  EXPECT_EQ(parse_service_config(json::object(), "x").store, "");  // the SQLite file `db`
   EXPECT_EQ(c.max_retry_wait_s, 300);
   EXPECT_EQ(c.max_tries, 5);
   EXPECT_EQ(c.history, "/var/lib/maxcode/history.sqlite");
@@ -66,6 +71,8 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
   expect_error(R"({"repositories": {"a/b": {"regressions": "email"}}})", "repositories.a/b.regressions: expected");
   expect_error(R"({"schedules": [{"cron": "0 3 * * *"}]})", "schedules[0]: needs exactly one of repository and installation");
   expect_error(R"({"schedules": [{"repository": "a/b"}]})", "schedules[0]: needs cron");
+  expect_error(R"({"store": "/var/lib/maxcode/q.sqlite"})", "service.json: store: expected a postgresql:// URL");
+  expect_error(R"({"store_password_env": "hunter2!"})", "store_password_env: expected the name of an environment variable");
 }
 
 }  // namespace
