@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS jobs(
   finished_at DOUBLE PRECISION NOT NULL DEFAULT 0,
   check_run_id BIGINT NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '',
   pr_url TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '', cancel_requested BIGINT NOT NULL DEFAULT 0,
-  result TEXT NOT NULL DEFAULT 'null');
+  result TEXT NOT NULL DEFAULT 'null', report_until DOUBLE PRECISION NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id);
 CREATE TABLE IF NOT EXISTS runners(name TEXT PRIMARY KEY, labels TEXT NOT NULL, last_seen DOUBLE PRECISION NOT NULL,
   job_id BIGINT NOT NULL);
@@ -162,12 +162,14 @@ JobQueue::JobQueue(std::unique_ptr<SqlDatabase> store, QueueOptions options)
   db_->add_column_if_missing("deliveries", "body_sha256", "TEXT NOT NULL DEFAULT ''");
   db_->add_column_if_missing("deliveries", "lease_expires", "DOUBLE PRECISION NOT NULL DEFAULT 0");
   db_->add_column_if_missing("schedule_runs", "taken_until", "DOUBLE PRECISION NOT NULL DEFAULT 0");
+  db_->add_column_if_missing("jobs", "report_until", "DOUBLE PRECISION NOT NULL DEFAULT 0");
   db_->exec("CREATE INDEX IF NOT EXISTS deliveries_body ON deliveries(body_sha256, received_at)");
   if (db_->dialect() == SqlDialect::kSqlite) {
     // One process owns an SQLite store: what the one before it held, it held when it died.
     db_->exec("UPDATE deliveries SET lease_expires = 0 WHERE lease_expires > 0");
     db_->exec("UPDATE schedule_runs SET taken_until = 0 WHERE taken_until > 0");
     db_->exec("UPDATE jobs SET lease = '', lease_expires = 0 WHERE state = 'delivering' AND lease <> ''");
+    db_->exec("UPDATE jobs SET report_until = 0 WHERE report_until > 0");
   }
   tx.commit();
 }
@@ -420,6 +422,18 @@ std::optional<std::string> JobQueue::take_results(std::int64_t id) {
                {id, lease, t + options_.work_lease_s, t}) != 1)
     return std::nullopt;
   return lease;
+}
+
+bool JobQueue::take_report(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  const double t = now();
+  return db_->run("UPDATE jobs SET report_until = ?2 WHERE id = ?1 AND report_until <= ?3",
+                  {id, t + options_.work_lease_s, t}) == 1;
+}
+
+void JobQueue::end_report(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  db_->run("UPDATE jobs SET report_until = 0 WHERE id = ?1", {id});
 }
 
 void JobQueue::release_results(std::int64_t id, const std::string& lease) {

@@ -169,6 +169,11 @@ class JobQueue {
   // A delivering job whose results no replica is delivering: leased to this one for
   // work_lease_s; returns the lease (nullopt: another holds it, or it is not delivering).
   std::optional<std::string> take_results(std::int64_t id);
+  // A job's comment and check run are brought up to date by one replica at a time (two
+  // that both saw no check run would each create one): true when this one may report
+  // now (for work_lease_s, or until end_report); false while another reports it.
+  bool take_report(std::int64_t id);
+  void end_report(std::int64_t id);
   // Gives the results' lease back (delivery deferred: GitHub asked for time).
   void release_results(std::int64_t id, const std::string& lease);
   // delivering -> done | failed, with what came of it.

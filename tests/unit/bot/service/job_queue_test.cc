@@ -297,7 +297,7 @@ TEST_P(JobQueueStore, ARerunQueuesAFinishedJobWithANewCheckRun) {
 }
 
 // Work that takes time outside the store is leased: of two replicas asking at once, one
-// gets a delivery, a job's results or a scheduled sweep; the other gets it after the
+// gets a delivery, a job's results, a job's report or a scheduled sweep; the other gets it after the
 // lease runs out (the first died), or never once it is done.
 TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   Clock clock;
@@ -327,6 +327,13 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   b.finish(id, "done", "created", "a PR", "http://pr/1");
   clock.t += 101;
   EXPECT_FALSE(a.take_results(id));
+
+  EXPECT_TRUE(a.take_report(id));
+  EXPECT_FALSE(b.take_report(id));  // a reports it: b waits
+  a.end_report(id);
+  EXPECT_TRUE(b.take_report(id));
+  clock.t += 101;                   // b died reporting
+  EXPECT_TRUE(a.take_report(id));
 
   a.set_schedule_run("nightly", 5);
   EXPECT_TRUE(a.take_schedule_run("nightly", 5));
