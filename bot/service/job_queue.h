@@ -4,8 +4,8 @@
 // at any moment leaves either the old or the new state.
 //
 // Replicas: each process has its own JobQueue (its own connection) on one PostgreSQL.
-// The in-process mutex only keeps a connection to one thread; between processes the
-// rules hold by the database: claims take an advisory lock (the one-running-job-per-
+// The connection pool only keeps each connection to one thread; between connections and
+// processes the rules hold by the database: claims take an advisory lock (the one-running-job-per-
 // repository rule is about a set of rows) and lock their rows with FOR UPDATE SKIP
 // LOCKED; a key inserted twice at once makes one row (ON CONFLICT); state changes say
 // the state they expect in their WHERE (rerun, cancel, expiry), so two replicas doing
@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/service/sql_database.h"
+#include "bot/service/sql_pool.h"
 
 namespace maxcode::bot::service {
 
@@ -101,6 +102,9 @@ class JobQueue {
   // The SQLite file `db_file`, or the store `store` names (sql_database.h).
   JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
   JobQueue(std::unique_ptr<SqlDatabase> store, QueueOptions options = {});
+  // With up to `connections` connections, more opened by `open_more` as threads need
+  // them (sql_pool.h says why).
+  JobQueue(std::unique_ptr<SqlDatabase> store, SqlPool::Opener open_more, int connections, QueueOptions options = {});
 
   // --- webhook deliveries ---------------------------------------------------------
   // What became of a delivery offered to the store.
@@ -228,12 +232,11 @@ class JobQueue {
   const QueueOptions& options() const { return options_; }
 
  private:
-  std::vector<Job> select_jobs(const std::string& where, const std::vector<SqlValue>& values);
+  std::vector<Job> select_jobs(SqlDatabase& db, const std::string& where, const std::vector<SqlValue>& values);
   // False when the job is no longer running under the lease it was read with.
-  bool requeue_or_fail(const Job& job, const std::string& error);
+  bool requeue_or_fail(SqlDatabase& db, const Job& job, const std::string& error);
   QueueOptions options_;
-  std::mutex mutex_;
-  std::unique_ptr<SqlDatabase> db_;
+  SqlPool pool_;
 };
 
 }  // namespace maxcode::bot::service

@@ -102,6 +102,10 @@ std::unique_ptr<SqlDatabase> open_store(const ServiceConfig& config, const Serve
   return open_sql_database(config.db.string(), "", "db");
 }
 
+// For the HTTP threads and the workers; each is a PostgreSQL backend process, and on the
+// 2-core test machine more of them only added context switches.
+constexpr int kStoreConnections = 4;
+
 QueueOptions queue_options(const ServiceConfig& config) {
   QueueOptions o{config.lease_s, config.max_attempts, config.backoff_s, nullptr};
   o.work_lease_s = config.work_lease_s;
@@ -130,7 +134,10 @@ struct Service::State {
   State(ServiceConfig c, ServeSecrets s)
       : config(std::move(c)),
         secrets(std::move(s)),
-        queue(open_store(config, secrets), queue_options(config)),
+        // PostgreSQL: a few connections, so that webhook threads do not wait in line
+        // for each other's round trips (sql_pool.h).
+        queue(open_store(config, secrets), [c = config, s = secrets] { return open_store(c, s); },
+              config.store.empty() ? 1 : kStoreConnections, queue_options(config)),
         deferred(open_store(config, secrets), [this] { return queue.now(); }),
         github(config, metrics, log),
         context{config, queue, metrics, github, log,

@@ -350,7 +350,9 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
 // second claim would be a double run), and a repository never has two running jobs.
 TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
   QueueOptions o;  // the real clock: nothing expires during the test
-  JobQueue a(open(), o), b(open(), o);
+  // Each replica with a pool of connections, as `maxcode serve` has: its two threads
+  // race each other inside it as well.
+  JobQueue a(open(), [this] { return open(); }, 2, o), b(open(), [this] { return open(); }, 2, o);
   constexpr int kRepos = 12, kCommits = 6;
   std::atomic<int> created{0}, stored{0};
   std::mutex mutex;
