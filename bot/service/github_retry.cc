@@ -72,6 +72,9 @@ CREATE TABLE IF NOT EXISTS github_deferred(
   not_before DOUBLE PRECISION NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', created_at DOUBLE PRECISION NOT NULL,
   PRIMARY KEY(action, key));
 )sql");
+  // held_until: take_due's hold, apart from not_before (GitHub's wait), which
+  // report_job reads as "GitHub asked for time".
+  db_->add_column_if_missing("github_deferred", "held_until", "DOUBLE PRECISION NOT NULL DEFAULT 0");
   tx.commit();
 }
 
@@ -84,7 +87,7 @@ int DeferredWork::failed(const std::string& action, const std::string& key, doub
   std::lock_guard lock(mutex_);
   const double now = now_();
   db_->run("INSERT INTO github_deferred(action, key, tries, not_before, error, created_at) VALUES(?1, ?2, 1, ?3, ?4, ?5) "
-          "ON CONFLICT(action, key) DO UPDATE SET tries = tries + 1, not_before = ?3, error = ?4",
+          "ON CONFLICT(action, key) DO UPDATE SET tries = github_deferred.tries + 1, not_before = ?3, error = ?4, held_until = 0",
           {action, key, now + wait_s, error, now});
   int tries = 0;
   db_->run("SELECT tries FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
@@ -132,12 +135,12 @@ std::vector<DeferredWork::Item> DeferredWork::take_due(const std::string& action
   const double now = now_();
   std::vector<Item> items;
   db_->run("SELECT key, tries, not_before, error FROM github_deferred WHERE action = ?1 AND not_before <= ?2 "
-           "ORDER BY not_before, created_at LIMIT ?3" + db_->lock_rows_skip_locked(),
+           "AND held_until <= ?2 ORDER BY not_before, created_at LIMIT ?3" + db_->lock_rows_skip_locked(),
            {action, now, std::int64_t{limit}}, [&](const SqlRow& r) {
              items.push_back({action, r.text(0), static_cast<int>(r.integer(1)), r.real(2), r.text(3)});
            });
   for (const Item& item : items)
-    db_->run("UPDATE github_deferred SET not_before = ?3 WHERE action = ?1 AND key = ?2", {action, item.key, now + hold_s});
+    db_->run("UPDATE github_deferred SET held_until = ?3 WHERE action = ?1 AND key = ?2", {action, item.key, now + hold_s});
   tx.commit();
   return items;
 }

@@ -75,8 +75,8 @@ class DeferredWork {
   bool waiting(const std::string& action, const std::string& key);
   // Items of `action` whose time has come, oldest first.
   std::vector<Item> due(const std::string& action, int limit = 50);
-  // Like due(), and each item returned waits `hold_s` more before any replica sees it
-  // due again: the caller does it now (then remove() or failed()), and replicas sharing
+  // Like due(), and each item returned is held for `hold_s` (apart from its not_before,
+  // which waiting() reads) before any replica takes it again: the caller does it now (then remove() or failed()), and replicas sharing
   // the store do not do it twice; one that dies meanwhile leaves it to another.
   std::vector<Item> take_due(const std::string& action, double hold_s, int limit = 50);
   int tries(const std::string& action, const std::string& key);
