@@ -4,7 +4,8 @@
 // answered), for a fixed time per rate. Prints, per rate: sent, 202s, errors, the rate
 // held, and p50/p99/max latency of the answer.
 //
-//   node scripts/service-load.mjs --port N --secret S [--rates "250 500 1000"] [--seconds 5]
+//   node scripts/service-load.mjs --port N[,M...] --secret S [--rates "250 500 1000"] [--seconds 5]
+// With several ports (replicas of one store) each webhook goes to one of them at random.
 //   node scripts/service-load.mjs --port N --secret S --slow-connections 500 [--seconds 10]
 import http from "node:http";
 import { createHmac } from "node:crypto";
@@ -15,7 +16,8 @@ const arg = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const port = Number(arg("port"));
+const ports = String(arg("port")).split(",").map(Number);
+const port = ports[0];  // the slow-connection run's
 const secret = arg("secret");
 const rates = arg("rates", "250 500 1000 1500 2000").split(/\s+/).filter(Boolean).map(Number);
 const seconds = Math.min(Number(arg("seconds", "5")), 60);
@@ -29,7 +31,7 @@ function send(id, options = {}) {
   const body = JSON.stringify({ ...example, maxcode_load_id: id });
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
-    const req = http.request({ host: "127.0.0.1", port, path: "/webhooks/github", method: "POST", agent: options.agent ?? agent, headers: {
+    const req = http.request({ host: "127.0.0.1", port: ports[Math.floor(Math.random() * ports.length)], path: "/webhooks/github", method: "POST", agent: options.agent ?? agent, headers: {
       "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-github-event": "push",
       "x-github-delivery": id, "x-hub-signature-256": "sha256=" + createHmac("sha256", secret).update(body).digest("hex") } },
     (res) => {

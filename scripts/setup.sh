@@ -6,11 +6,13 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git ccache bubblewrap util-linux
   libgit2-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libdw-dev libcli11-dev valgrind jq bc python3
-  libbenchmark-dev libexpat1-dev lld
+  libbenchmark-dev libexpat1-dev lld libpq-dev postgresql
   prometheus
   slurm-wlm munge
 )
 # lld: the linker CMakeLists.txt prefers (GNU ld is used where it is missing).
+# postgresql: the server the store tests and the two-replica chaos run start in a temp
+# dir (tests/support/postgres_server.h; the packaged cluster is not used).
 # prometheus: for promtool, which lints the service's /metrics in the tests (its server is
 # not used; on a machine with systemd, `systemctl disable --now prometheus` stops it).
 # slurm-wlm, munge: the Slurm backend's tests start a one-node cluster of their own on

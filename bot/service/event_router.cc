@@ -62,7 +62,8 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
 
 int route_pending(ServiceContext& context) {
   int handled = 0;
-  for (const Delivery& d : context.queue.pending_deliveries(50)) {
+  // Leased: replicas sharing the store never handle one delivery twice at once.
+  for (const Delivery& d : context.queue.take_deliveries(50)) {
     route_delivery(context, d);
     ++handled;
   }

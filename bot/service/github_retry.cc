@@ -60,41 +60,50 @@ RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const
 // --- the store ---------------------------------------------------------------------------
 
 DeferredWork::DeferredWork(const std::filesystem::path& db_file, std::function<double()> now)
-    : now_(std::move(now)), db_(db_file) {
-  db_.exec(R"sql(
+    : DeferredWork(open_sql_database(db_file.string(), "", "db"), std::move(now)) {}
+
+DeferredWork::DeferredWork(std::unique_ptr<SqlDatabase> store, std::function<double()> now)
+    : now_(std::move(now)), db_(std::move(store)) {
+  SqlTransaction tx(*db_);
+  db_->serialize("maxcode schema");  // replicas starting at once (job_queue.cc says why)
+  db_->exec(R"sql(
 CREATE TABLE IF NOT EXISTS github_deferred(
-  action TEXT NOT NULL, key TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0,
-  not_before REAL NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', created_at REAL NOT NULL,
+  action TEXT NOT NULL, key TEXT NOT NULL, tries BIGINT NOT NULL DEFAULT 0,
+  not_before DOUBLE PRECISION NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', created_at DOUBLE PRECISION NOT NULL,
   PRIMARY KEY(action, key));
 )sql");
+  // held_until: take_due's hold, apart from not_before (GitHub's wait), which
+  // report_job reads as "GitHub asked for time".
+  db_->add_column_if_missing("github_deferred", "held_until", "DOUBLE PRECISION NOT NULL DEFAULT 0");
+  tx.commit();
 }
 
 void DeferredWork::add(const std::string& action, const std::string& key) {
   std::lock_guard lock(mutex_);
-  db_.run("INSERT OR IGNORE INTO github_deferred(action, key, created_at) VALUES(?1, ?2, ?3)", {action, key, now_()});
+  db_->run("INSERT INTO github_deferred(action, key, created_at) VALUES(?1, ?2, ?3) ON CONFLICT(action, key) DO NOTHING", {action, key, now_()});
 }
 
 int DeferredWork::failed(const std::string& action, const std::string& key, double wait_s, const std::string& error) {
   std::lock_guard lock(mutex_);
   const double now = now_();
-  db_.run("INSERT INTO github_deferred(action, key, tries, not_before, error, created_at) VALUES(?1, ?2, 1, ?3, ?4, ?5) "
-          "ON CONFLICT(action, key) DO UPDATE SET tries = tries + 1, not_before = ?3, error = ?4",
+  db_->run("INSERT INTO github_deferred(action, key, tries, not_before, error, created_at) VALUES(?1, ?2, 1, ?3, ?4, ?5) "
+          "ON CONFLICT(action, key) DO UPDATE SET tries = github_deferred.tries + 1, not_before = ?3, error = ?4, held_until = 0",
           {action, key, now + wait_s, error, now});
   int tries = 0;
-  db_.run("SELECT tries FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
+  db_->run("SELECT tries FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
           [&](const SqlRow& r) { tries = static_cast<int>(r.integer(0)); });
   return tries;
 }
 
 void DeferredWork::remove(const std::string& action, const std::string& key) {
   std::lock_guard lock(mutex_);
-  db_.run("DELETE FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key});
+  db_->run("DELETE FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key});
 }
 
 std::optional<DeferredWork::Item> DeferredWork::find(const std::string& action, const std::string& key) {
   std::lock_guard lock(mutex_);
   std::optional<Item> item;
-  db_.run("SELECT tries, not_before, error FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
+  db_->run("SELECT tries, not_before, error FROM github_deferred WHERE action = ?1 AND key = ?2", {action, key},
           [&](const SqlRow& r) { item = Item{action, key, static_cast<int>(r.integer(0)), r.real(1), r.text(2)}; });
   return item;
 }
@@ -112,11 +121,27 @@ int DeferredWork::tries(const std::string& action, const std::string& key) {
 std::vector<DeferredWork::Item> DeferredWork::due(const std::string& action, int limit) {
   std::lock_guard lock(mutex_);
   std::vector<Item> items;
-  db_.run("SELECT key, tries, not_before, error FROM github_deferred WHERE action = ?1 AND not_before <= ?2 "
+  db_->run("SELECT key, tries, not_before, error FROM github_deferred WHERE action = ?1 AND not_before <= ?2 "
           "ORDER BY not_before, created_at LIMIT ?3",
           {action, now_(), std::int64_t{limit}}, [&](const SqlRow& r) {
             items.push_back({action, r.text(0), static_cast<int>(r.integer(1)), r.real(2), r.text(3)});
           });
+  return items;
+}
+
+std::vector<DeferredWork::Item> DeferredWork::take_due(const std::string& action, double hold_s, int limit) {
+  std::lock_guard lock(mutex_);
+  SqlTransaction tx(*db_);
+  const double now = now_();
+  std::vector<Item> items;
+  db_->run("SELECT key, tries, not_before, error FROM github_deferred WHERE action = ?1 AND not_before <= ?2 "
+           "AND held_until <= ?2 ORDER BY not_before, created_at LIMIT ?3" + db_->lock_rows_skip_locked(),
+           {action, now, std::int64_t{limit}}, [&](const SqlRow& r) {
+             items.push_back({action, r.text(0), static_cast<int>(r.integer(1)), r.real(2), r.text(3)});
+           });
+  for (const Item& item : items)
+    db_->run("UPDATE github_deferred SET held_until = ?3 WHERE action = ?1 AND key = ?2", {action, item.key, now + hold_s});
+  tx.commit();
   return items;
 }
 

@@ -18,12 +18,13 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bot/service/sqlite_db.h"
+#include "bot/service/sql_database.h"
 
 namespace maxcode::bot::service {
 
@@ -48,8 +49,8 @@ struct RetryAdvice {
 // limit (a permission), a 404 or a 422 is not. The wait follows GitHub's headers.
 RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const RetryLimits& limits);
 
-// The deferred work, durable in the service's SQLite store (table `github_deferred`,
-// its own connection to the same file).
+// The deferred work, durable in the service's store (table `github_deferred`, its own
+// connection to the same SQLite file or PostgreSQL database; sql_database.h).
 class DeferredWork {
  public:
   struct Item {
@@ -60,6 +61,7 @@ class DeferredWork {
   };
 
   DeferredWork(const std::filesystem::path& db_file, std::function<double()> now);
+  DeferredWork(std::unique_ptr<SqlDatabase> store, std::function<double()> now);
 
   // Work to do as soon as possible (no try failed yet): durable before it is attempted,
   // so a crash before it is done leaves it to be done.
@@ -73,12 +75,16 @@ class DeferredWork {
   bool waiting(const std::string& action, const std::string& key);
   // Items of `action` whose time has come, oldest first.
   std::vector<Item> due(const std::string& action, int limit = 50);
+  // Like due(), and each item returned is held for `hold_s` (apart from its not_before,
+  // which waiting() reads) before any replica takes it again: the caller does it now (then remove() or failed()), and replicas sharing
+  // the store do not do it twice; one that dies meanwhile leaves it to another.
+  std::vector<Item> take_due(const std::string& action, double hold_s, int limit = 50);
   int tries(const std::string& action, const std::string& key);
 
  private:
   std::function<double()> now_;
   std::mutex mutex_;
-  SqliteDb db_;
+  std::unique_ptr<SqlDatabase> db_;
 };
 
 struct ServiceContext;

@@ -1,6 +1,17 @@
-// The service's durable state in SQLite (WAL): webhook deliveries, jobs, runners,
-// installations, ignored targets and schedule runs. Every change is one transaction, so
-// a `kill -9` at any moment leaves either the old or the new state.
+// The service's durable state: webhook deliveries, jobs, runners, installations, ignored
+// targets and schedule runs, in SQLite (WAL; one `maxcode serve`) or PostgreSQL (shared
+// by replicas), through sql_database.h. Every change is one transaction, so a `kill -9`
+// at any moment leaves either the old or the new state.
+//
+// Replicas: each process has its own JobQueue (its own connection) on one PostgreSQL.
+// The connection pool only keeps each connection to one thread; between connections and
+// processes the rules hold by the database: claims take an advisory lock (the one-running-job-per-
+// repository rule is about a set of rows) and lock their rows with FOR UPDATE SKIP
+// LOCKED; a key inserted twice at once makes one row (ON CONFLICT); state changes say
+// the state they expect in their WHERE (rerun, cancel, expiry), so two replicas doing
+// the same thing do it once; work that takes time outside the store (handling a
+// delivery, delivering a job's results, a scheduled sweep) is leased, so that one
+// replica does it, and another after the lease runs out if that one died.
 //
 // A job's life:   queued -> running (leased by a runner) -> delivering -> done
 //                     ^          |  lease lost / attempt failed: back to queued after a
@@ -17,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,7 +36,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bot/service/sqlite_db.h"
+#include "bot/service/sql_database.h"
+#include "bot/service/sql_pool.h"
 
 namespace maxcode::bot::service {
 
@@ -78,11 +91,20 @@ struct QueueOptions {
   double backoff_s = 30;   // first retry delay; doubles per attempt
   std::function<double()> now;  // seconds since the epoch (tests move time)
   double replay_window_s = 30 * 86400.0;  // webhook bodies are remembered this long (record_delivery)
+  // How long a replica holds a webhook delivery it handles or a job whose results it
+  // delivers, and a scheduled sweep it runs; a replica that dies holding one leaves it
+  // to another after this long.
+  double work_lease_s = 120;
 };
 
 class JobQueue {
  public:
+  // The SQLite file `db_file`, or the store `store` names (sql_database.h).
   JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
+  JobQueue(std::unique_ptr<SqlDatabase> store, QueueOptions options = {});
+  // With up to `connections` connections, more opened by `open_more` as threads need
+  // them (sql_pool.h says why).
+  JobQueue(std::unique_ptr<SqlDatabase> store, SqlPool::Opener open_more, int connections, QueueOptions options = {});
 
   // --- webhook deliveries ---------------------------------------------------------
   // What became of a delivery offered to the store.
@@ -105,6 +127,11 @@ class JobQueue {
   Recorded record_delivery(const std::string& id, const std::string& event, const std::string& payload);
   // Deliveries stored but not yet handled (oldest first): the work left after a crash.
   std::vector<Delivery> pending_deliveries(int limit = 100);
+  // Pending deliveries that no replica holds, leased to this one for work_lease_s
+  // (oldest first): what the event worker handles. finish_delivery and defer_delivery
+  // end the lease. With SQLite the leases of a process before this one are void (one
+  // process owns the file).
+  std::vector<Delivery> take_deliveries(int limit = 50);
   void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
   // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
   // after `wait_s` (as GitHub asked; github_retry.h). False when the attempts are spent
@@ -149,6 +176,16 @@ class JobQueue {
   // Running jobs whose lease expired go back to the queue (or fail); those whose cancel
   // was asked for are cancelled. Returns their ids.
   std::vector<std::int64_t> expire_leases();
+  // A delivering job whose results no replica is delivering: leased to this one for
+  // work_lease_s; returns the lease (nullopt: another holds it, or it is not delivering).
+  std::optional<std::string> take_results(std::int64_t id);
+  // A job's comment and check run are brought up to date by one replica at a time (two
+  // that both saw no check run would each create one): true when this one may report
+  // now (for work_lease_s, or until end_report); false while another reports it.
+  bool take_report(std::int64_t id);
+  void end_report(std::int64_t id);
+  // Gives the results' lease back (delivery deferred: GitHub asked for time).
+  void release_results(std::int64_t id, const std::string& lease);
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
               const std::string& pr_url, const nlohmann::json& result = nullptr);
@@ -189,17 +226,23 @@ class JobQueue {
   bool is_ignored(const std::string& repo, const std::string& branch);
   std::optional<double> schedule_last_run(const std::string& name);
   void set_schedule_run(const std::string& name, double at);
+  // The sweep of `name` due after `last_run` is this replica's to run for work_lease_s
+  // (false: another replica runs it or ran it). set_schedule_run ends the lease.
+  bool take_schedule_run(const std::string& name, double last_run);
 
-  std::string journal_mode() { return db_.journal_mode(); }
+  // SQLite's journal mode ("wal"); empty on PostgreSQL.
+  std::string journal_mode();
+  // The engine and where, for the log (never a password).
+  std::string describe_store();
   double now() const { return options_.now(); }
   const QueueOptions& options() const { return options_; }
 
  private:
-  std::vector<Job> select_jobs(const std::string& where, const std::vector<SqlValue>& values);
-  void requeue_or_fail(const Job& job, const std::string& error);
+  std::vector<Job> select_jobs(SqlDatabase& db, const std::string& where, const std::vector<SqlValue>& values);
+  // False when the job is no longer running under the lease it was read with.
+  bool requeue_or_fail(SqlDatabase& db, const Job& job, const std::string& error);
   QueueOptions options_;
-  std::mutex mutex_;
-  SqliteDb db_;
+  SqlPool pool_;
 };
 
 }  // namespace maxcode::bot::service

@@ -1,7 +1,9 @@
 #include "bot/service/job_report.h"
 
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 
 #include "bot/github/github_repo.h"
 #include "bot/service/github_retry.h"
@@ -100,6 +102,20 @@ void report_job(ServiceContext& context, std::int64_t job_id) {
   // each reads the job (its check run id) under the lock, so the run is created once.
   static std::mutex one_at_a_time;
   std::lock_guard lock(one_at_a_time);
+  // Replicas sharing the store: the same, between processes (job_queue.h take_report).
+  // Waits for the other's report (GitHub calls, well under a second), or for its lease
+  // to run out if that replica died; reports the job as it is then.
+  while (!context.queue.take_report(job_id)) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  struct EndReport {
+    JobQueue& queue;
+    std::int64_t id;
+    ~EndReport() {
+      try {
+        queue.end_report(id);
+      } catch (...) {
+      }
+    }
+  } end_report{context.queue, job_id};
   const auto job = context.queue.job(job_id);
   if (!job) return;
   const std::string key = std::to_string(job_id);

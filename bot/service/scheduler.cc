@@ -53,6 +53,9 @@ int Scheduler::tick() {
     }
     const std::int64_t next = e.cron.next_after(static_cast<std::int64_t>(*last), e.zone);
     if (next < 0 || next > now) continue;
+    // Replicas: the one that takes the run sweeps; a crash mid-sweep leaves it to
+    // another after queue.work_lease_s.
+    if (!context_.queue.take_schedule_run(e.config.name, *last)) continue;
     try {
       const int n = sweep(e);
       // Marked after queueing: a crash in between queues again, which the idempotency

@@ -97,6 +97,22 @@ std::string bearer_or_query(const httplib::Request& req) {
 
 }  // namespace
 
+// The store `store` names (PostgreSQL, shared by replicas), else the SQLite file `db`.
+std::unique_ptr<SqlDatabase> open_store(const ServiceConfig& config, const ServeSecrets& secrets) {
+  if (!config.store.empty()) return open_sql_database(config.store, secrets.store_password, "store");
+  return open_sql_database(config.db.string(), "", "db");
+}
+
+// For the HTTP threads and the workers; each is a PostgreSQL backend process, and on the
+// 2-core test machine more of them only added context switches.
+constexpr int kStoreConnections = 4;
+
+QueueOptions queue_options(const ServiceConfig& config) {
+  QueueOptions o{config.lease_s, config.max_attempts, config.backoff_s, nullptr};
+  o.work_lease_s = config.work_lease_s;
+  return o;
+}
+
 struct Service::State {
   ServiceConfig config;
   ServeSecrets secrets;
@@ -122,8 +138,11 @@ struct Service::State {
   State(ServiceConfig c, ServeSecrets s)
       : config(std::move(c)),
         secrets(std::move(s)),
-        queue(config.db, QueueOptions{config.lease_s, config.max_attempts, config.backoff_s, nullptr}),
-        deferred(config.db, [this] { return queue.now(); }),
+        // PostgreSQL: a few connections, so that webhook threads do not wait in line
+        // for each other's round trips (sql_pool.h).
+        queue(open_store(config, secrets), [c = config, s = secrets] { return open_store(c, s); },
+              config.store.empty() ? 1 : kStoreConnections, queue_options(config)),
+        deferred(open_store(config, secrets), [this] { return queue.now(); }),
         github(config, metrics, log),
         context{config, queue, metrics, github, log,
                 config.data_dir.empty() ? fs::path(config.db.string() + ".d") : config.data_dir, nullptr, nullptr},
@@ -149,7 +168,10 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   s.deliveries = std::make_unique<Worker>("deliver", std::chrono::milliseconds(2000), [&s] {
     for (const Job& j : s.queue.jobs("", {"delivering"}, 100)) {
       if (s.deferred.waiting("deliver", std::to_string(j.id))) continue;  // GitHub asked for time
-      deliver_job_results(s.context, j.id);
+      // Replicas: one delivers a job's results (two would race to open its PR).
+      const auto lease = s.queue.take_results(j.id);
+      if (!lease) continue;
+      if (deliver_job_results(s.context, j.id) != DeliveryStep::kFinished) s.queue.release_results(j.id, *lease);
     }
   }, s.log);
   s.reporter = std::make_unique<Worker>("report", std::chrono::milliseconds(1000), [&s] {
@@ -164,8 +186,9 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
       report_job(s.context, id);
     }
     // Reports GitHub deferred, whose time has come (they survive restarts in the store).
-    for (const auto& item : s.deferred.due("report")) report_job(s.context, std::stoll(item.key));
-    for (const auto& item : s.deferred.due("regressions")) {
+    // take_due: of replicas sharing the store, one does each item.
+    for (const auto& item : s.deferred.take_due("report", s.config.work_lease_s)) report_job(s.context, std::stoll(item.key));
+    for (const auto& item : s.deferred.take_due("regressions", s.config.work_lease_s)) {
       try {
         report_regressions(s.context, std::stoll(item.key));
         s.deferred.remove("regressions", item.key);
@@ -358,7 +381,7 @@ void Service::serve() {
   // comment and check run brought up to date.
   for (const Job& j : s.queue.jobs("", {"queued", "running", "delivering"}, 1000)) s.context.report(j.id);
   s.log("serve", std::string("listening on ") + (s.config.tls_cert.empty() ? "http" : "https") + "://" + s.config.host + ":" +
-                     std::to_string(s.port) + " (store " + s.config.db.string() + ", " + s.queue.journal_mode() + ")");
+                     std::to_string(s.port) + " (store " + s.queue.describe_store() + ")");
   s.http->listen_after_bind();
 }
 

@@ -22,6 +22,7 @@ struct ServeSecrets {
   std::string webhook_secret;  // required
   std::string admin_token;     // dashboard and /api/jobs; empty = they answer 403
   std::string runner_token;    // runner protocol; empty = it answers 401
+  std::string store_password;  // PostgreSQL store (config.store); empty = none or libpq's own
 };
 
 class Service {

@@ -1,4 +1,5 @@
 #include "bot/service/service_config.h"
+#include "bot/service/sql_database.h"
 
 #include <algorithm>
 #include <cctype>
@@ -111,16 +112,23 @@ std::string ServiceConfig::git_url_for(const std::string& full_name) const {
 ServiceConfig parse_service_config(const json& document, const std::string& label) {
   ServiceConfig c;
   Field root{document, "", label};
-  root.object({"listen", "db", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
+  root.object({"listen", "db", "store", "store_password_env", "data_dir", "webhook_secret_env", "admin_token_env", "runner_token_env", "tls",
                "public_url", "github", "max_body_bytes", "http", "queue", "job", "repositories", "schedules", "history",
                "details_link_ttl_s", "slurm"});
   if (root.has("listen")) parse_listen(root.at("listen").string(), label + ": listen", c.host, c.port);
   if (root.has("db")) c.db = root.at("db").string();
+  if (root.has("store")) {
+    c.store = root.at("store").string();
+    // The SQLite file is `db`; `store` is only for a server the replicas share.
+    if (!is_postgres_url(c.store))
+      root.at("store").fail("expected a postgresql:// URL, e.g. postgresql://maxcode@db.internal/maxcode (the SQLite file is 'db')");
+  }
   if (root.has("data_dir")) c.data_dir = root.at("data_dir").string();
   if (root.has("history")) c.history = root.at("history").string();
   for (auto [name, target] : {std::pair<const char*, std::string*>{"webhook_secret_env", &c.webhook_secret_env},
                               {"admin_token_env", &c.admin_token_env},
-                              {"runner_token_env", &c.runner_token_env}})
+                              {"runner_token_env", &c.runner_token_env},
+                              {"store_password_env", &c.store_password_env}})
     if (root.has(name)) {
       *target = root.at(name).string();
       if (!is_env_name(*target)) root.at(name).fail("expected the name of an environment variable (the secret is never in this file)");
@@ -159,7 +167,8 @@ ServiceConfig parse_service_config(const json& document, const std::string& labe
   }
   if (root.has("queue")) {
     Field q = root.at("queue");
-    q.object({"lease_s", "max_attempts", "backoff_s", "long_poll_s"});
+    q.object({"lease_s", "max_attempts", "backoff_s", "long_poll_s", "work_lease_s"});
+    if (q.has("work_lease_s")) c.work_lease_s = q.at("work_lease_s").number(1);
     if (q.has("lease_s")) c.lease_s = q.at("lease_s").number(1);
     if (q.has("max_attempts")) c.max_attempts = q.at("max_attempts").integer(1);
     if (q.has("backoff_s")) c.backoff_s = q.at("backoff_s").number(0);

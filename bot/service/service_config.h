@@ -68,6 +68,11 @@ struct ServiceConfig {
   std::string host = "127.0.0.1";
   int port = 8080;
   std::filesystem::path db = "maxcode-service.sqlite";
+  // A PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE): the store that two or more
+  // replicas share instead of the SQLite file `db`. Empty = `db`. Its password is never
+  // here: store_password_env names the variable (or libpq's ~/.pgpass, or none).
+  std::string store;
+  std::string store_password_env = "MAXCODE_STORE_PASSWORD";
   std::filesystem::path data_dir;  // uploaded results; empty = "<db>.d"
   std::filesystem::path history;   // the sweeps' history store; empty = "<data_dir>/history.sqlite"
   std::string webhook_secret_env = "MAXCODE_WEBHOOK_SECRET";
@@ -92,6 +97,7 @@ struct ServiceConfig {
   std::size_t max_body_bytes = 25u << 20;  // GitHub sends at most 25 MB
   HttpLimits http;
   double lease_s = 120, backoff_s = 30;
+  double work_lease_s = 120;  // a replica's hold on a delivery, a job's results, a sweep (job_queue.h)
   int max_attempts = 3;
   double long_poll_s = 25;
 

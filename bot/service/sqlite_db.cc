@@ -8,13 +8,24 @@
 
 namespace maxcode::bot::service {
 
-std::string SqlRow::text(int column) const {
-  const unsigned char* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
-}
-std::int64_t SqlRow::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-double SqlRow::real(int column) const { return sqlite3_column_double(stmt_, column); }
-bool SqlRow::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+namespace {
+
+class SqliteRow : public SqlRow {
+ public:
+  explicit SqliteRow(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  std::string text(int column) const override {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+  }
+  std::int64_t integer(int column) const override { return sqlite3_column_int64(stmt_, column); }
+  double real(int column) const override { return sqlite3_column_double(stmt_, column); }
+  bool is_null(int column) const override { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+ private:
+  sqlite3_stmt* stmt_;
+};
+
+}  // namespace
 
 SqliteDb::SqliteDb(const std::filesystem::path& file) : file_(file) {
   db_ = open_sqlite(file, [&](const std::string& why) {
@@ -57,7 +68,7 @@ int SqliteDb::run(const std::string& sql, const std::vector<SqlValue>& values,
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW)
       throw std::runtime_error(file_.string() + ": " + sqlite3_errmsg(db_) + " (in: " + sql.substr(0, 120) + ")");
-    if (on_row) on_row(SqlRow(stmt));
+    if (on_row) on_row(SqliteRow(stmt));
   }
   return sqlite3_changes(db_);
 }
@@ -70,19 +81,17 @@ std::string SqliteDb::journal_mode() {
   return mode;
 }
 
-SqlTransaction::SqlTransaction(SqliteDb& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+// SQLite's own rowid: INTEGER PRIMARY KEY (exactly) makes the column an alias of it.
+std::string SqliteDb::auto_id_column(const std::string& name) const { return name + " INTEGER PRIMARY KEY"; }
 
-SqlTransaction::~SqlTransaction() {
-  if (done_) return;
-  try {
-    db_.exec(std::uncaught_exceptions() ? "ROLLBACK" : "COMMIT");
-  } catch (...) {
-  }
+void SqliteDb::add_column_if_missing(const std::string& table, const std::string& column, const std::string& declaration) {
+  // SQLite has no ADD COLUMN IF NOT EXISTS: ask the table first.
+  bool has = false;
+  run("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", {table, column},
+      [&](const SqlRow& r) { has = r.integer(0) > 0; });
+  if (!has) exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + declaration);
 }
 
-void SqlTransaction::commit() {
-  done_ = true;
-  db_.exec("COMMIT");
-}
+std::string SqliteDb::describe() { return "SQLite " + file_.string() + ", " + journal_mode(); }
 
 }  // namespace maxcode::bot::service

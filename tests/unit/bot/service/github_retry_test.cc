@@ -162,6 +162,16 @@ TEST(GithubRetry, DeferredWorkIsDurableAndDueOnlyWhenItsTimeHasCome) {
   again.remove("deliver", "3");
   EXPECT_FALSE(again.find("deliver", "3").has_value());
   EXPECT_EQ(again.tries("deliver", "3"), 0);
+
+  // Replicas sharing the store: take_due hands an item to one of them, held for the
+  // hold; it is not "waiting" meanwhile (report_job would skip it), and another replica
+  // (here a second connection) gets it only once the hold runs out.
+  DeferredWork other(dir / "store.sqlite", [&] { return now; });
+  ASSERT_EQ(again.take_due("regressions", 60).size(), 1u);
+  EXPECT_FALSE(again.waiting("regressions", "7"));
+  EXPECT_TRUE(other.take_due("regressions", 60).empty());
+  now += 61;  // the replica that took it died
+  EXPECT_EQ(other.take_due("regressions", 60).size(), 1u);
 }
 
 TEST(GithubRetry, GivesUpAfterMaxTriesWithALogLine) {

@@ -1,10 +1,19 @@
-// The durable queue on a real SQLite file, with a clock the test moves: states, leases
-// that expire, retries with backoff, idempotency keys, cancel, labels, one running job
-// per repository, WAL mode and surviving a reopen (a restart).
+// The durable queue on each engine of the store, a real SQLite file and a real
+// PostgreSQL (tests/support/postgres_server.h), with a clock the test moves: states,
+// leases that expire, retries with backoff, idempotency keys, cancel, labels, one
+// running job per repository, WAL mode and surviving a reopen (a restart). Then two
+// replicas (two JobQueue objects, two connections to one store) racing in threads.
 #include "bot/service/job_queue.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "support/postgres_server.h"
 #include "support/test_support.h"
 
 namespace maxcode::bot::service {
@@ -35,11 +44,35 @@ JobSpec spec(const std::string& repo = "acme/histo", const std::string& commit =
   return s;
 }
 
-TEST(JobQueue, RunsAJobThroughItsStates) {
-  testing::TempDir dir;
+enum class Engine { kSqlite, kPostgres };
+
+// Each test opens its store as often as it likes (a reopen is a restart): the same file,
+// or the same PostgreSQL database, made fresh for the test.
+class JobQueueStore : public ::testing::TestWithParam<Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Engine::kPostgres) {
+      const std::string why = testing::PostgresServer::missing();
+      if (!why.empty()) GTEST_SKIP() << "PostgreSQL store not tested: " << why;
+      store_ = testing::PostgresServer::shared().create_database();
+    } else {
+      store_ = (dir_ / "q.sqlite").string();
+    }
+  }
+  std::unique_ptr<SqlDatabase> open() { return open_sql_database(store_); }
+  bool sqlite() const { return GetParam() == Engine::kSqlite; }
+
+  testing::TempDir dir_;
+  std::string store_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Engines, JobQueueStore, ::testing::Values(Engine::kSqlite, Engine::kPostgres),
+                         [](const auto& info) { return info.param == Engine::kSqlite ? "SQLite" : "PostgreSQL"; });
+
+TEST_P(JobQueueStore, RunsAJobThroughItsStates) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
-  EXPECT_EQ(q.journal_mode(), "wal");
+  JobQueue q(open(), options(clock));
+  EXPECT_EQ(q.journal_mode(), sqlite() ? "wal" : "");
   const auto e = q.enqueue(spec());
   ASSERT_TRUE(e.created);
   EXPECT_EQ(e.job.state, "queued");
@@ -65,10 +98,9 @@ TEST(JobQueue, RunsAJobThroughItsStates) {
   EXPECT_EQ(q.counts_by_state()["done"], 1);
 }
 
-TEST(JobQueue, TheSameKeyNeverMakesASecondJob) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, TheSameKeyNeverMakesASecondJob) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const auto first = q.enqueue(spec());
   const auto again = q.enqueue(spec());
   EXPECT_FALSE(again.created);
@@ -91,10 +123,9 @@ TEST(JobQueue, TheSameKeyNeverMakesASecondJob) {
   EXPECT_EQ(q.jobs().size(), 4u);
 }
 
-TEST(JobQueue, AnExpiredLeaseReturnsTheJobWithBackoffThenFails) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, AnExpiredLeaseReturnsTheJobWithBackoffThenFails) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const auto id = q.enqueue(spec()).job.id;
   auto c1 = q.claim("r1", {});
   ASSERT_TRUE(c1);
@@ -129,10 +160,9 @@ TEST(JobQueue, AnExpiredLeaseReturnsTheJobWithBackoffThenFails) {
   EXPECT_NE(j->summary.find("gave up after 3 attempt(s): clone failed again"), std::string::npos) << j->summary;
 }
 
-TEST(JobQueue, LabelsAndOneRunningJobPerRepository) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, LabelsAndOneRunningJobPerRepository) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   JobSpec gpu = spec("acme/kernels", "k1", "transpose");
   gpu.labels = {"gpu", "h100"};
   const auto gpu_id = q.enqueue(gpu).job.id;
@@ -155,10 +185,9 @@ TEST(JobQueue, LabelsAndOneRunningJobPerRepository) {
 
 // A runner started for one job (Slurm's batch job) claims that job or nothing, whatever
 // its labels; the repository rule and the backoff still hold.
-TEST(JobQueue, AClaimForOneJobTakesThatJobOnly) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, AClaimForOneJobTakesThatJobOnly) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const auto a = q.enqueue(spec("acme/histo", "c1", "f")).job.id;
   JobSpec gpu = spec("acme/histo", "c1", "g");
   gpu.labels = {"gpu"};
@@ -175,10 +204,9 @@ TEST(JobQueue, AClaimForOneJobTakesThatJobOnly) {
 }
 
 // An attempt that never started (sbatch refused it) counts: backoff, then failed.
-TEST(JobQueue, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const auto id = q.enqueue(spec()).job.id;
   ASSERT_TRUE(q.fail_unstarted(id, "sbatch: invalid partition"));
   Job j = *q.job(id);
@@ -196,10 +224,9 @@ TEST(JobQueue, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
   EXPECT_FALSE(q.fail_unstarted(id, "not queued"));
 }
 
-TEST(JobQueue, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const auto running = q.enqueue(spec("acme/a")).job.id;
   const auto queued = q.enqueue(spec("acme/b")).job.id;
   auto c = q.claim("r", {});
@@ -226,13 +253,12 @@ TEST(JobQueue, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   EXPECT_FALSE(q.claim("r", {}));
 }
 
-TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, DeliveriesAreStoredOnceAndSurviveARestart) {
   Clock clock;
   std::int64_t id;
   std::string lease;
   {
-    JobQueue q(dir / "q.sqlite", options(clock));
+    JobQueue q(open(), options(clock));
     EXPECT_TRUE(q.record_delivery("d-1", "push", "{\"a\":1}"));
     EXPECT_FALSE(q.record_delivery("d-1", "push", "{\"a\":1}"));
     EXPECT_TRUE(q.record_delivery("d-2", "issue_comment", "{}"));
@@ -241,7 +267,7 @@ TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
     lease = c->lease;
     q.set_installation("77", "acme", "active", nlohmann::json::array({"acme/histo"}));
   }  // the process "dies" here: nothing is flushed by hand
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   EXPECT_FALSE(q.record_delivery("d-1", "push", "{}"));  // still known after the restart
   auto pending = q.pending_deliveries();
   ASSERT_EQ(pending.size(), 2u);
@@ -272,10 +298,9 @@ TEST(JobQueue, DeliveriesAreStoredOnceAndSurviveARestart) {
 // pending), handled again when its handling failed. The same bytes under a new id are a
 // replay (the signature does not cover the id): dropped within the window, naming the
 // first id.
-TEST(JobQueue, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   using Kind = JobQueue::Recorded::Kind;
   EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kStored);
   EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);  // still pending
@@ -303,10 +328,9 @@ TEST(JobQueue, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
 
 // "Re-run" in the Checks tab: a finished job runs again with a new check run; a queued
 // or running one is left alone.
-TEST(JobQueue, ARerunQueuesAFinishedJobWithANewCheckRun) {
-  testing::TempDir dir;
+TEST_P(JobQueueStore, ARerunQueuesAFinishedJobWithANewCheckRun) {
   Clock clock;
-  JobQueue q(dir / "q.sqlite", options(clock));
+  JobQueue q(open(), options(clock));
   const std::int64_t id = q.enqueue(spec()).job.id;
   q.set_check_run(id, 555);
   EXPECT_EQ(q.job_by_check_run(555)->id, id);
@@ -323,6 +347,130 @@ TEST(JobQueue, ARerunQueuesAFinishedJobWithANewCheckRun) {
   EXPECT_EQ(j.pr_url, "");
   EXPECT_EQ(j.requested_by, "bob");
   EXPECT_FALSE(q.job_by_check_run(555));
+}
+
+// Work that takes time outside the store is leased: of two replicas asking at once, one
+// gets a delivery, a job's results, a job's report or a scheduled sweep; the other gets it after the
+// lease runs out (the first died), or never once it is done.
+TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
+  Clock clock;
+  QueueOptions o = options(clock);
+  o.work_lease_s = 100;
+  JobQueue a(open(), o), b(open(), o);
+  ASSERT_TRUE(a.record_delivery("d-1", "push", "{}"));
+  EXPECT_EQ(a.take_deliveries().size(), 1u);
+  EXPECT_TRUE(b.take_deliveries().empty());
+  EXPECT_EQ(b.pending_deliveries().size(), 1u);  // still pending: only leased
+  clock.t += 101;                                // replica a died holding it
+  ASSERT_EQ(b.take_deliveries().size(), 1u);
+  b.finish_delivery("d-1", "handled", "ok");
+  clock.t += 101;
+  EXPECT_TRUE(a.take_deliveries().empty());
+
+  const auto id = a.enqueue(spec()).job.id;
+  const auto claim = b.claim("r", {});
+  ASSERT_TRUE(claim);
+  EXPECT_FALSE(a.take_results(id));  // running, not delivering
+  ASSERT_TRUE(b.complete(id, claim->lease, {{"exit_code", 0}}));
+  const auto held = a.take_results(id);
+  ASSERT_TRUE(held);
+  EXPECT_FALSE(b.take_results(id));
+  a.release_results(id, *held);  // GitHub asked for time: any replica may try later
+  EXPECT_TRUE(b.take_results(id));
+  b.finish(id, "done", "created", "a PR", "http://pr/1");
+  clock.t += 101;
+  EXPECT_FALSE(a.take_results(id));
+
+  EXPECT_TRUE(a.take_report(id));
+  EXPECT_FALSE(b.take_report(id));  // a reports it: b waits
+  a.end_report(id);
+  EXPECT_TRUE(b.take_report(id));
+  clock.t += 101;                   // b died reporting
+  EXPECT_TRUE(a.take_report(id));
+
+  a.set_schedule_run("nightly", 5);
+  EXPECT_TRUE(a.take_schedule_run("nightly", 5));
+  EXPECT_FALSE(b.take_schedule_run("nightly", 5));
+  a.set_schedule_run("nightly", clock.t);  // swept
+  EXPECT_FALSE(b.take_schedule_run("nightly", 5));  // read before the sweep: already run
+  EXPECT_TRUE(b.take_schedule_run("nightly", clock.t));
+}
+
+// Two replicas, two threads each, over one store: every thread enqueues every job and
+// records every delivery (as webhooks sent to either replica, and redelivered), takes
+// deliveries and claims jobs. Each key makes one job, each delivery is stored and
+// handled once, each job is claimed once (a claimed job is finished at once, so a
+// second claim would be a double run), and a repository never has two running jobs.
+TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
+  QueueOptions o;  // the real clock: nothing expires during the test
+  // Each replica with a pool of connections, as `maxcode serve` has: its two threads
+  // race each other inside it as well.
+  JobQueue a(open(), [this] { return open(); }, 2, o), b(open(), [this] { return open(); }, 2, o);
+  constexpr int kRepos = 12, kCommits = 6;
+  std::atomic<int> created{0}, stored{0};
+  std::mutex mutex;
+  std::map<std::int64_t, int> claims;
+  std::map<std::string, int> handled;
+  std::map<std::string, int> running;  // per repository, right now
+  int most_running_in_a_repo = 0;
+  auto work = [&](JobQueue& q, unsigned seed) {
+    std::vector<std::pair<int, int>> keys;
+    for (int r = 0; r < kRepos; ++r)
+      for (int c = 0; c < kCommits; ++c) keys.push_back({r, c});
+    std::shuffle(keys.begin(), keys.end(), std::mt19937(seed));
+    auto drain_one = [&] {
+      for (const Delivery& d : q.take_deliveries(3)) {
+        {
+          std::lock_guard lock(mutex);
+          ++handled[d.id];
+        }
+        q.finish_delivery(d.id, "handled", "test");
+      }
+      const auto claim = q.claim("runner-" + std::to_string(seed), {});
+      if (!claim) return false;
+      {
+        std::lock_guard lock(mutex);
+        ++claims[claim->job.id];
+        most_running_in_a_repo = std::max(most_running_in_a_repo, ++running[claim->job.repo]);
+      }
+      {
+        // Before complete(): until then the store has it running, so no other claim may
+        // count another job of the repository.
+        std::lock_guard lock(mutex);
+        --running[claim->job.repo];
+      }
+      EXPECT_TRUE(q.complete(claim->job.id, claim->lease, {{"exit_code", 0}}));
+      q.finish(claim->job.id, "done", "no-winner", "", "");
+      return true;
+    };
+    for (const auto& [r, c] : keys) {
+      const std::string repo = "acme/r" + std::to_string(r), commit = "c" + std::to_string(c);
+      if (q.enqueue(spec(repo, commit)).created) ++created;
+      if (q.record_delivery("d-" + std::to_string(r) + "-" + std::to_string(c), "push",
+                            R"({"repo":")" + repo + R"(","after":")" + commit + "\"}"))
+        ++stored;
+      drain_one();
+    }
+    for (int idle = 0; idle < 3;) idle = drain_one() ? 0 : idle + 1;
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back(work, std::ref(a), 1u);
+  threads.emplace_back(work, std::ref(a), 2u);
+  threads.emplace_back(work, std::ref(b), 3u);
+  threads.emplace_back(work, std::ref(b), 4u);
+  for (auto& t : threads) t.join();
+  // What a thread left when its last look found nothing (another held it meanwhile).
+  while (!a.take_deliveries().empty() || a.claim("late", {})) ADD_FAILURE() << "work left after every thread stopped";
+
+  EXPECT_EQ(created.load(), kRepos * kCommits);
+  EXPECT_EQ(stored.load(), kRepos * kCommits);
+  EXPECT_EQ(a.jobs("", {}, 1000).size(), static_cast<std::size_t>(kRepos * kCommits));
+  EXPECT_EQ(b.counts_by_state()["done"], kRepos * kCommits);
+  EXPECT_EQ(claims.size(), static_cast<std::size_t>(kRepos * kCommits));
+  for (const auto& [id, n] : claims) EXPECT_EQ(n, 1) << "job " << id << " claimed " << n << " times";
+  EXPECT_EQ(handled.size(), static_cast<std::size_t>(kRepos * kCommits));
+  for (const auto& [id, n] : handled) EXPECT_EQ(n, 1) << "delivery " << id << " handled " << n << " times";
+  EXPECT_EQ(most_running_in_a_repo, 1);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "support/git_server.h"
+#include "support/postgres_server.h"
 #include "support/github_api.h"
 #include "support/service_harness.h"
 #include "support/fixture_repo.h"
@@ -284,10 +285,21 @@ int env_int(const char* name, int fallback) {
 // service and the runner are killed with SIGKILL at random moments and restarted. At
 // the end every repository has exactly one job, done, and exactly one PR. Kills:
 // MAXCODE_CHAOS_KILLS (default 6; scripts/service-chaos.sh runs 100).
-TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
+//
+// With `replicas` > 1 the replicas share one PostgreSQL store (config `store`) and one
+// data_dir; each webhook goes to a random replica, each replica has a runner, and a kill
+// takes a random replica or runner: the others carry on, and what a killed replica held
+// (a delivery it was handling, a job's results) passes to another after the work lease.
+void chaos(int replicas) {
   std::string why;
   testing::FakeGithub* github = testing::FakeGithub::get(&why);
   if (!github) GTEST_SKIP() << why;
+  std::string store;
+  if (replicas > 1) {
+    why = testing::PostgresServer::missing();
+    if (!why.empty()) GTEST_SKIP() << "replicas need the PostgreSQL store: " << why;
+    store = testing::PostgresServer::shared().create_database();
+  }
   github->reset();
   testing::GitServer git_server("*");
   testing::TempDir dir;
@@ -324,25 +336,38 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
                             {"installations", {{{"id", 77}, {"permissions", kAppPermissions}}}}}}}});
   std::string git_url = git_server.url("acme/h0.git");
   git_url = git_url.substr(0, git_url.find("acme/h0.git")) + "{owner}/{name}.git";
-  ServiceProcess service(MAXCODE_BINARY, dir.path(),
-                         {{"github", {{"api_url", github->url()}, {"app_id", "4242"},
-                                      {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
-                          {"queue", {{"lease_s", 3}, {"backoff_s", 0.2}, {"max_attempts", 1000}, {"long_poll_s", 2}}},
-                          {"job", {{"policy", "replay"}}}},
-                         kSecret, kAdmin, kRunner);
-  service.start();
-  std::unique_ptr<testing::BackgroundProcess> runner;
+  json config{{"github", {{"api_url", github->url()}, {"app_id", "4242"},
+                           {"app_key_file", (dir.path() / "app.pem").string()}, {"git_url", git_url}}},
+               {"queue", {{"lease_s", 3}, {"backoff_s", 0.2}, {"max_attempts", 1000}, {"long_poll_s", 2}}},
+               {"job", {{"policy", "replay"}}}};
+  if (replicas > 1) {
+    config["store"] = store;
+    config["data_dir"] = (dir.path() / "shared-data").string();  // runners' uploads, read by any replica
+    // Longer than any one delivery takes here, short enough that a killed replica's
+    // held work passes on well within the wait below.
+    config["queue"]["work_lease_s"] = 8;
+  }
+  std::vector<std::unique_ptr<ServiceProcess>> services;
+  for (int i = 0; i < replicas; ++i) {
+    const fs::path home = replicas > 1 ? dir.path() / ("replica-" + std::to_string(i)) : dir.path();
+    fs::create_directories(home);
+    services.push_back(std::make_unique<ServiceProcess>(MAXCODE_BINARY, home, config, kSecret, kAdmin, kRunner));
+    services.back()->start();
+  }
+  ServiceProcess& service = *services[0];
+  std::vector<std::unique_ptr<testing::BackgroundProcess>> runners(replicas);
   int runner_starts = 0;
-  auto start_runner = [&] {
-    runner = std::make_unique<testing::BackgroundProcess>(
-        std::string(MAXCODE_BINARY) + " runner --server " + service.url() + " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 2" +
-            " --name chaos-runner --work-dir " + (dir.path() / "runner").string() +
+  auto start_runner = [&](int i) {
+    runners[i] = std::make_unique<testing::BackgroundProcess>(
+        std::string(MAXCODE_BINARY) + " runner --server " + services[i]->url() +
+            " --token-env RUNNER_TOKEN --heartbeat 0.5 --wait 2" + " --name chaos-runner-" + std::to_string(i) +
+            " --work-dir " + (dir.path() / ("runner-" + std::to_string(i))).string() +
             " --run-command " + testing::source_path("tests/support/run_job_canned.sh").string(),
         dir.path() / ("runner-" + std::to_string(++runner_starts) + ".log"),
         std::map<std::string, std::string>{{"RUNNER_TOKEN", kRunner}, {"MAXCODE_CANNED_RESULT", canned.string()},
                                            {"MAXCODE_CANNED_SLEEP", "1.5"}});
   };
-  start_runner();
+  for (int i = 0; i < replicas; ++i) start_runner(i);
 
   json installation = testing::webhook_examples("installation")[1];
   installation["installation"]["id"] = 77;
@@ -355,7 +380,7 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
     std::vector<std::pair<std::string, std::string>> left;
     for (auto& [id, body] : unsent) {
       const std::string event = id == "inst" ? "installation" : "issue_comment";
-      const auto r = service.webhook(event, id, body);
+      const auto r = services[rng() % replicas]->webhook(event, id, body);
       if (r.status == 202 || r.status == 200) accepted.push_back({id, body});
       else left.push_back({id, body});  // the service was down: GitHub delivers again later
     }
@@ -378,15 +403,16 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
     send_all();
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 400));
     if (service_kills + runner_kills >= kills_wanted) continue;
+    const int victim = static_cast<int>(rng() % replicas);
     if (rng() % 2 == 0) {
-      service.kill9();
+      services[victim]->kill9();
       ++service_kills;
       std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
-      service.start();
+      services[victim]->start();
     } else {
-      runner->stop(SIGKILL);
+      runners[victim]->stop(SIGKILL);
       ++runner_kills;
-      start_runner();
+      start_runner(victim);
     }
   }
   send_all();
@@ -416,7 +442,7 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
     duplicate_prs += std::max(0, p - 1);
     EXPECT_EQ(p, 1) << name;
   }
-  std::cout << "chaos: kills " << service_kills + runner_kills << " (service " << service_kills << ", runner " << runner_kills
+  std::cout << "chaos: " << replicas << (replicas > 1 ? " replicas on PostgreSQL" : " service on SQLite") << ", kills " << service_kills + runner_kills << " (service " << service_kills << ", runner " << runner_kills
             << "), webhooks accepted " << accepted.size() << " (" << redeliveries << " redeliveries), jobs "
             << jobs["jobs"].size() << ", lost " << lost << ", duplicate jobs " << duplicate_jobs << ", PRs " << prs
             << ", duplicate PRs " << duplicate_prs << "\n";
@@ -424,10 +450,15 @@ TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) {
   EXPECT_EQ(duplicate_jobs, 0);
   EXPECT_EQ(duplicate_prs, 0);
   EXPECT_EQ(static_cast<int>(jobs["jobs"].size()), repos);
-  runner->stop(SIGKILL);
-  EXPECT_EQ(service.term(), 0);
+  for (auto& r : runners) r->stop(SIGKILL);
+  for (auto& s : services) EXPECT_EQ(s->term(), 0);
   github->check_clean();
 }
+
+TEST(Serve, KillsAtRandomMomentsLoseNothingAndDuplicateNothing) { chaos(1); }
+
+// The same with two replicas on PostgreSQL, either one killed (MAXCODE_CHAOS_KILLS).
+TEST(Serve, KillsOfEitherReplicaLoseNothingAndDuplicateNothing) { chaos(2); }
 
 }  // namespace
 }  // namespace maxcode::bot::service

@@ -14,7 +14,8 @@ TEST(ServiceConfig, ReadsAFullConfig) {
     "github": {"api_url": "https://ghe.example/api/v3", "app_id": 4242, "app_key_file": "app.pem",
                "git_url": "https://git.example/{owner}/{name}.git", "max_retry_wait_s": 300, "max_tries": 5},
     "history": "/var/lib/maxcode/history.sqlite",
-    "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5},
+    "store": "postgresql://maxcode@db.internal/maxcode", "store_password_env": "PG_PASS",
+    "queue": {"lease_s": 90, "max_attempts": 4, "backoff_s": 5, "work_lease_s": 30},
     "http": {"header_timeout_s": 5, "request_timeout_s": 30, "keep_alive_s": 1, "max_connections": 256},
     "job": {"policy": "replay", "max_targets": 2, "labels": ["cpu"]},
     "repositories": {"Acme/Histo": {"push": true, "labels": ["gpu"], "regressions": "issue"}},
@@ -25,6 +26,10 @@ TEST(ServiceConfig, ReadsAFullConfig) {
   EXPECT_EQ(c.port, 8443);
   EXPECT_EQ(c.app_id, "4242");
   EXPECT_EQ(c.max_attempts, 4);
+  EXPECT_EQ(c.store, "postgresql://maxcode@db.internal/maxcode");
+  EXPECT_EQ(c.store_password_env, "PG_PASS");
+  EXPECT_EQ(c.work_lease_s, 30);
+  EXPECT_EQ(parse_service_config(json::object(), "x").store, "");  // the SQLite file `db`
   EXPECT_EQ(c.max_retry_wait_s, 300);
   EXPECT_EQ(c.max_tries, 5);
   EXPECT_EQ(c.history, "/var/lib/maxcode/history.sqlite");
@@ -72,6 +77,8 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
   expect_error(R"({"slurm": {"server_url": "maxcode-head:8080"}})", "slurm.server_url: expected http(s)://HOST:PORT");
   expect_error(R"({"slurm": {"job_name_prefix": "a b"}})", "slurm.job_name_prefix: expected 1 to 40 letters");
   expect_error(R"({"slurm": {"sbatch_args": "--qos=x"}})", "slurm.sbatch_args: expected an array of strings");
+  expect_error(R"({"store": "/var/lib/maxcode/q.sqlite"})", "service.json: store: expected a postgresql:// URL");
+  expect_error(R"({"store_password_env": "hunter2!"})", "store_password_env: expected the name of an environment variable");
 }
 
 // Without a slurm section jobs go to pull runners; with one, even empty, to Slurm, with
