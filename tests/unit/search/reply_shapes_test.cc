@@ -20,6 +20,16 @@
 namespace maxcode {
 namespace {
 
+const std::string kOriginal =
+    "long long sum_squares(const int* v, int n) {\n"
+    "  long long s = 0;\n"
+    "  for (int pass = 0; pass < 4; ++pass) {\n"
+    "    s = 0;\n"
+    "    for (int i = 0; i < n; ++i) s += square(v[i]);\n"
+    "  }\n"
+    "  return s;\n"
+    "}\n";
+
 const std::string kFile =
     "#include <cstdint>\n"
     "#include <vector>\n"
@@ -31,27 +41,10 @@ const std::string kFile =
     "};\n"
     "\n"
     "static int square(int x) { return x * x; }\n"
-    "\n"
-    "long long sum_squares(const int* v, int n) {\n"
-    "  long long s = 0;\n"
-    "  for (int pass = 0; pass < 4; ++pass) {\n"
-    "    s = 0;\n"
-    "    for (int i = 0; i < n; ++i) s += square(v[i]);\n"
-    "  }\n"
-    "  return s;\n"
-    "}\n"
+    "\n" +
+    kOriginal +
     "\n"
     "Stats stats(const int* v, int n) { return {sum_squares(v, n), n}; }\n";
-
-const std::string kOriginal =
-    "long long sum_squares(const int* v, int n) {\n"
-    "  long long s = 0;\n"
-    "  for (int pass = 0; pass < 4; ++pass) {\n"
-    "    s = 0;\n"
-    "    for (int i = 0; i < n; ++i) s += square(v[i]);\n"
-    "  }\n"
-    "  return s;\n"
-    "}\n";
 
 const std::string kNew =
     "long long sum_squares(const int* v, int n) {\n"
