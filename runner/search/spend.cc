@@ -65,16 +65,6 @@ std::optional<llm::Reply> Spend::complete(llm::Provider& provider, const llm::Re
   }
 }
 
-void Spend::add(const llm::Usage& usage) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const long t = usage.input_tokens + usage.output_tokens;
-  tokens_ += t;
-  dollars_ += usage.cost_usd;
-  largest_tokens_ = std::max(largest_tokens_, t);
-  largest_dollars_ = std::max(largest_dollars_, usage.cost_usd);
-  ++calls_;
-}
-
 nlohmann::json Spend::to_json() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return {{"tokens", tokens_},

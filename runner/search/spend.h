@@ -34,8 +34,6 @@ class Spend {
   // counted as a failed call and rethrown.
   std::optional<llm::Reply> complete(llm::Provider& provider, const llm::Request& request);
 
-  // Usage of a call made outside `complete` (tests, replays of recorded usage).
-  void add(const llm::Usage& usage);
   void add_unusable_reply() { std::lock_guard<std::mutex> l(mutex_); ++unusable_; }
   void add_timing_seconds(double s) { std::lock_guard<std::mutex> l(mutex_); timing_s_ += s; }
 
