@@ -19,7 +19,9 @@ for t in $gpu_tests; do strip --strip-debug -o ".gpu/build/tests/$t" "build/test
 cp build/lib/libmaxcode_sampler.so build/lib/libmaxcode_cupti.so build/lib/libmaxcode_shim.so .gpu/build/lib/
 for lib in libgit2.so.1.5 libcpp-httplib.so.0.11 libmbedtls.so.14 libmbedx509.so.1 libmbedcrypto.so.7 \
            libhttp_parser.so.2.9 libssh2.so.1 libbrotlicommon.so.1 libbrotlidec.so.1 libbrotlienc.so.1 \
-           libdw.so.1 libelf.so.1 libsqlite3.so.0 libexpat.so.1; do
+           libdw.so.1 libelf.so.1 libsqlite3.so.0 libexpat.so.1 \
+           libpq.so.5 libldap-2.5.so.0 liblber-2.5.so.0 libsasl2.so.2 libgssapi_krb5.so.2 libkrb5.so.3 \
+           libk5crypto.so.3 libkrb5support.so.0 libcom_err.so.2 libkeyutils.so.1; do
   cp -L "/lib/x86_64-linux-gnu/$lib" .gpu/build/lib/
 done
 cp examples/cuda-multistream/build/multistream .gpu/examples/cuda-multistream/build/

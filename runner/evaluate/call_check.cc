@@ -140,6 +140,12 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
       if (!dir.empty()) fs::remove_all(dir, ec);
     }
   } remove_gpu_dir{gpu.dir};
+  // A timed run is inside its session's exclusive lock; any other run on the GPU keeps
+  // out of every session's rounds (gpu/devices.h).
+  std::optional<TimingLock> beside_sessions;
+  if (kernels && !timed)
+    beside_sessions.emplace(timing_lock_dir(options_.env.lock_dir), (device ? device : &devices_.front())->lock_key(),
+                            TimingLock::Mode::kShared);
   std::unique_ptr<ClockMonitor> clock;
   std::unique_ptr<GpuProcessMonitor> processes;
   if (kernels && device && timed) {
@@ -153,6 +159,7 @@ std::optional<ShimRun> Evaluator::run_shimmed(Evaluation& e, const fs::path& ws,
                       if (processes) processes->started(pid);
                     },
                     readable);
+  beside_sessions.reset();
   std::optional<ClockSample> clock_sample;
   GpuProcessCount gpu_processes;
   if (clock) clock_sample = clock->stop();
@@ -529,7 +536,7 @@ bool Evaluator::call_check(Evaluation& e, Checked& c) {
     if (run->kernels && original.kernels) {
       // Where its work went, against the original's run under the same shim.
       const std::string why =
-          check_gpu_run(b, *run->kernels, selections_[b].seconds(*run->kernels), &*original.kernels);
+          check_gpu_run(b, *run->kernels, selections_[b].seconds(*run->kernels), false, &*original.kernels);
       if (!why.empty()) {
         e.verdict = Verdict::kRejected;
         e.reason = "call check of '" + bench.name + "': " + why;

@@ -305,11 +305,15 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
       std::vector<std::pair<std::string, std::string>> env{{"MAXCODE_SEED", std::to_string(seeds[s])}};
       const bool kernels = bench.metric == "kernels";
       GpuRun gpu;
+      std::optional<TimingLock> beside_sessions;  // never inside another candidate's timed rounds
       if (kernels) {
         gpu = gpu_run(ws, &devices_.front());
         env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+        beside_sessions.emplace(timing_lock_dir(options_.env.lock_dir), devices_.front().lock_key(),
+                                TimingLock::Mode::kShared);
       }
       auto r = run_step(e, label, bench.command, ws, bench.timeout_s, overrides, env, {}, gpu.readable_paths);
+      beside_sessions.reset();
       if (!r.tampered.empty()) {
         e.verdict = Verdict::kRejected;
         e.reason = r.tampering("the benchmark '" + bench.name + "' (MAXCODE_SEED=" + std::to_string(seeds[s]) + ")");
@@ -338,7 +342,7 @@ bool Evaluator::compare_with_reference(Evaluation& e, const fs::path& ws,
         std::string problem;
         try {
           RunKernels run = gpu_records(gpu);
-          problem = check_gpu_run(b, run, selections_[b].seconds(run));
+          problem = check_gpu_run(b, run, selections_[b].seconds(run), false);
           if (s == 0) e.gpu["kernels"] = to_json(run, selections_[b]);
         } catch (const std::exception& error) {
           problem = error.what();

@@ -237,7 +237,9 @@ class Evaluator {
   // roofline; empty when it may be timed, else the reason it is rejected.
   // `original`: the original's run to hold it against (its shimmed run, for a shimmed
   // one: the shim's copies are on both sides); null: the original's plain run.
-  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+  // `alone`: the run held the GPU alone (a timed run, under the exclusive timing lock),
+  // so its launch durations can be judged (gpu/launch_consistency.h).
+  std::string check_gpu_run(std::size_t b, const RunKernels& run, double seconds, bool alone,
                             const RunKernels* original = nullptr) const;
   void prepare_gpu();
   // Called with the original's second run for seed 0 (`again`): fills varying_[b], or

@@ -66,7 +66,7 @@ RunKernels Evaluator::gpu_records(GpuRun& gpu) {
   return run;
 }
 
-std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds,
+std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, double seconds, bool alone,
                                      const RunKernels* against) const {
   if (run.processes() == 0)
     return "no GPU activity was recorded (CUPTI could not attach, or the program used no CUDA)";
@@ -79,7 +79,7 @@ std::string Evaluator::check_gpu_run(std::size_t b, const RunKernels& run, doubl
     // After: a candidate with no counted kernel at all keeps that plainer reason.
     why = check_launch_audit(*original, run);
     if (!why.empty()) return why;
-    why = check_launch_consistency(*original, run, selections_[b]);
+    why = check_launch_consistency(*original, run, selections_[b], alone);
     if (!why.empty()) return "per-call consistency: " + why;
   }
   if (floors_[b] > 0 && seconds < floors_[b])
@@ -233,6 +233,9 @@ std::optional<std::vector<std::vector<NcuKernel>>> Evaluator::ncu_witness_work(c
                                                                                  const GpuDevice* device,
                                                                                  std::string& problem) {
   const std::string ncu = find_cuda_tool("ncu");
+  // ncu's durations are held against the session's: measured alone on the GPU too.
+  std::optional<TimingLock> alone;
+  if (device) alone.emplace(timing_lock_dir(options_.env.lock_dir), device->lock_key());
   std::vector<std::vector<NcuKernel>> runs(config_.benchmarks.size());
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];

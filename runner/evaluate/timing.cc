@@ -78,7 +78,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
           const RunKernels& k = *run->kernels;
           seconds = selections_[b].seconds(k);
           const std::optional<RunKernels>& original = call_baselines_[b]->reference.kernels;
-          why = check_gpu_run(b, k, seconds, original ? &*original : nullptr);
+          why = check_gpu_run(b, k, seconds, session.device != nullptr, original ? &*original : nullptr);
           if (why.empty() && session.device) why = check_gpu_processes(run->gpu_processes, k.processes());
           session.kernels = to_json(k, selections_[b]);
           session.runs[b] = k;
@@ -169,7 +169,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       try {
         RunKernels run = gpu_records(gpu);
         seconds = selections_[b].seconds(run);
-        problem = check_gpu_run(b, run, seconds);
+        problem = check_gpu_run(b, run, seconds, session.device != nullptr);
         if (problem.empty()) problem = check_gpu_processes(gpu_processes, run.processes());
         session.kernels = to_json(run, selections_[b]);
         session.runs[b] = run;

@@ -54,13 +54,13 @@ std::filesystem::path timing_lock_dir(const std::filesystem::path& configured) {
   return std::filesystem::temp_directory_path();
 }
 
-TimingLock::TimingLock(const std::filesystem::path& dir, const std::string& key) {
+TimingLock::TimingLock(const std::filesystem::path& dir, const std::string& key, Mode mode) {
   std::string name;
   for (char c : key) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   const std::string path = (dir / ("maxcode-timing-" + name + ".lock")).string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0) throw std::runtime_error("cannot open timing lock " + path + ": " + std::strerror(errno));
-  while (::flock(fd_, LOCK_EX) != 0) {
+  while (::flock(fd_, mode == Mode::kShared ? LOCK_SH : LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int err = errno;
     ::close(fd_);

@@ -26,10 +26,16 @@ struct GpuDevice {
 // the variable's value, or nullptr for unset.
 std::vector<GpuDevice> visible_gpus(const char* visible);
 
-// An exclusive flock on <dir>/maxcode-timing-<key>.lock, held while alive. Blocks.
+// A flock on <dir>/maxcode-timing-<key>.lock, held while alive. Blocks. Exclusive for
+// an A/B session; shared for any other run on the GPU (a check run, a call check), so
+// such runs, of this process or another, never overlap a session's rounds, while they
+// may overlap each other. Linux does not queue an exclusive request ahead of later
+// shared ones: a session waits until no check run is on its GPU, which between builds
+// and tests happens within seconds.
 class TimingLock {
  public:
-  TimingLock(const std::filesystem::path& dir, const std::string& key);
+  enum class Mode { kExclusive, kShared };
+  TimingLock(const std::filesystem::path& dir, const std::string& key, Mode mode = Mode::kExclusive);
   ~TimingLock();
   TimingLock(const TimingLock&) = delete;
   TimingLock& operator=(const TimingLock&) = delete;

@@ -24,7 +24,7 @@ std::string ms(double ns) {
 }  // namespace
 
 std::string check_launch_consistency(const RunKernels& original, const RunKernels& candidate,
-                                     const KernelSelection& selection) {
+                                     const KernelSelection& selection, bool durations_alone) {
   std::uint64_t original_total = 0;
   for (const auto& [name, k] : original.kernels)
     if (selection.counts(k)) original_total += k.total_ns;
@@ -44,6 +44,7 @@ std::string check_launch_consistency(const RunKernels& original, const RunKernel
     if (selection.counts(k)) candidate_total += k.total_ns;
   if (candidate_total == 0) return "";
   for (const auto& [name, k] : candidate.kernels) {
+    if (!durations_alone) break;
     if (!selection.counts(k) || k.launches < 2) continue;
     const bool main = k.total_ns * 2 >= candidate_total;
     const double skew = static_cast<double>(k.max_ns) / std::max<std::uint64_t>(k.min_ns, 1);

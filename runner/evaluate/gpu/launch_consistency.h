@@ -9,6 +9,13 @@
 // the least launch count among the original's kernels that hold a tenth of its time).
 // Both are rejected with the figures; an original whose own launches vary is no
 // yardstick, and the check stays silent for it.
+//
+// The first rule reads durations, which another program's kernels on the same GPU
+// stretch: one launch of an honest tiled kernel took 10x the others in a check run
+// that overlapped another candidate's (examples/cuda-ops on an H200). It is applied
+// only where `durations_alone` says the run held the GPU alone (a timed run, under the
+// exclusive timing lock); the count rule holds anywhere. Every timed run is checked, so
+// a cache that passes the check runs is caught in its first timed round.
 #pragma once
 
 #include <string>
@@ -19,6 +26,6 @@ namespace maxcode {
 
 // Empty when the candidate's counted launches are alike, else the reason.
 std::string check_launch_consistency(const RunKernels& original, const RunKernels& candidate,
-                                     const KernelSelection& selection);
+                                     const KernelSelection& selection, bool durations_alone = true);
 
 }  // namespace maxcode

@@ -64,6 +64,18 @@ TEST(LaunchConsistency, AColdFirstLaunchIsNotACache) {
   EXPECT_EQ(check_launch_consistency(kOriginal, honest, kAll), "");
 }
 
+TEST(LaunchConsistency, DurationsAreJudgedOnlyFromARunAloneOnTheGpu) {
+  // examples/cuda-ops on an H200: the honest tiled matmul, one launch stretched tenfold
+  // by another candidate's check run on the same GPU. Judged from a run alone, the same
+  // figures are a cache; from a shared run, they say nothing.
+  const RunKernels stretched = run_of({kernel("blur_kernel", 20, 28280, 297100, 5524339)});
+  EXPECT_NE(check_launch_consistency(kOriginal, stretched, kAll, true), "");
+  EXPECT_EQ(check_launch_consistency(kOriginal, stretched, kAll, false), "");
+  // Launch counts are no duration: a kernel run on a few calls only is caught anywhere.
+  const RunKernels every_fourth = run_of({kernel("blur_kernel", 5, 410000, 425000, 2080000)});
+  EXPECT_NE(check_launch_consistency(kOriginal, every_fourth, kAll, false).find("ran 5 time(s)"), std::string::npos);
+}
+
 TEST(LaunchConsistency, AnOriginalWhoseLaunchesVaryIsNoYardstick) {
   const RunKernels varying = run_of({kernel("blur_kernel", 20, 1000, 430000, 4000000)});
   const RunKernels cheat = run_of({kernel("blur_kernel", 1, 420000, 420000, 420000)});
