@@ -336,6 +336,15 @@ BenchmarkConfig parse_benchmark(const Node& node) {
     for (const char* field : {"kernels", "warmup_launches", "roofline"})
       if (r.get(field)) r.fail(field, "only for \"metric\": \"kernels\"");
   }
+  if (auto filter = r.get("filter")) {
+    if (bench.metric != "google-benchmark") r.fail("filter", "only for \"metric\": \"google-benchmark\"");
+    bench.filter = filter->non_empty_string();
+    try {
+      std::regex check(bench.filter);
+    } catch (const std::regex_error& error) {
+      filter->fail(std::string("not a regular expression: ") + error.what());
+    }
+  }
   if (bench.metric == "google-benchmark") {
     // Its stdout is its table of times, different on every run: correctness comes from
     // the tests (docs/init.md "Google Benchmark").
@@ -596,7 +605,7 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
             "workspace", "gpu", "llm"}},
       {"build", {"configure", "command", "timeout_s"}},
       {"test", {"command", "timeout_s"}},
-      {"benchmarks[]", {"name", "command", "metric", "kernels", "warmup_launches", "roofline",
+      {"benchmarks[]", {"name", "command", "metric", "kernels", "warmup_launches", "roofline", "filter",
                         "compare_output", "rtol", "atol", "timeout_s"}},
       {"benchmarks[].roofline", {"bytes", "flops"}},
       {"scope", {"include", "exclude"}},
@@ -694,6 +703,7 @@ json to_json(const Config& config) {
       entry["warmup_launches"] = bench.warmup_launches;
       entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
     }
+    if (!bench.filter.empty()) entry["filter"] = bench.filter;
     benchmarks.push_back(entry);
   }
 

@@ -55,6 +55,10 @@ struct BenchmarkConfig {
   int warmup_launches = 1;           // "kernels": first launches of each kernel left out
   double roofline_bytes = 0;         // minimum DRAM bytes the counted launches move; 0 = unknown
   double roofline_flops = 0;         // minimum FLOPs they execute; 0 = unknown
+  // "google-benchmark": the program's own --benchmark_filter (a regex over entry names),
+  // given as BENCHMARK_FILTER to every run; empty: every entry. A job sets it per target
+  // to the entries the target drives (runner/profile/benchmark_entries.h).
+  std::string filter;
 
   bool operator==(const BenchmarkConfig&) const = default;
 };

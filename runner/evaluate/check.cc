@@ -457,7 +457,7 @@ void Evaluator::prepare_baseline() {
       if (framework) {
         framework_file = google_benchmark_file(baseline_workspace_, shim_tag_, ++gpu_run_counter_);
         make_dirs_beneath(baseline_workspace_, framework_file.parent_path());
-        auto extra = google_benchmark_env(framework_file);
+        auto extra = google_benchmark_env(framework_file, bench.filter);
         env.insert(env.end(), extra.begin(), extra.end());
       }
       auto r = run_step(e, "reference " + bench.name, bench.command, baseline_workspace_,

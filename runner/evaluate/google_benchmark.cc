@@ -2,6 +2,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "runner/util/beneath.h"
 
@@ -28,8 +29,26 @@ double GoogleBenchmarkRun::seconds() const {
   return total;
 }
 
-std::vector<std::pair<std::string, std::string>> google_benchmark_env(const fs::path& json_file) {
-  return {{"BENCHMARK_OUT", json_file.string()}, {"BENCHMARK_OUT_FORMAT", "json"}};
+std::vector<std::pair<std::string, std::string>> google_benchmark_env(const fs::path& json_file,
+                                                                      const std::string& filter) {
+  std::vector<std::pair<std::string, std::string>> env{{"BENCHMARK_OUT", json_file.string()},
+                                                       {"BENCHMARK_OUT_FORMAT", "json"}};
+  if (!filter.empty()) env.push_back({"BENCHMARK_FILTER", filter});
+  return env;
+}
+
+std::string google_benchmark_filter(const std::vector<std::string>& entries) {
+  std::string alternatives;
+  for (const std::string& name : entries) {
+    if (!alternatives.empty()) alternatives += '|';
+    for (char c : name) {
+      // The library reads the filter as a POSIX extended or ECMAScript regex (as built):
+      // a backslash before these means the character itself in both.
+      if (std::string_view(".[]()*+?{}|^$\\").find(c) != std::string_view::npos) alternatives += '\\';
+      alternatives += c;
+    }
+  }
+  return "^(" + alternatives + ")$";
 }
 
 GoogleBenchmarkRun parse_google_benchmark(const json& document, const std::string& label) {

@@ -39,8 +39,14 @@ struct GoogleBenchmarkRun {
   double seconds() const;
 };
 
-// The environment that makes a Google Benchmark program write `json_file`.
-std::vector<std::pair<std::string, std::string>> google_benchmark_env(const std::filesystem::path& json_file);
+// The environment that makes a Google Benchmark program write `json_file`, and run only
+// the entries `filter` matches (BENCHMARK_FILTER; empty: all).
+std::vector<std::pair<std::string, std::string>> google_benchmark_env(const std::filesystem::path& json_file,
+                                                                      const std::string& filter = "");
+
+// A --benchmark_filter matching exactly these entry names (their regex characters
+// escaped): "^(BM_a/8|BM_b<int>)$".
+std::string google_benchmark_filter(const std::vector<std::string>& entries);
 
 // Reads the JSON a run wrote, beneath `root`, the directory the run could write (its
 // workspace): a link at the file or on its way there is refused, never followed, and

@@ -118,7 +118,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
         framework_file = google_benchmark_file(ws, shim_tag_, ++gpu_run_counter_);
         // Inside the workspace, where an earlier run may have planted a link.
         make_dirs_beneath(ws, framework_file.parent_path());
-        auto extra = google_benchmark_env(framework_file);
+        auto extra = google_benchmark_env(framework_file, bench.filter);
         env.insert(env.end(), extra.begin(), extra.end());
       }
     } catch (const BeneathError& error) {

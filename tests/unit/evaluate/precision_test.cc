@@ -71,6 +71,37 @@ TEST(Precision, HonestReorderingIsNotFlagged) {
   EXPECT_FALSE(compare_buffers("out", "float", bytes(a), bytes(b), 1e-5, 0).loose);
 }
 
+// A matmul's outputs summed in two orders (one accumulator, and even and odd steps
+// apart, as examples/cuda-ops/replay/03 does), on inputs of both signs: elements near
+// zero move by far more than rtol of themselves, all within rtol of the output's scale.
+TEST(Precision, AReorderedSumPassesWhereCancellationLeavesAnElementNearZero) {
+  const int n = 64, k = 1024;
+  std::vector<float> a(n * k), b(k * n), one(n * n), two(n * n);
+  unsigned state = 12345;
+  auto next = [&state] { state = state * 1664525u + 1013904223u; return (state >> 8) / 16777216.0f - 0.5f; };
+  for (float& x : a) x = next();
+  for (float& x : b) x = next();
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      float acc = 0, even = 0, odd = 0;
+      for (int i = 0; i < k; ++i) acc += a[r * k + i] * b[i * n + c];
+      for (int i = 0; i < k; i += 2) even += a[r * k + i] * b[i * n + c], odd += a[r * k + i + 1] * b[(i + 1) * n + c];
+      one[r * n + c] = acc;
+      two[r * n + c] = even + odd;
+    }
+  const OutputError e = compare_buffers("c", "float", bytes(one), bytes(two), 1e-4, 0);
+  EXPECT_GT(e.max_relative, 1e-4) << "some element is off by more than rtol of itself";
+  EXPECT_EQ(e.mismatches, 0u) << e.first_mismatch;
+  // What a cheat leaves stays caught: a stale element (another call's value), and values
+  // rounded to 10 bits.
+  auto stale = two;
+  stale[7] = two[8];
+  EXPECT_EQ(compare_buffers("c", "float", bytes(one), bytes(stale), 1e-4, 0).mismatches, 1u);
+  auto rounded = two;
+  for (float& x : rounded) x = to_half_precision(x);
+  EXPECT_GT(compare_buffers("c", "float", bytes(one), bytes(rounded), 1e-4, 0).mismatches, 100u);
+}
+
 TEST(Precision, IntegersMustMatchExactly) {
   std::vector<int> a{1, 2, 3}, b{1, 2, 4};
   OutputError e = compare_buffers("bins", "int", bytes(a), bytes(b), 1e-2, 0);
