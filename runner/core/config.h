@@ -45,7 +45,7 @@ struct BenchmarkConfig {
   // "wall": wall time of the whole command; "kernels": GPU time of its kernels from
   // CUPTI records on every stream (docs/evaluation.md "GPU timing"); "google-benchmark":
   // the times a Google Benchmark program writes to its JSON output
-  // (runner/evaluate/google_benchmark.h).
+  // (runner/instrument/google_benchmark.h).
   std::string metric = "wall";
   bool compare_output = true;   // compare stdout with the baseline's, per seed; "google-benchmark": false
   double rtol = 1e-6;

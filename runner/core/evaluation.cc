@@ -49,6 +49,16 @@ nlohmann::json to_json(const Timing& timing) {
     j["throttled"] = timing.throttled;
     j["throttled_rounds"] = timing.throttled_rounds();
   }
+  if (!timing.entries.empty()) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const Timing::Entry& e : timing.entries)
+      entries.push_back({{"benchmark", e.benchmark},
+                         {"name", e.name},
+                         {"baseline_median_s", e.baseline_median_s},
+                         {"candidate_median_s", e.candidate_median_s},
+                         {"speedup", e.candidate_median_s > 0 ? e.baseline_median_s / e.candidate_median_s : 0.0}});
+    j["entries"] = entries;
+  }
   if (timing.roofline_floor_s > 0) {
     j["roofline"] = {{"floor_s", timing.roofline_floor_s},
                      {"baseline_pct", 100 * timing.roofline_floor_s / timing.baseline_median_s},
@@ -132,6 +142,10 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});
   t.throttled = j.value("throttled", std::vector<bool>{});
   if (j.contains("roofline")) t.roofline_floor_s = j["roofline"].value("floor_s", 0.0);
+  if (j.contains("entries") && j["entries"].is_array())
+    for (const nlohmann::json& e : j["entries"])
+      t.entries.push_back({e.at("benchmark").get<std::string>(), e.at("name").get<std::string>(),
+                           e.at("baseline_median_s").get<double>(), e.at("candidate_median_s").get<double>()});
   return t;
 }
 

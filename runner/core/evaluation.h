@@ -64,6 +64,15 @@ struct Timing {
   std::vector<unsigned> candidate_sm_mhz;
   std::vector<bool> throttled;             // per round: the GPU held its clock down
   double roofline_floor_s = 0;             // the least time the counted work can take; 0 = unknown
+  // Google Benchmark programs ("google-benchmark" metric): each entry timed, with its
+  // median time per iteration on each side over the rounds: which entries moved.
+  struct Entry {
+    std::string benchmark;
+    std::string name;
+    double baseline_median_s = 0;
+    double candidate_median_s = 0;
+  };
+  std::vector<Entry> entries;
   int throttled_rounds() const;
 };
 

@@ -11,7 +11,7 @@
 #include "runner/core/command_limits.h"
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/leftover_processes.h"
-#include "runner/evaluate/google_benchmark.h"
+#include "runner/instrument/google_benchmark.h"
 #include "runner/evaluate/gpu/ptxas_report.h"
 #include "runner/evaluate/output_compare.h"
 #include "runner/instrument/inject_paths.h"

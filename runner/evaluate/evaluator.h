@@ -194,6 +194,9 @@ class Evaluator {
     std::uint64_t shim_key = 0;
     int shim_slot = 0;  // the two sides of a round keep their records apart (one workspace in an A/A)
     std::vector<std::optional<ShimRun>> shim_runs;
+    // "google-benchmark" benchmarks: each entry's time per iteration in the last
+    // run_suite, as (benchmark, entry) -> seconds, in the program's order.
+    std::vector<std::pair<std::pair<std::string, std::string>, double>> entries;
   };
   // One side of a comparison: its plain build and, where the call shim is used, its
   // shimmed build.

@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "runner/evaluate/evaluator_steps.h"
-#include "runner/evaluate/google_benchmark.h"
+#include "runner/instrument/google_benchmark.h"
 #include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu/sanitizer.h"
 #include "runner/evaluate/output_compare.h"
@@ -46,6 +46,7 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
   session.clock.reset();
   session.runs.assign(config_.benchmarks.size(), std::nullopt);
   session.shim_runs.assign(config_.benchmarks.size(), std::nullopt);
+  session.entries.clear();
   session.shim_slot ^= 1;
   for (std::size_t b = 0; b < config_.benchmarks.size(); ++b) {
     const BenchmarkConfig& bench = config_.benchmarks[b];
@@ -196,7 +197,9 @@ double Evaluator::run_suite(Session& session, const Side& side, std::string& fai
       // The framework's own per-iteration times: its wall time hardly moves, since it
       // picks its iteration counts to fill a fixed time.
       try {
-        total += read_google_benchmark(ws, framework_file).seconds();
+        const GoogleBenchmarkRun run = read_google_benchmark(ws, framework_file);
+        total += run.seconds();
+        for (const GoogleBenchmarkEntry& entry : run.entries) session.entries.push_back({{bench.name, entry.name}, entry.real_s});
       } catch (const BeneathError& error) {
         // Not the file the library wrote: the run replaced it (by a link to a host file,
         // a FIFO), or wrote far more than any benchmark list.
@@ -242,6 +245,9 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
   const auto start = std::chrono::steady_clock::now();
   std::bernoulli_distribution coin(0.5);
   nlohmann::json candidate_kernels;  // what the candidate's last run launched
+  // Google Benchmark entries: per side, each entry's times over the rounds, in order.
+  std::vector<std::pair<std::string, std::string>> entry_order;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> entry_s[2];
   for (int round = -acc.warmup_rounds;; ++round) {
     // Random order within each round: a drift (thermal, caches, other load) cannot
     // favour whichever side always runs second.
@@ -266,6 +272,12 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
       }
       times[baseline_side ? 0 : 1] = s;
       clocks[baseline_side ? 0 : 1] = session.clock;
+      if (round >= 0)
+        for (const auto& [entry, seconds] : session.entries) {
+          if (std::find(entry_order.begin(), entry_order.end(), entry) == entry_order.end())
+            entry_order.push_back(entry);
+          entry_s[baseline_side ? 0 : 1][entry].push_back(seconds);
+        }
       if (!baseline_side) candidate_kernels = session.kernels;
       (baseline_side ? session.baseline_runs : session.candidate_runs) = session.runs;
       shim_runs[baseline_side ? 0 : 1] = std::move(session.shim_runs);
@@ -316,6 +328,12 @@ Timing Evaluator::ab_session(Session& session, const std::string& label, const S
   t.session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   t.baseline_median_s = median(t.baseline_s);
   t.candidate_median_s = median(t.candidate_s);
+  for (const auto& entry : entry_order) {
+    const auto& a = entry_s[0][entry];
+    const auto& b = entry_s[1][entry];
+    if (a.empty() || b.empty()) continue;
+    t.entries.push_back({entry.first, entry.second, median(a), median(b)});
+  }
   t.significant = significant(t.speedup, acc.min_speedup, noise_floor_);
   double floor = 0;
   bool all_known = true;

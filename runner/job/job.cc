@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "runner/job/target_search.h"
+#include "runner/profile/benchmark_entries.h"
 #include "runner/profile/select.h"
 #include "runner/search/method.h"
 #include "runner/store/rollout_store.h"
@@ -38,6 +39,8 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
       job.function = choice.function;
       if (job.signature.empty()) job.signature = choice.signature;
       job.file = choice.file;
+      for (const std::string& note : time_driven_entries(job.config.benchmarks, choice.benchmark_entries))
+        progress.note(note);
     } else {
       if (job.function.empty()) job.function = job.config.targets.functions.front();
       // Several definitions and no signature given: the profile says which one is hot.

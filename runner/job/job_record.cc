@@ -31,6 +31,8 @@ TargetRecord target_from(const json& j) {
   if (j.contains("share") && j["share"].is_number()) t.share = j["share"].get<double>();
   t.self_ns = j.value("self_ns", 0.0);
   t.samples = j.value("samples", std::uint64_t{0});
+  if (j.contains("benchmark_entries") && j["benchmark_entries"].is_object())
+    t.benchmark_entries = j["benchmark_entries"].get<std::map<std::string, std::vector<std::string>>>();
   t.status = j.value("status", "pending");
   t.verdict = j.value("verdict", "");
   t.reason = j.value("reason", "");
@@ -63,6 +65,7 @@ json to_json(const TargetRecord& t) {
             {"original_rounds", t.original_rounds}, {"no_pr", t.no_pr}, {"allowance", to_json(t.allowance)},
             {"spent", to_json(t.spent)}, {"result_dir", "targets/" + t.slug}};
   j["check"] = t.check ? to_json(*t.check) : json(nullptr);
+  if (!t.benchmark_entries.empty()) j["benchmark_entries"] = t.benchmark_entries;
   if (t.pr)
     j["pr"] = {{"outcome", t.pr->outcome}, {"number", t.pr->number}, {"url", t.pr->url},
                {"branch", t.pr->branch}, {"title", t.pr->title}, {"message", t.pr->message}};

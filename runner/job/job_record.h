@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct TargetRecord {
   std::optional<double> share;  // of the profiled time; none when the input named it
   double self_ns = 0;           // its own time in the profile
   std::uint64_t samples = 0;    // profile samples behind self_ns
+  // Google Benchmark programs: per benchmark, the entries the target drives, the only
+  // ones its A/A and A/B sessions time (ProfileEntry::benchmark_entries).
+  std::map<std::string, std::vector<std::string>> benchmark_entries;
   // "pending" | "running" | "done" | "failed" | "stopped" | "skipped"
   std::string status = "pending";
   std::string verdict;  // with status "done": "winner" | "no winner"

@@ -7,6 +7,7 @@
 #include "runner/job/job_report.h"
 #include "runner/job/target_search.h"
 #include "runner/job/regression_check.h"
+#include "runner/profile/benchmark_entries.h"
 #include "runner/profile/profile_run.h"
 #include "runner/search/method.h"
 #include "runner/profile/select.h"
@@ -182,6 +183,7 @@ class JobRunner {
       t.share = entry->share;
       t.self_ns = entry->self;
       t.samples = entry->samples;
+      t.benchmark_entries = entry->benchmark_entries;
     }
     job_.targets.push_back(t);
   }
@@ -354,6 +356,8 @@ class JobRunner {
     search.function = t.function;
     search.signature = t.signature;  // the definition chosen, where the name has several
     search.file = t.file;
+    for (const std::string& note : time_driven_entries(search.config.benchmarks, t.benchmark_entries))
+      progress_.note(label + ": " + note);
     search.out = out;
     if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
     search.resume = checkpoint;

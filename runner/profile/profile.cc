@@ -25,6 +25,7 @@ nlohmann::json entry_json(const ProfileEntry& e, int rank) {
     j["launchers"] = launchers;
     j["launch_note"] = e.launch_note;
   }
+  if (!e.benchmark_entries.empty()) j["benchmark_entries"] = e.benchmark_entries;
   return j;
 }
 
@@ -118,6 +119,7 @@ ProfileEntry entry_from_json(const nlohmann::json& j, const std::string& path) {
     }
   }
   e.launch_note = f.get<std::string>("launch_note", "");
+  e.benchmark_entries = f.get<std::map<std::string, std::vector<std::string>>>("benchmark_entries", {});
   return e;
 }
 

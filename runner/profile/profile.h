@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct ProfileEntry {
   std::vector<KernelStats> shapes;   // GPU: per launch shape
   std::vector<KernelLauncher> launchers;  // GPU: host functions launching it by name
   std::string launch_note;  // GPU without launchers: why (through a pointer, not found)
+  // CPU, Google Benchmark programs: per benchmark, the entries this function holds at
+  // least 1% of the samples of (runner/profile/benchmark_entries.h); a target is timed
+  // on these alone.
+  std::map<std::string, std::vector<std::string>> benchmark_entries;
 };
 
 // One benchmark command run under the profilers.

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "runner/core/candidate_env.h"
 #include "runner/core/command_limits.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
+#include "runner/instrument/google_benchmark.h"
+#include "runner/profile/benchmark_entries.h"
 #include "runner/profile/bound.h"
 #include "runner/profile/collect.h"
 #include "runner/instrument/inject_paths.h"
@@ -190,6 +194,10 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
 
   Collected collected;
   std::vector<BenchmarkRun> runs;
+  // Google Benchmark programs: per benchmark, per function, the entries it drives
+  // (runner/profile/benchmark_entries.h), over all rounds.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> drives;
+  std::set<std::string> weighting_notes;
   // One run of benchmark i under the profilers, its records added to `collected`. The
   // first round's runs are the ones reported; later rounds only add samples.
   auto profile_once = [&](std::size_t i, int round) {
@@ -213,6 +221,10 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
       env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
     }
     if (!cupti.empty()) env.push_back({"CUDA_INJECTION64_PATH", cupti});
+    const bool framework = bench.metric == "google-benchmark";
+    const fs::path framework_file = dir / "google-benchmark.json";
+    if (framework)
+      for (auto& [name, value] : google_benchmark_env(framework_file, bench.filter)) env.push_back({name, value});
     Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable, env);
     const Outcome outcome = run(cmd);
 
@@ -225,7 +237,27 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
       r.output_tail = outcome.tail(2000);
       progress.note("benchmark " + bench.name + ": " + r.outcome + " (what was recorded until then is kept)");
     }
-    collect_run_directory(dir, collected, r);
+    Collected own;
+    collect_run_directory(dir, own, r);
+    if (framework && own.have_cpu) {
+      // Samples weighed by each entry's part of the metric, before they join the rest.
+      try {
+        const EntryWeighting w = weigh_by_entries(own.cpu, read_google_benchmark(dir, framework_file));
+        for (const auto& [function, entries] : w.drives) drives[bench.name][function].insert(entries.begin(), entries.end());
+        if (w.applied)
+          weighting_notes.insert("benchmark " + bench.name + ": a Google Benchmark program, its samples weighed by "
+                                 "each entry's part of the metric (times per iteration): its functions' shares are "
+                                 "of the metric, not of CPU time");
+        if (!w.note.empty()) weighting_notes.insert("benchmark " + bench.name + ": " + w.note);
+      } catch (const std::exception& error) {
+        weighting_notes.insert("benchmark " + bench.name + ": its entries' times could not be read (" +
+                               std::string(error.what()) + "): its functions are ranked by CPU time");
+      }
+    }
+    collected.cpu.merge(own.cpu);
+    collected.have_cpu = collected.have_cpu || own.have_cpu;
+    collected.gpu.insert(collected.gpu.end(), own.gpu.begin(), own.gpu.end());
+    collected.warnings.insert(collected.warnings.end(), own.warnings.begin(), own.warnings.end());
     if (round > 0) {
       runs[i].samples += r.samples;
       runs[i].dropped += r.dropped;
@@ -281,6 +313,11 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
       e.total /= rounds;
     }
   }
+  for (ProfileEntry& e : ranked.functions)
+    for (const auto& [bench, by_function] : drives)
+      if (auto at = by_function.find(e.name); at != by_function.end())
+        e.benchmark_entries[bench].assign(at->second.begin(), at->second.end());
+  warnings.insert(warnings.end(), weighting_notes.begin(), weighting_notes.end());
   if (!check.settled)
     warnings.push_back("the order of the hottest functions is not settled after " + std::to_string(rounds) +
                        " run(s) of the benchmarks: " + check.why);

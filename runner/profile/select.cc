@@ -23,6 +23,8 @@ std::string percent(double share) {
 }
 
 std::string of_list(const ProfileEntry& e) {
+  if (!e.benchmark_entries.empty())  // weighed by the metric (runner/profile/benchmark_entries.h)
+    return percent(e.share) + " of the metric (the Google Benchmark entries' times per iteration)";
   return percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") + " time";
 }
 
@@ -120,6 +122,7 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
     if (outside > 0) why += " (" + std::to_string(outside) + " more launcher(s) outside the scope left aside)";
   } else {
     choice.function = e.function;
+    choice.benchmark_entries = e.benchmark_entries;
     why = of_list(e);
   }
   std::vector<Located> definitions = locate_definitions(repo, scope, choice.function);

@@ -31,6 +31,9 @@ struct TargetChoice {
   std::string file;
   int line = 0;
   std::string note;       // for people: what was chosen and why
+  // Google Benchmark programs: per benchmark, the entries the function drives
+  // (ProfileEntry::benchmark_entries); time_driven_entries() times those alone.
+  std::map<std::string, std::vector<std::string>> benchmark_entries;
 };
 
 // A CPU function is its own target; a kernel's target is its one launcher in the

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runner/evaluate/call_consistency.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/report/html_report.h"
@@ -255,6 +256,17 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
       md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
          << " ms at the GPU's peak rates: the original ran at " << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1)
          << "% of roofline, the winner at " << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
+    if (!t.entries.empty()) {
+      // A Google Benchmark program: the metric is the sum of its entries' times per
+      // iteration; which of them moved.
+      md << "Per benchmark entry (median time per iteration over the confirming rounds):\n\n"
+            "| benchmark | entry | original | winner | speedup |\n|---|---|---|---|---|\n";
+      for (const Timing::Entry& e : t.entries)
+        md << "| " << cell(e.benchmark, 80) << " | `" << cell(e.name, 120) << "` | " << format_duration(e.baseline_median_s)
+           << " | " << format_duration(e.candidate_median_s) << " | "
+           << (e.candidate_median_s > 0 ? fixed(e.baseline_median_s / e.candidate_median_s, 3) + "x" : "-") << " |\n";
+      md << "\n";
+    }
     if (const auto& w = result.winner->evaluation.witness) md << witness_section(*w);
     if (!t.device.empty())
       md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "

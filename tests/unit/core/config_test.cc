@@ -223,6 +223,22 @@ TEST(ConfigTest, GoogleBenchmarkMetricComparesNoOutput) {
   EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].warmup_launches: only for \"metric\": \"kernels\"");
 }
 
+// A Google Benchmark program's own filter: a regex over entry names, round-tripped.
+TEST(ConfigTest, GoogleBenchmarkFilterIsARegexForThatMetricOnly) {
+  json doc = minimal();
+  doc["benchmarks"][0]["metric"] = "google-benchmark";
+  doc["benchmarks"][0]["filter"] = "^(BM_parse/8)$";
+  Config config = parse_config(doc, ".maxcode.json");
+  EXPECT_EQ(config.benchmarks[0].filter, "^(BM_parse/8)$");
+  EXPECT_EQ(parse_config(to_json(config), ".maxcode.json"), config);
+  doc["benchmarks"][0]["filter"] = "BM_(";
+  EXPECT_NE(error_of(doc).find(kFile + "benchmarks[0].filter: not a regular expression"), std::string::npos)
+      << error_of(doc);
+  doc["benchmarks"][0]["metric"] = "wall";
+  doc["benchmarks"][0]["filter"] = "BM_x";
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].filter: only for \"metric\": \"google-benchmark\"");
+}
+
 TEST(ConfigTest, KernelsMetricFields) {
   json doc = minimal();
   doc["benchmarks"][0]["metric"] = "kernels";

@@ -1,4 +1,4 @@
-#include "runner/evaluate/google_benchmark.h"
+#include "runner/instrument/google_benchmark.h"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +92,21 @@ BENCHMARK_MAIN();
   // A hundred times the work takes longer per iteration: the figures are real times.
   EXPECT_GT(run.entries[1].real_s, 10 * run.entries[0].real_s);
   std::printf("BM_sum/1000 %.3g s, BM_sum/100000 %.3g s per iteration\n", run.entries[0].real_s, run.entries[1].real_s);
+
+  // The filter a target's entries give, through the environment alone: one entry runs.
+  command = "env";
+  for (const auto& [name, value] : google_benchmark_env(dir / "one.json", google_benchmark_filter({"BM_sum/100000"})))
+    command += " " + name + "=" + shell_quote(value);
+  command += " BENCHMARK_MIN_TIME=0.02 " + (dir / "b").string() + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  run = read_google_benchmark(dir.path(), dir / "one.json");
+  ASSERT_EQ(run.entries.size(), 1u);
+  EXPECT_EQ(run.entries[0].name, "BM_sum/100000");
+}
+
+TEST(GoogleBenchmark, AFilterMatchesTheEntriesExactly) {
+  EXPECT_EQ(google_benchmark_filter({"BM_a/8", "BM_f<int>/min_time:0.300"}), "^(BM_a/8|BM_f<int>/min_time:0\\.300)$");
+  EXPECT_EQ(google_benchmark_filter({"x(1)+[2]*$"}), "^(x\\(1\\)\\+\\[2\\]\\*\\$)$");
 }
 
 // The metric end to end: `maxcode eval` on a project whose benchmark is a Google

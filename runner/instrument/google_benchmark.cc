@@ -1,4 +1,4 @@
-#include "runner/evaluate/google_benchmark.h"
+#include "runner/instrument/google_benchmark.h"
 
 #include <map>
 #include <stdexcept>
