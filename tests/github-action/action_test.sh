@@ -4,7 +4,8 @@
 # GITHUB_STEP_SUMMARY, GITHUB_TOKEN, GITHUB_API_URL set, against the local GitHub
 # (tests/github/server.mjs, every request checked against GitHub's OpenAPI description)
 # and a bare git repository as the remote. Checks the refusals (fork PR, outsider's
-# comment, no GPU, bad delivery), then a run on examples/cpu-histogram to a winner:
+# comment, no GPU, bad delivery), then a run on examples/cpu-histogram (a knob added
+# whose candidate is 4x faster) to a winner:
 # outputs, job summary, and the PR on the local GitHub.
 #
 # usage: action_test.sh SOURCE_DIR MAXCODE_BINARY
@@ -48,6 +49,22 @@ c = json.load(open(sys.argv[1]))
 c["acceptance"] = {"min_speedup": 1.05, "min_rounds": 5, "max_rounds": 20, "max_timing_s": 30, "warmup_rounds": 1,
                    "target_relative_width": 0.2}
 json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+# The Action's steps are under test, not the machine's timing: the tuned knob is one
+# whose first candidate is four times as fast (the original computes the histogram four
+# times over), so a winner does not hang on a noisy machine. LANES=2 alone (1.33x) once
+# came out [0.966, 1.488] over 20 rounds with the test running serially on a loaded VM.
+python3 - "$repo/src/histogram.cpp" <<'PY'
+import sys
+path = sys.argv[1]
+s = open(path).read()
+s = s.replace("#define LANES 1  // maxcode: tune LANES 1 2 4 8",
+              "#define LANES 1\n#define REPEAT 4  // maxcode: tune REPEAT 4 1")
+head, body = s.split("std::uint32_t* bins) {\n", 1)
+body = body.rstrip()
+assert body.endswith("}"), body
+s = head + "std::uint32_t* bins) {\n  for (int rep = 0; rep < REPEAT; ++rep) {\n" + body[:-1] + "  }\n}\n"
+open(path, "w").write(s)
 PY
 git -C "$repo" init -q -b main
 git -C "$repo" add -A
@@ -131,7 +148,7 @@ step report
 speedup=$(output speedup)
 python3 -c "import sys; assert float(sys.argv[1]) > 1.05, sys.argv[1]" "$speedup" || fail "speedup output '$speedup'"
 [ -f "$(output result-dir)/result.json" ] || fail "result-dir output '$(output result-dir)' has no result.json"
-grep -q "LANES=2" "$GITHUB_STEP_SUMMARY" || fail "job summary does not name the winner"
+grep -q "REPEAT=1" "$GITHUB_STEP_SUMMARY" || fail "job summary does not name the winner"
 step deliver MAXCODE_DELIVERY=pr MAXCODE_GIT_URL="$work/remote.git"
 pr_url=$(output pr-url)
 [[ "$pr_url" == */acme/histo/pull/1 ]] || fail "deliver: pr-url output '$pr_url'"
@@ -146,7 +163,7 @@ print("local GitHub: PR", p["number"], repr(p["title"]), "by", p["user"], "head"
       stats["requests"], "validated", stats["validated"], "invalid", stats["invalid"])
 assert p["state"] == "open" and p["user"] == "maxcode-bot", p
 assert p["head"].startswith("maxcode/"), p["head"]
-assert "LANES" in p["body"], p["body"]
+assert "REPEAT" in p["body"], p["body"]
 assert stats["invalid"] == 0 and stats["response_invalid"] == 0, stats["problems"]
 PY
 git --git-dir "$work/remote.git" branch --list 'maxcode/*' | grep -q maxcode/ || fail "no maxcode/ branch pushed"
@@ -189,7 +206,7 @@ import json, sys
 state, stats = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 comments = state["repos"]["acme/histo"]["comments"]
 assert len(comments) == 1 and comments[0]["issue"] == 1, comments
-assert "Winner: `LANES=2`" in comments[0]["body"], comments[0]["body"][:300]
+assert "Winner: `REPEAT=1`" in comments[0]["body"], comments[0]["body"][:300]
 print("local GitHub: comment on #1 by", comments[0]["user"], "| requests", stats["requests"], "invalid", stats["invalid"])
 assert stats["invalid"] == 0 and stats["response_invalid"] == 0, stats["problems"]
 PY
