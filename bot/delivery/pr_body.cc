@@ -83,6 +83,27 @@ std::string header(const DeliveryInput& in) {
   return out;
 }
 
+// A Google Benchmark program (result.json winner.confirmation.entries): the round's
+// figure is the sum of its entries' times per iteration; each entry shows which moved.
+std::string entries(const json& confirmation) {
+  if (!confirmation.is_object() || !confirmation.contains("entries") || !confirmation["entries"].is_array() ||
+      confirmation["entries"].empty())
+    return "";
+  constexpr std::size_t kShown = 20;
+  const json& list = confirmation["entries"];
+  std::string out = "\nThe benchmark entries timed (Google Benchmark, median time per iteration over the rounds):\n\n"
+                    "| entry | original | this PR | speedup |\n|---|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < list.size() && i < kShown; ++i) {
+    const json& e = list[i];
+    if (!e.is_object()) continue;
+    const double a = num(e, "baseline_median_s"), b = num(e, "candidate_median_s");
+    out += "| " + cell_code(str(e, "benchmark") + ": " + str(e, "name"), 120) + " | " + format_duration(a) + " | " +
+           format_duration(b) + " | " + (b > 0 ? ratio(a / b) : std::string("—")) + " |\n";
+  }
+  if (list.size() > kShown) out += "\n" + std::to_string(list.size() - kShown) + " more in result.json.\n";
+  return out;
+}
+
 std::string results(const DeliveryInput& in) {
   const json& w = in.winner();
   const json& confirmation = w.contains("confirmation") ? w["confirmation"] : json::object();
@@ -122,6 +143,7 @@ std::string results(const DeliveryInput& in) {
   if (w.contains("search_speedup") && w["search_speedup"].is_object())
     out += "During the search the same candidate measured " + ratio(num(w["search_speedup"], "median")) + " [" +
            fixed(num(w["search_speedup"], "low"), 2) + ", " + fixed(num(w["search_speedup"], "high"), 2) + "].\n";
+  out += entries(confirmation);
   return out;
 }
 

@@ -134,6 +134,18 @@ TEST(PrBody, NamesTheUnitAndTheWitness) {
   EXPECT_NE(body.find("Out-of-process check: the record in result.json is malformed."), std::string::npos) << body;
 }
 
+// A Google Benchmark winner: each timed entry's times, which the round's sum hides.
+TEST(PrBody, ShowsEachTimedBenchmarkEntry) {
+  DeliveryInput in = sample();
+  EXPECT_EQ(compose_pr(in, context()).body.find("benchmark entries timed"), std::string::npos);
+  in.result["winner"]["confirmation"]["entries"] = json::array(
+      {{{"benchmark", "prefix"}, {"name", "BM_prefix_sum/2048"}, {"baseline_median_s", 5.2e-4},
+        {"candidate_median_s", 7.0e-7}, {"speedup", 742.9}}});
+  const std::string body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("| `prefix: BM_prefix_sum/2048` | 520.0 µs | 700 ns | 742.86x |"), std::string::npos)
+      << body.substr(0, 3000);
+}
+
 TEST(PrBody, RuleBasedCritiqueIsNotCalledModelWritten) {
   const PrText pr = compose_pr(sample("Memory bound: 80% of DRAM bandwidth.", "metrics"), context());
   EXPECT_NE(pr.body.find("rule-based diagnosis"), std::string::npos);
