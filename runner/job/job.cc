@@ -46,6 +46,10 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
       // Several definitions and no signature given: the profile says which one is hot.
       if (job.signature.empty() && job.config.targets.signature.empty())
         job.signature = signature_from_profile(o.repo, config_file, job.config, job.function, o.quiet);
+      // A Google Benchmark program: timed on the entries the named function drives.
+      for (const std::string& note : time_driven_entries(
+               job.config.benchmarks, entries_from_profile(o.repo, config_file, job.config, job.function, o.quiet)))
+        progress.note(note);
     }
     if (o.max_evaluations > 0) job.config.search.max_evaluations = o.max_evaluations;
     job.out = o.out;

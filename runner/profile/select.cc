@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "runner/profile/overload.h"
 #include "runner/profile/profile_run.h"
@@ -211,6 +213,38 @@ std::string signature_from_profile(const std::filesystem::path& repo, const std:
   }
   progress.note(pick->note);
   return definitions[pick->index].extent.signature;
+}
+
+std::map<std::string, std::vector<std::string>> entries_from_profile(const std::filesystem::path& repo,
+                                                                     const std::filesystem::path& config_file,
+                                                                     const Config& config, const std::string& function,
+                                                                     bool quiet) {
+  const bool unfiltered = std::any_of(config.benchmarks.begin(), config.benchmarks.end(), [](const BenchmarkConfig& b) {
+    return b.metric == "google-benchmark" && b.filter.empty();
+  });
+  if (!unfiltered) return {};
+  Progress progress(stderr, quiet);
+  const Profile profile = profile_for_choice(repo, config_file, config, quiet, progress,
+                                             "profiling the benchmarks to see which Google Benchmark entries " +
+                                                 function + " drives");
+  std::map<std::string, std::set<std::string>> found;
+  // "f" names "ns::f" too, as --function does.
+  auto names = [&function](const std::string& qualified) {
+    if (qualified == function) return true;
+    const std::size_t n = function.size();
+    return function.find("::") == std::string::npos && qualified.size() > n + 2 &&
+           qualified.compare(qualified.size() - n - 2, n + 2, "::" + function) == 0;
+  };
+  for (const ProfileEntry& e : profile.functions)
+    if (names(e.function))
+      for (const auto& [bench, entries] : e.benchmark_entries) found[bench].insert(entries.begin(), entries.end());
+  if (found.empty()) {
+    progress.note(function + " did not show in the profile of the Google Benchmark entries: every entry is timed");
+    return {};
+  }
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [bench, entries] : found) out[bench].assign(entries.begin(), entries.end());
+  return out;
 }
 
 }  // namespace maxcode

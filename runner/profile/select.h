@@ -56,4 +56,13 @@ TargetChoice choose_target_by_profile(const std::filesystem::path& repo, const s
 std::string signature_from_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
                                    const Config& config, const std::string& function, bool quiet);
 
+// The Google Benchmark entries a named function drives (ProfileEntry::benchmark_entries
+// of its profile rows), for a config with a Google Benchmark program and no filter:
+// profiles the benchmarks. Empty, without profiling, for any other config; empty, after
+// a note, when the function did not show in the profile (every entry is then timed).
+std::map<std::string, std::vector<std::string>> entries_from_profile(const std::filesystem::path& repo,
+                                                                     const std::filesystem::path& config_file,
+                                                                     const Config& config, const std::string& function,
+                                                                     bool quiet);
+
 }  // namespace maxcode

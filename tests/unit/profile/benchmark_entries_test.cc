@@ -140,6 +140,16 @@ TEST(BenchmarkEntries, OptimizeChoosesByThePartOfTheMetricAndTimesOnlyTheDrivenE
   EXPECT_NE(read_text(dir / "out/report.md").find("| prefix | `BM_prefix_sum/2048` |"), std::string::npos);
   std::printf("gbench-entries: %.1fx on BM_prefix_sum/2048 alone\n",
               timing.at("speedup").at("median").get<double>());
+
+  // Named by the user: a profile still says which entries it drives.
+  c.shell = "BENCHMARK_MIN_TIME=0.02 " + std::string(MAXCODE_BINARY) + " optimize " + (dir / "repo").string() +
+            " --function prefix_sum --out " + (dir / "named").string();
+  const Outcome named = run(c);
+  ASSERT_EQ(named.exit_code, 0) << named.out << named.err;
+  EXPECT_NE(named.err.find("timing only the entries the target drives: BM_prefix_sum/2048"), std::string::npos)
+      << named.err;
+  const json again = json::parse(read_text(dir / "named/result.json"));
+  EXPECT_EQ(again.at("candidates").at(0).at("timing").at("entries").size(), 1u);
 }
 
 }  // namespace
