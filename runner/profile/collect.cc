@@ -1,6 +1,7 @@
 #include "runner/profile/collect.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,16 @@ void add_cpu(Collected& into, CallStacks stacks, const std::string& label) {
   into.cpu.merge(stacks);
   into.have_cpu = true;
 }
+
+}  // namespace
+
+void merge_collected(Collected& into, Collected from) {
+  if (from.have_cpu) add_cpu(into, std::move(from.cpu), "a profile run");
+  into.gpu.insert(into.gpu.end(), std::make_move_iterator(from.gpu.begin()), std::make_move_iterator(from.gpu.end()));
+  for (const std::string& w : from.warnings) add_warning(into.warnings, w);
+}
+
+namespace {
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 

@@ -28,6 +28,11 @@ struct Collected {
 // A file that cannot be read becomes a warning, never the end of the profile.
 void collect_run_directory(const std::filesystem::path& dir, Collected& into, BenchmarkRun& run);
 
+// Adds `from` (one run's directory read apart, to be weighed first: runner/profile/
+// benchmark_entries.h) to `into` as collect_run_directory would have: stacks of one
+// unit, each warning once.
+void merge_collected(Collected& into, Collected from);
+
 // One file of any supported format (detected from its content), added to `into`.
 // Throws ProfileFormatError (naming the line or byte) when it cannot be read, and
 // std::runtime_error when its unit cannot be combined with what is there.

@@ -254,10 +254,7 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
                                std::string(error.what()) + "): its functions are ranked by CPU time");
       }
     }
-    collected.cpu.merge(own.cpu);
-    collected.have_cpu = collected.have_cpu || own.have_cpu;
-    collected.gpu.insert(collected.gpu.end(), own.gpu.begin(), own.gpu.end());
-    collected.warnings.insert(collected.warnings.end(), own.warnings.begin(), own.warnings.end());
+    merge_collected(collected, std::move(own));
     if (round > 0) {
       runs[i].samples += r.samples;
       runs[i].dropped += r.dropped;
