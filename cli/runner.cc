@@ -1,9 +1,9 @@
-// `maxcode runner`: pulls jobs from `maxcode serve` and runs them (bot/service/runner_client.h).
+// `maxcode runner`: pulls jobs from `maxcode serve` and runs them (bot/worker/runner_client.h).
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
-#include "bot/service/runner_client.h"
+#include "bot/worker/runner_client.h"
 #include "cli/subcommand.h"
 
 namespace maxcode::cli {
@@ -40,11 +40,11 @@ class Runner : public Subcommand {
     std::stringstream in(labels_);
     for (std::string l; std::getline(in, l, ',');)
       if (!l.empty()) o_.labels.push_back(l);
-    return bot::service::run_runner(o_);
+    return bot::worker::run_runner(o_);
   }
 
  private:
-  bot::service::RunnerOptions o_;
+  bot::worker::RunnerOptions o_;
   std::string token_env_, labels_;
 };
 

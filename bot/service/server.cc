@@ -13,23 +13,23 @@
 #include <set>
 #include <thread>
 
-#include "bot/service/dashboard.h"
-#include "bot/service/event_router.h"
-#include "bot/service/github_access.h"
-#include "bot/service/http_server.h"
-#include "bot/service/job_page.h"
-#include "bot/service/job_queue.h"
-#include "bot/service/job_report.h"
-#include "bot/service/metric_catalog.h"
-#include "bot/service/metrics.h"
-#include "bot/service/regression_report.h"
-#include "bot/service/result_delivery.h"
-#include "bot/service/runner_protocol.h"
-#include "bot/service/scheduler.h"
-#include "bot/service/service_log.h"
-#include "bot/service/slurm_dispatcher.h"
-#include "bot/service/webhook_intake.h"
-#include "bot/service/webhook_signature.h"
+#include "bot/service/operations/dashboard.h"
+#include "bot/service/events/event_router.h"
+#include "bot/service/app/github_access.h"
+#include "bot/service/intake/http_server.h"
+#include "bot/service/operations/job_page.h"
+#include "bot/service/queue/job_queue.h"
+#include "bot/service/results/job_report.h"
+#include "bot/service/operations/metric_catalog.h"
+#include "bot/service/operations/metrics.h"
+#include "bot/service/schedule/regression_report.h"
+#include "bot/service/results/result_delivery.h"
+#include "bot/service/runners/runner_protocol.h"
+#include "bot/service/schedule/scheduler.h"
+#include "bot/service/operations/service_log.h"
+#include "bot/service/runners/slurm_dispatcher.h"
+#include "bot/service/intake/webhook_intake.h"
+#include "bot/service/intake/webhook_signature.h"
 #include "runner/report/trend_page.h"
 #include "runner/store/history.h"
 #include "runner/util/json_io.h"
@@ -150,17 +150,31 @@ struct Service::State {
     context.deferred = &deferred;
     context.history = config.history.empty() ? context.data_dir / "history.sqlite" : config.history;
   }
+
+  // The steps of Service::Service, in order.
+  void open();
+  void start_workers();
+  void start_slurm();
+  void wire_context();
+  void make_http_server();
+  void add_routes();
 };
 
-Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
-  State& s = *state_;
+// The data directory, the job pages' link key, the metrics declared, the scheduler.
+void Service::State::open() {
+  State& s = *this;
   fs::create_directories(s.context.data_dir);
   // The key of the job pages' signed links, beside the results it guards (link_signature.h).
   s.links = std::make_unique<LinkSigner>(LinkSigner::from_key_file(s.context.data_dir / "job-links.key", s.config.details_link_ttl_s));
   s.context.links = s.links.get();
   declare_service_metrics(s.metrics);  // every series an alert may need, at 0 from the start
   s.scheduler = std::make_unique<Scheduler>(s.context);
+}
 
+// The workers: webhook deliveries to their handlers, results to PRs, reports to
+// GitHub, and housekeeping (expired leases, the scheduler's tick).
+void Service::State::start_workers() {
+  State& s = *this;
   s.events = std::make_unique<Worker>("events", std::chrono::milliseconds(1000), [&s] {
     while (route_pending(s.context) > 0) {
     }
@@ -208,7 +222,12 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     }
     s.scheduler->tick();
   }, s.log);
+}
 
+// The Slurm backend, when configured: a dispatcher and its worker; a cancelled job's
+// batch job is cancelled too.
+void Service::State::start_slurm() {
+  State& s = *this;
   if (s.config.slurm.enabled) {
     s.slurm = std::make_unique<SlurmDispatcher>(s.context, s.secrets.runner_token, [&s] {
       const std::string host = s.config.host == "0.0.0.0" || s.config.host == "::" ? "127.0.0.1" : s.config.host;
@@ -225,6 +244,12 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
       }
     };
   }
+}
+
+// What handlers call when jobs change: runners, deliveries and Slurm woken; a job's
+// report queued (once per job) for the reporter.
+void Service::State::wire_context() {
+  State& s = *this;
   s.context.jobs_changed = [&s] {
     s.runners.notify();
     s.deliveries->wake();
@@ -238,7 +263,11 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
     }
     s.reporter->wake();
   };
+}
 
+// The HTTP(S) server with its limits, error handler and logger (http_server.h).
+void Service::State::make_http_server() {
+  State& s = *this;
   if (!s.config.tls_cert.empty()) {
     s.http = std::make_unique<httplib::SSLServer>(s.config.tls_cert.c_str(), s.config.tls_key.c_str());
     const HttpLimits limits = s.config.http;
@@ -288,7 +317,13 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
       s.log("webhook", "refused a body over " + std::to_string(s.config.max_body_bytes) + " bytes (413)");
     }
   });
+}
 
+// Every route: webhooks, health, metrics, the admin pages and API, the runner
+// protocol, the job pages.
+void Service::State::add_routes() {
+  State& s = *this;
+  httplib::Server& http = *s.http;
   http.Post("/webhooks/github", [&s](const httplib::Request& req, httplib::Response& res) {
     const auto start = Clock::now();
     WebhookRequest w{req.get_header_value("X-GitHub-Event"), req.get_header_value("X-GitHub-Delivery"),
@@ -358,6 +393,16 @@ Service::Service(ServiceConfig config, ServeSecrets secrets) : state_(std::make_
   });
   s.runners.add_routes(http);
   add_job_page_routes(http, s.context, *s.links, {s.secrets.webhook_secret, s.secrets.admin_token, s.secrets.runner_token});
+}
+
+Service::Service(ServiceConfig config, ServeSecrets secrets)
+    : state_(std::make_unique<State>(std::move(config), std::move(secrets))) {
+  state_->open();
+  state_->start_workers();
+  state_->start_slurm();
+  state_->wire_context();
+  state_->make_http_server();
+  state_->add_routes();
 }
 
 Service::~Service() { stop(); }

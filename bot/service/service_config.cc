@@ -1,5 +1,5 @@
 #include "bot/service/service_config.h"
-#include "bot/service/sql_database.h"
+#include "bot/service/queue/sql_database.h"
 
 #include <algorithm>
 #include <cctype>

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <functional>
 
-#include "bot/service/github_access.h"
-#include "bot/service/github_retry.h"
-#include "bot/service/job_queue.h"
-#include "bot/service/link_signature.h"
-#include "bot/service/metrics.h"
+#include "bot/service/app/github_access.h"
+#include "bot/service/app/github_retry.h"
+#include "bot/service/queue/job_queue.h"
+#include "bot/service/operations/link_signature.h"
+#include "bot/service/operations/metrics.h"
 #include "bot/service/service_config.h"
-#include "bot/service/service_log.h"
+#include "bot/service/operations/service_log.h"
 
 namespace maxcode::bot::service {
 

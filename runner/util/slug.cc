@@ -1,5 +1,6 @@
 #include "runner/util/slug.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace maxcode {
@@ -16,6 +17,12 @@ std::string ref_slug(const std::string& text) {
   while (!out.empty() && out.front() == '-') out.erase(out.begin());
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "x" : out;
+}
+
+bool safe_result_name(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name[0] == '.') return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 }  // namespace maxcode

@@ -30,7 +30,7 @@ const std::map<std::string, int>& levels() {
       {"runner/job", 6},
       {"bot/github", 7},
       {"bot/delivery", 8},
-      {"bot/service", 9},
+      {"bot/service", 9},       {"bot/worker", 9},      // the worker (`maxcode runner`) speaks to the service over HTTP only
       {"cli", 10},
   };
   return table;

@@ -698,7 +698,7 @@ TEST(Serve, ScheduledSweepsFillTheHistoryAndReportARegressionOnce) {
 
 #include <httplib.h>
 
-#include "bot/service/webhook_signature.h"
+#include "bot/service/intake/webhook_signature.h"
 
 namespace maxcode::bot::service {
 namespace {

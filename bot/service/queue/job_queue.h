@@ -1,0 +1,248 @@
+// The service's durable state: webhook deliveries, jobs, runners, installations, ignored
+// targets and schedule runs, in SQLite (WAL; one `maxcode serve`) or PostgreSQL (shared
+// by replicas), through sql_database.h. Every change is one transaction, so a `kill -9`
+// at any moment leaves either the old or the new state.
+//
+// Replicas: each process has its own JobQueue (its own connection) on one PostgreSQL.
+// The connection pool only keeps each connection to one thread; between connections and
+// processes the rules hold by the database: claims take an advisory lock (the one-running-job-per-
+// repository rule is about a set of rows) and lock their rows with FOR UPDATE SKIP
+// LOCKED; a key inserted twice at once makes one row (ON CONFLICT); state changes say
+// the state they expect in their WHERE (rerun, cancel, expiry), so two replicas doing
+// the same thing do it once; work that takes time outside the store (handling a
+// delivery, delivering a job's results, a scheduled sweep) is leased, so that one
+// replica does it, and another after the lease runs out if that one died.
+//
+// A job's life:   queued -> running (leased by a runner) -> delivering -> done
+//                     ^          |  lease lost / attempt failed: back to queued after a
+//                     +----------+  backoff (base * 2^(attempt-1)), or failed when the
+//                                   attempts are spent
+//                 queued | running -> cancelled (/maxcode cancel; a running job's runner
+//                                     learns it from its next heartbeat)
+// The idempotency key (repository, commit, target, trigger) is unique: a redelivered
+// webhook or a restart finds the job that exists instead of making a second one.
+// A repository never has two jobs running at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bot/service/queue/sql_database.h"
+#include "bot/service/queue/sql_pool.h"
+
+namespace maxcode::bot::service {
+
+struct JobSpec {
+  std::string repo;             // OWNER/NAME
+  std::string installation_id;  // the GitHub App installation that may act on it
+  std::string commit;
+  std::string target;           // a function; empty = the profiler's top targets
+  std::string trigger;          // push | comment | schedule
+  std::string policy;           // empty = the repository's configured one
+  std::int64_t issue_number = 0;  // where to answer (comment trigger), 0 = nowhere
+  std::string requested_by;
+  std::vector<std::string> labels;  // runner labels the job needs (e.g. gpu)
+};
+
+struct Job : JobSpec {
+  std::int64_t id = 0;
+  std::string key;
+  std::string state;
+  int attempts = 0, max_attempts = 0;
+  double not_before = 0;
+  std::string lease, runner;
+  double lease_expires = 0, heartbeat_at = 0;
+  double created_at = 0, started_at = 0, finished_at = 0;
+  std::int64_t check_run_id = 0;
+  std::string outcome;     // after delivery: created | updated | no-winner | ...
+  std::string summary;     // one paragraph for people (comment, check run, dashboard)
+  std::string pr_url;
+  std::string error;
+  bool cancel_requested = false;
+  nlohmann::json result;   // what the runner reported (job.json, per-target verdicts)
+  nlohmann::json to_json() const;
+};
+
+struct Delivery {
+  std::string id, event;
+  std::string payload;
+  double received_at = 0;
+};
+
+struct RunnerInfo {
+  std::string name;
+  std::vector<std::string> labels;
+  double last_seen = 0;
+  std::int64_t job_id = 0;
+};
+
+struct QueueOptions {
+  double lease_s = 120;    // a runner that misses heartbeats for this long loses the job
+  int max_attempts = 3;
+  double backoff_s = 30;   // first retry delay; doubles per attempt
+  std::function<double()> now;  // seconds since the epoch (tests move time)
+  double replay_window_s = 30 * 86400.0;  // webhook bodies are remembered this long (record_delivery)
+  // How long a replica holds a webhook delivery it handles or a job whose results it
+  // delivers, and a scheduled sweep it runs; a replica that dies holding one leaves it
+  // to another after this long.
+  double work_lease_s = 120;
+};
+
+class JobQueue {
+ public:
+  // The SQLite file `db_file`, or the store `store` names (sql_database.h).
+  JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
+  JobQueue(std::unique_ptr<SqlDatabase> store, QueueOptions options = {});
+  // With up to `connections` connections, more opened by `open_more` as threads need
+  // them (sql_pool.h says why).
+  JobQueue(std::unique_ptr<SqlDatabase> store, SqlPool::Opener open_more, int connections, QueueOptions options = {});
+
+  // --- webhook deliveries ---------------------------------------------------------
+  // What became of a delivery offered to the store.
+  struct Recorded {
+    enum class Kind {
+      kStored,      // new: to be handled
+      kRetried,     // a redelivery (same id) of one whose handling failed: handled again
+      kDuplicate,   // a redelivery of one handled, rejected or still pending: dropped
+      kReplayed,    // the same bytes as another delivery within the replay window: dropped
+    } kind = Kind::kStored;
+    std::string original;  // kDuplicate: its state; kReplayed: the id first seen with that body
+    explicit operator bool() const { return kind == Kind::kStored || kind == Kind::kRetried; }
+  };
+  // Stores a delivery unless it was seen before. GitHub keeps the X-GitHub-Delivery id
+  // when it (or an operator) redelivers: a known id is dropped, unless its handling
+  // failed, and then it is tried again. GitHub never sends the same bytes under two
+  // ids (a payload carries the ids and times of what happened), so a body whose
+  // SHA-256 matches another delivery's within `replay_window_s` is a replay of captured
+  // bytes (the signature covers the body, not the id) and is dropped.
+  Recorded record_delivery(const std::string& id, const std::string& event, const std::string& payload);
+  // Deliveries stored but not yet handled (oldest first): the work left after a crash.
+  std::vector<Delivery> pending_deliveries(int limit = 100);
+  // Pending deliveries that no replica holds, leased to this one for work_lease_s
+  // (oldest first): what the event worker handles. finish_delivery and defer_delivery
+  // end the lease. With SQLite the leases of a process before this one are void (one
+  // process owns the file).
+  std::vector<Delivery> take_deliveries(int limit = 50);
+  void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
+  // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
+  // after `wait_s` (as GitHub asked; github_retry.h). False when the attempts are spent
+  // (the delivery is then failed).
+  bool defer_delivery(const std::string& id, const std::string& error, int max_attempts, double wait_s);
+  // Failed tries of the delivery's handling so far.
+  int delivery_attempts(const std::string& id);
+  std::int64_t delivery_count();
+
+  // --- jobs ----------------------------------------------------------------------
+  struct Enqueued {
+    Job job;
+    bool created = false;   // false: the key existed (the job as it is)
+    bool reopened = false;  // a failed or cancelled job with this key was queued again
+  };
+  // `reopen`: a job with this key that failed or was cancelled is queued again (a
+  // person asked again); a done, queued or running one is returned as it is.
+  Enqueued enqueue(const JobSpec& spec, bool reopen = false);
+  static std::string key_of(const JobSpec& spec);
+
+  struct Claim {
+    Job job;
+    std::string lease;
+  };
+  // The oldest queued job whose labels the runner has, whose backoff has passed and
+  // whose repository has no running job; leased to `runner`. `only` != 0: that job and
+  // no other, whatever its labels (a runner started for it: the Slurm backend).
+  std::optional<Claim> claim(const std::string& runner, const std::vector<std::string>& labels, std::int64_t only = 0);
+
+  enum class Lease { kHeld, kLost, kCancel };
+  Lease heartbeat(std::int64_t id, const std::string& lease);
+  // The runner's result arrived: running -> delivering (false: the lease is not held,
+  // the result is dropped).
+  bool complete(std::int64_t id, const std::string& lease, const nlohmann::json& result);
+  // The attempt failed (the runner says so): back to the queue with a backoff, or
+  // failed. False when the lease is not held.
+  bool fail_attempt(std::int64_t id, const std::string& lease, const std::string& error);
+  // A queued job whose attempt could not even start (the Slurm backend's sbatch failed):
+  // the attempt counts, and the job is queued again after the backoff or failed, with
+  // `error`. False when the job is not queued.
+  bool fail_unstarted(std::int64_t id, const std::string& error);
+  // Running jobs whose lease expired go back to the queue (or fail); those whose cancel
+  // was asked for are cancelled. Returns their ids.
+  std::vector<std::int64_t> expire_leases();
+  // A delivering job whose results no replica is delivering: leased to this one for
+  // work_lease_s; returns the lease (nullopt: another holds it, or it is not delivering).
+  std::optional<std::string> take_results(std::int64_t id);
+  // A job's comment and check run are brought up to date by one replica at a time (two
+  // that both saw no check run would each create one): true when this one may report
+  // now (for work_lease_s, or until end_report); false while another reports it.
+  bool take_report(std::int64_t id);
+  void end_report(std::int64_t id);
+  // Gives the results' lease back (delivery deferred: GitHub asked for time).
+  void release_results(std::int64_t id, const std::string& lease);
+  // delivering -> done | failed, with what came of it.
+  void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
+              const std::string& pr_url, const nlohmann::json& result = nullptr);
+  // GitHub's "Re-run" (check_run / check_suite rerequested): a finished job (done,
+  // failed, cancelled) is queued again as a new run, with check_run_id 0 so that the
+  // new run gets its own check run, as GitHub expects. False when it is queued or
+  // running already (nothing to do) or unknown.
+  bool rerun(std::int64_t id, const std::string& requested_by);
+  // queued -> cancelled at once; running -> cancel requested. False when finished.
+  bool cancel(std::int64_t id);
+  // A running job the runner reports as cancelled.
+  bool acknowledge_cancel(std::int64_t id, const std::string& lease);
+  void set_check_run(std::int64_t id, std::int64_t check_run_id);
+  // The job whose check run GitHub knows by `check_run_id`, if any.
+  std::optional<Job> job_by_check_run(std::int64_t check_run_id);
+
+  std::optional<Job> job(std::int64_t id);
+  // Newest first; `repo` empty = all; `states` empty = any.
+  std::vector<Job> jobs(const std::string& repo = "", const std::vector<std::string>& states = {}, int limit = 200);
+  // 1-based place among queued jobs (0 when not queued).
+  int queue_position(std::int64_t id);
+  std::map<std::string, int> counts_by_state();
+
+  // --- runners, installations, ignored targets, schedules --------------------------
+  void runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id);
+  // A heartbeat or a result: the runner is alive (its labels stay as it claimed with).
+  void runner_alive(const std::string& name, std::int64_t job_id);
+  std::vector<RunnerInfo> runners();
+  void set_installation(const std::string& id, const std::string& account, const std::string& state,
+                        const nlohmann::json& repos);
+  void add_installation_repos(const std::string& id, const nlohmann::json& added, const nlohmann::json& removed);
+  std::optional<std::string> installation_state(const std::string& id);
+  // The repositories (OWNER/NAME) of an active installation.
+  std::vector<std::string> installation_repos(const std::string& id);
+  // The active installation that has `repo`, if one does.
+  std::optional<std::string> installation_for(const std::string& repo);
+  void ignore_target(const std::string& repo, const std::string& branch, const std::string& head_sha);
+  bool is_ignored(const std::string& repo, const std::string& branch);
+  std::optional<double> schedule_last_run(const std::string& name);
+  void set_schedule_run(const std::string& name, double at);
+  // The sweep of `name` due after `last_run` is this replica's to run for work_lease_s
+  // (false: another replica runs it or ran it). set_schedule_run ends the lease.
+  bool take_schedule_run(const std::string& name, double last_run);
+
+  // SQLite's journal mode ("wal"); empty on PostgreSQL.
+  std::string journal_mode();
+  // The engine and where, for the log (never a password).
+  std::string describe_store();
+  double now() const { return options_.now(); }
+  const QueueOptions& options() const { return options_; }
+
+ private:
+  std::vector<Job> select_jobs(SqlDatabase& db, const std::string& where, const std::vector<SqlValue>& values);
+  // False when the job is no longer running under the lease it was read with.
+  bool requeue_or_fail(SqlDatabase& db, const Job& job, const std::string& error);
+  QueueOptions options_;
+  SqlPool pool_;
+};
+
+}  // namespace maxcode::bot::service
