@@ -1,7 +1,7 @@
 // `maxcode app-manifest`: prints the GitHub App manifest for GitHub's manifest flow.
 #include <iostream>
 
-#include "bot/service/app_manifest.h"
+#include "bot/service/app/app_manifest.h"
 #include "cli/subcommand.h"
 #include "runner/util/json_io.h"
 

@@ -1,9 +1,9 @@
 // `maxcode app-setup`: creates the GitHub App through GitHub's manifest flow and stores
 // its id, private key and webhook secret where `maxcode serve` reads them
-// (bot/service/app_setup.h, docs/service.md "Creating the App").
+// (bot/service/app/app_setup.h, docs/service.md "Creating the App").
 #include <iostream>
 
-#include "bot/service/app_setup.h"
+#include "bot/service/app/app_setup.h"
 #include "bot/service/service_config.h"
 #include "cli/subcommand.h"
 

@@ -1,11 +1,11 @@
 // `maxcode comment-command`: reads a comment body on stdin and prints the `/maxcode`
 // command in it as GITHUB_OUTPUT lines (kind=, function=, policy=). The GitHub Action
 // calls it so that its comment command is the App's, parsed by the App's own parser
-// (bot/service/command_parser.h), not by a second grammar in shell.
+// (bot/service/commands/command_parser.h), not by a second grammar in shell.
 #include <iostream>
 #include <iterator>
 
-#include "bot/service/command_parser.h"
+#include "bot/service/commands/command_parser.h"
 #include "cli/subcommand.h"
 
 namespace maxcode::cli {

@@ -4,7 +4,7 @@
 
 #include "bot/service/server.h"
 #include "bot/service/service_config.h"
-#include "bot/service/sql_database.h"
+#include "bot/service/queue/sql_database.h"
 #include "cli/subcommand.h"
 
 namespace maxcode::cli {

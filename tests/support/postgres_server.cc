@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bot/service/sql_database.h"
+#include "bot/service/queue/sql_database.h"
 
 namespace maxcode::testing {
 

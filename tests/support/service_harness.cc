@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bot/service/webhook_signature.h"
+#include "bot/service/intake/webhook_signature.h"
 #include "runner/util/files.h"
 #include "runner/util/process.h"
 #include "support/test_support.h"
