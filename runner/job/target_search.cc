@@ -153,17 +153,11 @@ SearchResult evaluate_one(const TargetSearch& o, Session& s, Evaluator& evaluato
   evaluator.time(checked);
   progress.note("  " + candidate.id + ": " + verdict_name(checked.evaluation.verdict) + " — " +
                 checked.evaluation.reason);
-  if (checked.evaluation.verdict == Verdict::kFaster) {
-    Timing confirmed = evaluator.confirm(checked);
-    if (confirmed.significant)
-      result.winner = Winner{candidate.id, confirmed, checked.evaluation, checked.materialized.files};
-    else if (checked.evaluation.verdict == Verdict::kRejected)  // by the out-of-process witness
-      result.unconfirmed = candidate.id + " rejected: " + checked.evaluation.reason;
-    else
-      result.unconfirmed = candidate.id + " did not confirm in a fresh A/B session";
-  }
-  evaluator.release(checked);
   result.trajectory.push_back({1, candidate, checked.evaluation});
+  // The same confirmation as a search's winner (the traffic floor included).
+  if (checked.evaluation.verdict == Verdict::kFaster)
+    confirm_winner(evaluator, checked, result.trajectory, result, progress);
+  evaluator.release(checked);
   result.evaluations = 1;
   result.stop_reason = "single candidate evaluated";
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -61,6 +61,14 @@ struct SearchHooks {
   std::function<bool()> stop_requested;
 };
 
+// The confirmation of a search's best candidate (or of the one candidate `maxcode eval`
+// judges), written once: a fresh A/B session, then for GPU timing the winner's Nsight
+// Compute metrics and the traffic floor (gpu/traffic_floor.h). Sets result.winner, or
+// result.unconfirmed with the reason; a rejection at confirmation (the out-of-process
+// witness, the traffic floor) marks the candidate's entries in `trajectory` rejected.
+void confirm_winner(Evaluator& evaluator, Checked& best, std::vector<TrajectoryEntry>& trajectory, SearchResult& result,
+                    Progress& progress);
+
 // `resume_from`: the state of an earlier, interrupted run of the same search.
 SearchResult run_search(Evaluator& evaluator, Policy& policy, const Target& target, const SearchLimits& limits,
                         Progress& progress, const SearchHooks& hooks,
