@@ -401,13 +401,6 @@ struct Section {
 
 }  // namespace
 
-std::string format_duration(double seconds) {
-  if (seconds >= 1) return fixed(seconds, 3) + " s";
-  if (seconds >= 1e-3) return fixed(seconds * 1e3, 2) + " ms";
-  if (seconds >= 1e-6) return fixed(seconds * 1e6, 1) + " µs";
-  return fixed(seconds * 1e9, 0) + " ns";
-}
-
 std::string time_change(double speedup) {
   if (speedup <= 0) return "n/a";
   const double pct = (1.0 / speedup - 1.0) * 100.0;

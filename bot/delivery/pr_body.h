@@ -43,9 +43,6 @@ std::string pr_title(const DeliveryInput& input);
 // `limit` is in bytes, which is never fewer than GitHub's characters.
 PrText compose_pr(const DeliveryInput& input, const PrContext& context,
                   std::size_t limit = kGithubBodyLimit);
-
-// "210.4 ms", "1.23 s", "950 µs".
-std::string format_duration(double seconds);
 // "-43%" for 1.75x: the change in time.
 std::string time_change(double speedup);
 

@@ -1,5 +1,7 @@
 #include "runner/evaluate/call_consistency.h"
 
+#include "runner/util/format.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -22,17 +24,6 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
-
-std::string format_duration(double s) {
-  char text[64];
-  if (s >= 1)
-    std::snprintf(text, sizeof text, "%.2f s", s);
-  else if (s >= 1e-3)
-    std::snprintf(text, sizeof text, "%.3g ms", s * 1e3);
-  else
-    std::snprintf(text, sizeof text, "%.3g us", s * 1e6);
-  return text;
-}
 
 std::string check_call_times(const std::vector<double>& original_s, const std::vector<double>& candidate_s) {
   if (original_s.size() < kMinCalls || candidate_s.size() < kMinCalls) return "";

@@ -16,11 +16,8 @@
 namespace maxcode {
 
 // Empty when the candidate's per-call times are consistent with the original's, else
-// the reason, with the figures ("per-call times: first 12.1 ms, then median 0.02 ms;
+// the reason, with the figures ("per-call times: first 12.1 ms, then median 20 µs;
 // the original's calls are alike (median 12.0 ms)").
 std::string check_call_times(const std::vector<double>& original_s, const std::vector<double>& candidate_s);
-
-// "12.1 ms", "35 us", "1.20 s".
-std::string format_duration(double seconds);
 
 }  // namespace maxcode

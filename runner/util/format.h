@@ -22,4 +22,13 @@ std::string format_numbers(const char* pattern, Numbers... numbers) {
   return buffer;
 }
 
+// A duration with three significant digits in the unit that suits it: "2.5 s",
+// "12.1 ms", "20 µs", "850 ns". For verdict reasons, reports and PR bodies alike.
+inline std::string format_duration(double seconds) {
+  if (seconds >= 1) return format_numbers("%.3g s", seconds);
+  if (seconds >= 1e-3) return format_numbers("%.3g ms", seconds * 1e3);
+  if (seconds >= 1e-6) return format_numbers("%.3g µs", seconds * 1e6);
+  return format_numbers("%.3g ns", seconds * 1e9);
+}
+
 }  // namespace maxcode
