@@ -188,6 +188,23 @@ class JobRunner {
     job_.targets.push_back(t);
   }
 
+  // The benchmarks profiled in the job's checkout, written to profile.json.
+  Profile run_profile() {
+    ProfileOptions options;
+    options.repo = source_dir();
+    options.config = config_file_;
+    options.quiet = true;
+    options.keep_workspaces = run_.keep_workspaces;
+    Profile profile;
+    try {
+      profile = profile_benchmarks(options, config_, progress_);
+    } catch (const std::exception& e) {
+      throw JobFailure("profile", std::string("profiling failed: ") + e.what());
+    }
+    write_text(run_.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
+    return profile;
+  }
+
   void choose_targets() {
     if (already_done_ || !job_.targets.empty()) return;  // a resumed job keeps its choice
     if (!job_.input.targets.empty()) {
@@ -198,20 +215,21 @@ class JobRunner {
           throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
         }
       }
+      // A Google Benchmark program: each named target is timed on the entries it
+      // drives, as a profiled one is; one profile says which for all of them.
+      if (wants_benchmark_entries(config_)) {
+        progress_.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
+        const Profile profile = run_profile();
+        for (TargetRecord& t : job_.targets) {
+          if (auto entries = driven_entries(profile, t.function))
+            t.benchmark_entries = std::move(*entries);
+          else
+            progress_.note("profile: " + t.function + " did not show in the profile: every entry is timed");
+        }
+      }
     } else {
       progress_.note("profile: building and running the benchmarks under the profiler");
-      ProfileOptions options;
-      options.repo = source_dir();
-      options.config = config_file_;
-      options.quiet = true;
-      options.keep_workspaces = run_.keep_workspaces;
-      Profile profile;
-      try {
-        profile = profile_benchmarks(options, config_, progress_);
-      } catch (const std::exception& e) {
-        throw JobFailure("profile", std::string("profiling failed: ") + e.what());
-      }
-      write_text(run_.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
+      const Profile profile = run_profile();
       for (const auto* list : {&profile.kernels, &profile.functions}) {
         for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
           const ProfileEntry& e = (*list)[i];

@@ -215,18 +215,13 @@ std::string signature_from_profile(const std::filesystem::path& repo, const std:
   return definitions[pick->index].extent.signature;
 }
 
-std::map<std::string, std::vector<std::string>> entries_from_profile(const std::filesystem::path& repo,
-                                                                     const std::filesystem::path& config_file,
-                                                                     const Config& config, const std::string& function,
-                                                                     bool quiet) {
-  const bool unfiltered = std::any_of(config.benchmarks.begin(), config.benchmarks.end(), [](const BenchmarkConfig& b) {
-    return b.metric == "google-benchmark" && b.filter.empty();
-  });
-  if (!unfiltered) return {};
-  Progress progress(stderr, quiet);
-  const Profile profile = profile_for_choice(repo, config_file, config, quiet, progress,
-                                             "profiling the benchmarks to see which Google Benchmark entries " +
-                                                 function + " drives");
+bool wants_benchmark_entries(const Config& config) {
+  return std::any_of(config.benchmarks.begin(), config.benchmarks.end(),
+                     [](const BenchmarkConfig& b) { return b.metric == "google-benchmark" && b.filter.empty(); });
+}
+
+std::optional<std::map<std::string, std::vector<std::string>>> driven_entries(const Profile& profile,
+                                                                              const std::string& function) {
   std::map<std::string, std::set<std::string>> found;
   // "f" names "ns::f" too, as --function does.
   auto names = [&function](const std::string& qualified) {
@@ -238,13 +233,25 @@ std::map<std::string, std::vector<std::string>> entries_from_profile(const std::
   for (const ProfileEntry& e : profile.functions)
     if (names(e.function))
       for (const auto& [bench, entries] : e.benchmark_entries) found[bench].insert(entries.begin(), entries.end());
-  if (found.empty()) {
-    progress.note(function + " did not show in the profile of the Google Benchmark entries: every entry is timed");
-    return {};
-  }
+  if (found.empty()) return std::nullopt;
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& [bench, entries] : found) out[bench].assign(entries.begin(), entries.end());
   return out;
+}
+
+std::map<std::string, std::vector<std::string>> entries_from_profile(const std::filesystem::path& repo,
+                                                                     const std::filesystem::path& config_file,
+                                                                     const Config& config, const std::string& function,
+                                                                     bool quiet) {
+  if (!wants_benchmark_entries(config)) return {};
+  Progress progress(stderr, quiet);
+  const Profile profile =
+      profile_for_choice(repo, config_file, config, quiet, progress,
+                         "profiling the benchmarks to see which Google Benchmark entries " + function + " drives");
+  auto entries = driven_entries(profile, function);
+  if (!entries)
+    progress.note(function + " did not show in the profile of the Google Benchmark entries: every entry is timed");
+  return entries.value_or(std::map<std::string, std::vector<std::string>>{});
 }
 
 }  // namespace maxcode

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,15 @@ TargetChoice choose_target_by_profile(const std::filesystem::path& repo, const s
 // then fails listing the definitions and asking for targets.signature).
 std::string signature_from_profile(const std::filesystem::path& repo, const std::filesystem::path& config_file,
                                    const Config& config, const std::string& function, bool quiet);
+
+// A Google Benchmark program without a filter is among the benchmarks: a named target
+// is timed on the entries it drives, which a profile finds.
+bool wants_benchmark_entries(const Config& config);
+
+// The Google Benchmark entries `function` drives in `profile` (its rows'
+// ProfileEntry::benchmark_entries, "f" matching "ns::f"); nullopt when it did not show.
+std::optional<std::map<std::string, std::vector<std::string>>> driven_entries(const Profile& profile,
+                                                                              const std::string& function);
 
 // The Google Benchmark entries a named function drives (ProfileEntry::benchmark_entries
 // of its profile rows), for a config with a Google Benchmark program and no filter:

@@ -110,7 +110,8 @@ TEST(BenchmarkEntries, AFilterIsSetOnlyWhereTheConfigGivesNone) {
 // End to end on a Google Benchmark project of two entries (tests/fixtures/gbench-entries):
 // checksum has most of the CPU samples, prefix_sum nearly all of the metric. With no
 // function named, `optimize` chooses prefix_sum, times only its entry, and reports the
-// entry's times.
+// entry's times; named to `optimize` or in `maxcode run`'s input, it is timed on its entry
+// alike.
 TEST(BenchmarkEntries, OptimizeChoosesByThePartOfTheMetricAndTimesOnlyTheDrivenEntries) {
   testing::TempDir dir;
   copy_tree(testing::source_path("tests/fixtures/gbench-entries"), dir / "repo");
@@ -150,6 +151,23 @@ TEST(BenchmarkEntries, OptimizeChoosesByThePartOfTheMetricAndTimesOnlyTheDrivenE
       << named.err;
   const json again = json::parse(read_text(dir / "named/result.json"));
   EXPECT_EQ(again.at("candidates").at(0).at("timing").at("entries").size(), 1u);
+
+  // Named in `maxcode run`'s input: the job profiles once and times the target on its
+  // entry too (job.json keeps the entries per target).
+  copy_tree(dir / "repo", dir / "git");
+  Command git;
+  git.shell = "cd " + (dir / "git").string() +
+              " && git init -q && git add -A && git -c user.name=t -c user.email=t@example.com commit -qm fixture";
+  ASSERT_EQ(run(git).exit_code, 0);
+  c.shell = "BENCHMARK_MIN_TIME=0.02 " + std::string(MAXCODE_BINARY) + " run " + (dir / "git").string() +
+            " --target prefix_sum --deliver none --out " + (dir / "run").string();
+  const Outcome job = run(c);
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  const json record = json::parse(read_text(dir / "run/job.json"));
+  EXPECT_EQ(record.at("targets").at(0).at("benchmark_entries"), json::parse(R"({"prefix": ["BM_prefix_sum/2048"]})"))
+      << record.dump(2);
+  EXPECT_NE(job.err.find("timing only the entries the target drives: BM_prefix_sum/2048"), std::string::npos)
+      << job.err;
 }
 
 }  // namespace
