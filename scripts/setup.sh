@@ -9,6 +9,7 @@ pkgs=(
   libbenchmark-dev libexpat1-dev lld libpq-dev postgresql
   prometheus
   slurm-wlm munge
+  clang-format
 )
 # lld: the linker CMakeLists.txt prefers (GNU ld is used where it is missing).
 # postgresql: the server the store tests and the two-replica chaos run start in a temp
@@ -18,6 +19,8 @@ pkgs=(
 # slurm-wlm, munge: the Slurm backend's tests start a one-node cluster of their own on
 # loopback (scripts/slurm-local.sh); the packages' own daemons are not used (on a machine
 # with systemd, `systemctl disable --now slurmctld slurmd munge` stops them).
+# clang-format: scripts/format-check.sh holds the code written since .clang-format
+# came to its rules (git clang-format).
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
 # already there (any source) is used; otherwise Debian's.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/format-check.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 900
