@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "runner/llm/provider.h"
 #include "support/fixture_repo.h"
 
@@ -31,9 +33,15 @@ TEST(Search, TuneFindsAndConfirmsTheKnobThatRemovesWork) {
   EXPECT_NE(result.stop_reason.find("nothing more"), std::string::npos) << result.stop_reason;
   ASSERT_TRUE(result.winner) << (result.unconfirmed ? *result.unconfirmed : "no best");
   EXPECT_EQ(result.winner->id, "PASSES=1");
-  // A sixteenth of the work: so far from the threshold that machine load cannot hide it.
-  EXPECT_GT(result.winner->confirmed.speedup.low, 1.5);
+  // Confirmed: a winner exists only when its fresh session is significant. How far
+  // above 1 it lands is a figure, not a verdict: a CI rehearsal under load gave
+  // 3.48x [1.32, 38.3] where a quiet machine gave 4.47x [3.29, 5.63].
+  EXPECT_TRUE(result.winner->confirmed.significant);
+  EXPECT_GT(result.winner->confirmed.speedup.low, 1.0);
   EXPECT_GE(result.winner->confirmed.speedup.rounds, 5);
+  std::printf("tune winner PASSES=1: %.2fx [%.2f, %.2f] over %d rounds\n", result.winner->confirmed.speedup.median,
+              result.winner->confirmed.speedup.low, result.winner->confirmed.speedup.high,
+              result.winner->confirmed.speedup.rounds);
   EXPECT_NE(result.winner->files.at("src/sum.cpp").find("#define PASSES 1 "), std::string::npos);
 }
 
