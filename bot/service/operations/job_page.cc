@@ -10,7 +10,6 @@
 #include <optional>
 #include <set>
 
-#include "bot/service/runners/runner_protocol.h"
 #include "bot/service/service_context.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
