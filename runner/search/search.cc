@@ -322,13 +322,15 @@ class SearchLoop {
   int idle_batches_ = 0;
 };
 
-// Marks every entry of `id` in the trajectory rejected, with the reason.
-void reject_in(std::vector<TrajectoryEntry>& trajectory, const Evaluation& rejected) {
+// Marks the candidate's entries in the trajectory rejected, for `reason`; the witness's
+// record goes with them when it was the witness that rejected.
+void reject_in(std::vector<TrajectoryEntry>& trajectory, const std::string& id, const std::string& reason,
+               const std::optional<WitnessRecord>& witness = std::nullopt) {
   for (auto& entry : trajectory)
-    if (entry.evaluation.candidate_id == rejected.candidate_id) {
+    if (entry.evaluation.candidate_id == id) {
       entry.evaluation.verdict = Verdict::kRejected;
-      entry.evaluation.reason = rejected.reason;
-      if (rejected.witness) entry.evaluation.witness = rejected.witness;
+      entry.evaluation.reason = reason;
+      if (witness) entry.evaluation.witness = witness;
     }
 }
 
@@ -351,16 +353,13 @@ void confirm_winner(Evaluator& evaluator, Checked& best, std::vector<TrajectoryE
     // The physics floor from the original's measured traffic: no winner moves far less.
     const std::string floor = check_traffic_floor(evaluator.baseline_ncu(), ncu);
     if (!floor.empty()) {
-      Evaluation rejected = best.evaluation;
-      rejected.reason = floor;
-      rejected.witness.reset();
-      reject_in(trajectory, rejected);
+      reject_in(trajectory, id, floor);
       result.unconfirmed = id + " rejected: " + floor;
       result.winner.reset();
     }
   } else if (best.evaluation.verdict == Verdict::kRejected) {
     // Rejected at confirmation (the out-of-process witness): the trajectory says so.
-    reject_in(trajectory, best.evaluation);
+    reject_in(trajectory, id, best.evaluation.reason, best.evaluation.witness);
     result.unconfirmed = id + " rejected: " + best.evaluation.reason;
   } else {
     result.unconfirmed = id + " did not confirm: " +
