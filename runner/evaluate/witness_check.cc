@@ -1,0 +1,179 @@
+#include "runner/evaluate/witness_check.h"
+
+#include <algorithm>
+
+#include "runner/evaluate/evaluator_steps.h"
+#include "runner/evaluate/gpu/cuda_tools.h"
+#include "runner/util/beneath.h"
+
+namespace maxcode {
+
+namespace fs = std::filesystem;
+using namespace evaluator_steps;
+
+namespace {
+
+// An ncu log is some kilobytes per kernel launch profiled: more than this was not
+// written by ncu.
+constexpr std::size_t kMaxNcuLogBytes = 64u << 20;
+
+}  // namespace
+
+WitnessRecord WitnessCheck::not_witnessed(WitnessRecord record, const std::string& why) {
+  record.status = "not witnessed";
+  record.note = why;
+  ctx_.warn_once("winners are not witnessed out of process (gpu.witness): " + why);
+  return record;
+}
+
+std::optional<std::vector<NcuKernel>> WitnessCheck::run_ncu_on(std::size_t b, const Side& side, const GpuDevice* device,
+                                                               std::string& problem) {
+  const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
+  // Timed through the shim: witnessed through it too (its shimmed build, the shim loaded
+  // into the benchmark's processes only, not into ncu's own), so that ncu and CUPTI see
+  // the same launches in the same state of the caches.
+  const bool shimmed = calls_.shimmed(b) && !side.calls_workspace.empty();
+  const fs::path& ws = shimmed ? side.calls_workspace : side.workspace;
+  const FileOverrides& overrides = shimmed ? side.calls_files : side.files;
+  std::string command = bench.command;
+  std::vector<std::string> readable;
+  if (shimmed) {
+    const fs::path dir = calls_.call_dir(ws) / ("witness-" + std::to_string(b));
+    if (const std::string why = calls_.prepare_dir(ws, dir, b, ctx_.reference_key, false); !why.empty()) {
+      problem = "benchmark '" + bench.name + "': " + why;
+      return std::nullopt;
+    }
+    // Added to ncu's own LD_PRELOAD (its injection into the benchmark), never replacing it.
+    command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) +
+              " LD_PRELOAD=" + shell_quote(calls_.shim_library()) + "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
+    readable.push_back(fs::path(calls_.shim_library()).parent_path().string());
+  }
+  // An unguessable name: the benchmark runs in this workspace while ncu writes it.
+  const fs::path log = ws / ".maxcode-gpu" /
+                       ("witness-" + std::to_string(ctx_.next_run()) + "-" + std::to_string(ctx_.random()) + ".csv");
+  try {
+    make_dirs_beneath(ws, log.parent_path());
+  } catch (const std::exception& error) {
+    problem = "benchmark '" + bench.name + "': " + error.what();
+    return std::nullopt;
+  }
+  auto env = gpu_.device_env(device);
+  env.push_back({"MAXCODE_SEED", std::to_string(ctx_.config.acceptance.seeds.front())});
+  Evaluation scratch;
+  auto r = steps_.run(
+      scratch, Step("ncu witness", shell_command(ncu_duration_argv(find_cuda_tool("ncu"), log.string(), command)), ws,
+                    ctx_.config.gpu.ncu_timeout_s)
+                   .on(overrides)
+                   .with_env(env)
+                   .showing(readable));
+  std::string text;
+  try {
+    if (r.tampered.empty() && r.outcome.ok()) text = read_beneath(ws, log, kMaxNcuLogBytes);
+  } catch (const std::exception& error) {
+    problem = "benchmark '" + bench.name + "': no ncu log (" + error.what() + ")";
+  }
+  remove_beneath(ws, log);
+  if (!r.tampered.empty()) {
+    problem = r.tampering("ncu");
+    return std::nullopt;
+  }
+  if (!r.outcome.ok()) {
+    problem = "benchmark '" + bench.name + "' " + r.outcome.describe() + " under ncu: " + r.outcome.tail(400);
+    return std::nullopt;
+  }
+  if (!problem.empty()) return std::nullopt;
+  try {
+    std::vector<NcuKernel> kernels = parse_ncu_csv(text);
+    // No kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU): ncu
+    // could not look, which is not the same as there being nothing to see.
+    if (const std::size_t at = text.find("==ERROR=="); ncu_work(kernels).launches == 0 && at != std::string::npos) {
+      problem =
+          "benchmark '" + bench.name + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
+      return std::nullopt;
+    }
+    return kernels;
+  } catch (const std::exception& error) {
+    problem = "benchmark '" + bench.name + "': " + error.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::vector<NcuKernel>>> WitnessCheck::run_ncu(const Side& side, const GpuDevice* device,
+                                                                         std::string& problem) {
+  // ncu's durations are held against the session's: measured alone on the GPU too.
+  std::optional<TimingLock> alone;
+  if (device) alone.emplace(timing_lock_dir(ctx_.options.env.lock_dir), device->lock_key());
+  std::vector<std::vector<NcuKernel>> runs(ctx_.config.benchmarks.size());
+  for (std::size_t b = 0; b < ctx_.config.benchmarks.size(); ++b) {
+    if (ctx_.config.benchmarks[b].metric != "kernels") continue;
+    auto kernels = run_ncu_on(b, side, device, problem);
+    if (!kernels) return std::nullopt;
+    runs[b] = std::move(*kernels);
+  }
+  return runs;
+}
+
+WitnessRecord WitnessCheck::check(Checked& c, const Side& original_side, const Side& side, const TimingSession& session,
+                                  double claimed_speedup) {
+  const auto& benchmarks = ctx_.config.benchmarks;
+  const double tolerance = ctx_.config.gpu.witness_tolerance;
+  WitnessRecord record;
+  record.tolerance = tolerance;
+  record.claimed_speedup = claimed_speedup;
+  if (find_cuda_tool("ncu").empty()) return not_witnessed(record, "Nsight Compute (ncu) not found");
+
+  // CUPTI's side: each version's last run in the A/B session being judged, read with the
+  // timer's kernel selection; ncu's: a run of each version under it. Both are summed
+  // over the kernel benchmarks, as the timer sums their counted kernel time.
+  std::vector<std::size_t> kernel_benchmarks;
+  for (std::size_t b = 0; b < benchmarks.size(); ++b) {
+    if (benchmarks[b].metric != "kernels") continue;
+    if (b >= session.baseline_runs.size() || !session.baseline_runs[b] || b >= session.candidate_runs.size() ||
+        !session.candidate_runs[b])
+      return not_witnessed(record, "the A/B session kept no CUPTI record of benchmark '" + benchmarks[b].name + "'");
+    kernel_benchmarks.push_back(b);
+  }
+  // Each version's side, from ncu's kernels per benchmark (none: CUPTI's figures only).
+  auto sides = [&](const std::vector<std::vector<NcuKernel>>* ncu, const std::vector<std::optional<RunKernels>>& runs) {
+    static const std::vector<NcuKernel> none;
+    std::vector<WitnessSide> each;
+    for (std::size_t b : kernel_benchmarks)
+      each.push_back(witness_side(ncu && b < ncu->size() ? (*ncu)[b] : none, *runs[b], gpu_.selection(b)));
+    return sum_sides(each);
+  };
+
+  // ncu's side: the original once per evaluation, the candidate once (at timing).
+  std::vector<std::vector<NcuKernel>> original_ncu;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!original_tried_) {
+      original_tried_ = true;
+      ctx_.progress.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
+      original_ = run_ncu(original_side, session.device, original_problem_);
+    }
+    if (!original_) return not_witnessed(record, "the original under ncu: " + original_problem_);
+    original_ncu = *original_;
+  }
+  const WitnessSide original = sides(&original_ncu, session.baseline_runs);
+  record.original = original;
+  if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(record, why);
+
+  std::string problem;
+  if (!c.witness_ncu) c.witness_ncu = run_ncu(side, session.device, problem);
+  if (!c.witness_ncu) {
+    // The original ran under ncu: a candidate that cannot is not witnessed, and so
+    // cannot win.
+    record.candidate = sides(nullptr, session.candidate_runs);
+    record.status = "rejected";
+    record.note = "out-of-process witness (Nsight Compute): " + problem;
+    return record;
+  }
+  const WitnessSide candidate = sides(&*c.witness_ncu, session.candidate_runs);
+  // A claim that also covers benchmarks timed by wall clock cannot be set against kernel
+  // time: only the records are compared then.
+  const bool all_kernels = std::all_of(benchmarks.begin(), benchmarks.end(),
+                                       [](const BenchmarkConfig& bench) { return bench.metric == "kernels"; });
+  return judge_witness(original, candidate, all_kernels ? claimed_speedup : 0, tolerance);
+}
+
+}  // namespace maxcode
