@@ -12,7 +12,7 @@ namespace maxcode {
 Evaluator::Evaluator(const Config& config, const SourceSnapshot& source, const Target& target, const Unit& unit,
                      std::vector<Knob> knobs, EvaluatorOptions options, Progress& progress)
     : ctx_(config, source, target, unit, std::move(options), progress),
-      knobs_(std::move(knobs)),
+      materializer_(ctx_, std::move(knobs)),
       steps_(ctx_),
       gpu_(ctx_),
       build_and_test_(ctx_, steps_),

@@ -2,7 +2,7 @@
 // baseline made once. docs/evaluation.md is its specification. It holds the strategies
 // and says in which order they run; each is its own class:
 //
-//   materialize (here)     the candidate as files, within the scope rule
+//   Materializer           the candidate as files, within the scope rule
 //   BuildAndTest           it builds, and its tests pass as the original's do
 //   OutputCheck            every benchmark prints what the original prints, per seed
 //   CallCheck              per call, on perturbed inputs, through the call shim
@@ -31,6 +31,7 @@
 #include "runner/evaluate/context.h"
 #include "runner/evaluate/gpu_runs.h"
 #include "runner/evaluate/kernel_metrics.h"
+#include "runner/evaluate/materialize.h"
 #include "runner/evaluate/output_check.h"
 #include "runner/evaluate/sanitizer_check.h"
 #include "runner/evaluate/step_runner.h"
@@ -56,7 +57,7 @@ class Evaluator {
   Timing measure_noise() { return timer_.measure_noise(); }
   double noise_floor() const { return timer_.noise_floor(); }
 
-  Materialized materialize(const Candidate& candidate) const;
+  Materialized materialize(const Candidate& candidate) const { return materializer_.materialize(candidate); }
   // Build, test and compare outputs. Thread-safe.
   Checked check(const Materialized& candidate);
   // How many candidates can be timed at once: one per GPU for GPU timing, else one.
@@ -99,7 +100,7 @@ class Evaluator {
   void judge_faster(Checked& c, const TimingSession& session, const Timing& t, const std::string& figure);
 
   EvaluationContext ctx_;
-  std::vector<Knob> knobs_;
+  Materializer materializer_;
   StepRunner steps_;
   GpuRuns gpu_;
   BuildAndTest build_and_test_;

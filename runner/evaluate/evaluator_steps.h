@@ -1,5 +1,4 @@
-// Small text helpers the evaluator's step files share (evaluator.cc, check.cc, ...).
-// Internal to runner/evaluate/.
+// Small text helpers the evaluator's strategy files share. Internal to runner/evaluate/.
 #pragma once
 
 #include <cstddef>

@@ -65,35 +65,18 @@ EnvVars StepRunner::base_env(const fs::path& ws) const {
   return env;
 }
 
-StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
-  static const FileOverrides kNone;
-  const FileOverrides& overrides = step.overrides ? *step.overrides : kNone;
+// The command of a step: sandboxed, with the allow-listed environment, the workspace
+// writable and little else.
+Command StepRunner::command_for(const Step& step, bool writes_cache) const {
   const Config& config = ctx_.config;
   const fs::path& workspace = step.workspace;
   const fs::path& ccache_dir = ctx_.options.ccache_dir;
-  // A step that builds (the project's configure or build command, also as the call
-  // check rebuilds) seals what it wrote; every other step runs on sealed outputs and
-  // must leave them as they were, and no process behind it.
-  const bool builds = step.command == config.build.command ||
-                      (!config.build.configure.empty() && step.command == config.build.configure);
   Command cmd;
   cmd.started = step.started;
   cmd.shell = step.command;
   cmd.cwd = workspace.string();
   // Candidate code sees an allow-listed environment, never maxcode's (model keys, tokens).
   EnvVars step_env = base_env(workspace);
-  // The compiler cache outlives this run, and later runs take its objects on trust: only
-  // the original's builds (the user's code as committed) write it. A candidate's build
-  // reads it (CCACHE_READONLY, its scratch files in the workspace), and no step that
-  // runs candidate code can write it: a poisoned object of the original would make a
-  // copy of the original look faster in a later run.
-  bool writes_cache = false;
-  std::vector<std::string> always_readable;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    writes_cache = builds && cache_writers_.count(workspace) > 0;
-    always_readable = readable_;
-  }
   if (!ccache_dir.empty() && !writes_cache)
     step_env.insert(step_env.end(),
                     {{"CCACHE_READONLY", "true"}, {"CCACHE_TEMPDIR", (workspace / ".maxcode-ccache-tmp").string()}});
@@ -108,7 +91,10 @@ StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
   if (!ccache_dir.empty() && writes_cache) cmd.writable_paths.push_back(ccache_dir.string());
   // The injection libraries live in the work directory, which the private /tmp hides;
   // shown read-only, so that a candidate cannot replace the profiler that times it.
-  cmd.readable_paths = always_readable;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cmd.readable_paths = readable_;
+  }
   if (!ccache_dir.empty() && !writes_cache) cmd.readable_paths.push_back(ccache_dir.string());
   // And the directory of the profiler's socket, which the run reports through.
   cmd.readable_paths.insert(cmd.readable_paths.end(), step.readable_paths.begin(), step.readable_paths.end());
@@ -121,7 +107,30 @@ StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
   if (cmd.isolate) {
     for (const auto& path : cmd.writable_paths) hand_to_sandbox_user(path);
   }
+  return cmd;
+}
 
+StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
+  static const FileOverrides kNone;
+  const FileOverrides& overrides = step.overrides ? *step.overrides : kNone;
+  const Config& config = ctx_.config;
+  const fs::path& workspace = step.workspace;
+  // A step that builds (the project's configure or build command, also as the call
+  // check rebuilds) seals what it wrote; every other step runs on sealed outputs and
+  // must leave them as they were, and no process behind it.
+  const bool builds = step.command == config.build.command ||
+                      (!config.build.configure.empty() && step.command == config.build.configure);
+  // The compiler cache outlives this run, and later runs take its objects on trust: only
+  // the original's builds (the user's code as committed) write it. A candidate's build
+  // reads it (CCACHE_READONLY, its scratch files in the workspace), and no step that
+  // runs candidate code can write it: a poisoned object of the original would make a
+  // copy of the original look faster in a later run.
+  bool writes_cache = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    writes_cache = builds && cache_writers_.count(workspace) > 0;
+  }
+  Command cmd = command_for(step, writes_cache);
   std::set<std::string> not_outputs;  // the sources, proven by tampered_files instead
   if (builds) {
     for (const auto& [path, hash] : ctx_.source.manifest) not_outputs.insert(path);
@@ -129,9 +138,8 @@ StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
   }
   const std::shared_ptr<const BuildSeal> seal = seal_of(workspace);
   StepResult result;
-  StepRecord record{step.name, step.command, "", 0, ""};
+  // Nothing may run what changed since the last step ended.
   if (seal) {
-    // Nothing may run what changed since the last step ended.
     if (auto breaks = verify_seal(workspace, *seal); !breaks.empty()) {
       result.outputs = describe(breaks);
       result.outcome.spawn_failed = true;
@@ -144,15 +152,9 @@ StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
   const Isolation isolation = cmd.isolate ? available_isolation() : Isolation::kNone;
   const bool watch = !builds && can_watch_for_leftovers(isolation);
   if (watch) cmd.shell = watch_for_leftovers(step.command);
-
   result.outcome.isolation = isolation;
   if (runs) result.outcome = run_isolated(cmd, isolation);
   if (watch) result.left_running = take_leftovers(result.outcome);
-  evaluation.child_s += result.outcome.wall_s;
-  evaluation.isolation = isolation_name(result.outcome.isolation);
-  record.status = result.outcome.describe();
-  record.wall_s = result.outcome.wall_s;
-  if (!result.outcome.ok()) record.output_tail = result.outcome.tail(kFeedbackBytes);
   // Whatever ran may have written anywhere in its workspace: prove the sources intact,
   // and the build outputs.
   result.sources = tampered_files(ctx_.source, workspace, overrides);
@@ -164,12 +166,22 @@ StepResult StepRunner::run(Evaluation& evaluation, const Step& step) {
   } else if (seal && runs) {
     result.outputs = describe(verify_seal(workspace, *seal));
   }
+  record(evaluation, step, result);
+  return result;
+}
+
+void StepRunner::record(Evaluation& evaluation, const Step& step, StepResult& result) const {
+  StepRecord record{step.name, step.command, "", 0, ""};
+  evaluation.child_s += result.outcome.wall_s;
+  evaluation.isolation = isolation_name(result.outcome.isolation);
+  record.status = result.outcome.describe();
+  record.wall_s = result.outcome.wall_s;
+  if (!result.outcome.ok()) record.output_tail = result.outcome.tail(kFeedbackBytes);
   std::vector<std::string> tampered = result.sources;
   if (!result.outputs.empty()) tampered.push_back("build outputs " + result.outputs);
   if (!result.left_running.empty()) tampered.push_back("processes left running: " + result.left_running);
   result.tampered = join(tampered, ", ");
   evaluation.steps.push_back(std::move(record));
-  return result;
 }
 
 }  // namespace maxcode

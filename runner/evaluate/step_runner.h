@@ -92,6 +92,9 @@ class StepRunner {
 
  private:
   EnvVars base_env(const std::filesystem::path& workspace) const;
+  Command command_for(const Step& step, bool writes_cache) const;
+  // The step in the evaluation's record, and all it went behind the harness's back in one line.
+  void record(Evaluation& evaluation, const Step& step, StepResult& result) const;
   std::shared_ptr<const BuildSeal> seal_of(const std::filesystem::path& workspace);
 
   EvaluationContext& ctx_;
@@ -100,7 +103,7 @@ class StepRunner {
   // The seal on each workspace's build outputs, made by its build steps and checked
   // around every other step; kept by workspace path because every step runs here.
   std::map<std::filesystem::path, std::shared_ptr<const BuildSeal>> seals_;
-  std::mutex mutex_;  // guards seals_
+  mutable std::mutex mutex_;  // guards seals_, readable_, cache_writers_
 };
 
 }  // namespace maxcode

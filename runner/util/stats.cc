@@ -23,7 +23,7 @@
 //      of L = ceil(n^(1/3)) consecutive rounds, so that load lasting several rounds (the
 //      case (a) assumes away) stays together and widens the interval, as it should.
 // A session whose first and second halves disagree (ratios_drifted) is not stopped
-// early on a narrow interval: the stopping rule in runner/evaluate/timing.cc keeps
+// early on a narrow interval: the stopping rule in runner/evaluate/timing/timer.cc keeps
 // adding rounds until max_rounds or the time cap.
 //
 // How well it holds (bench/stats_coverage.cc, synthetic sessions with known ratios:

@@ -40,7 +40,7 @@ RatioInterval ratio_of_medians_interval(const std::vector<double>& baseline,
 
 // Whether the rounds drifted during the session: the per-round ratios of the first and
 // the second half have 95% median intervals that do not overlap. A session that drifts
-// does not stop early on a narrow interval (timing.cc): its rounds are not samples of
+// does not stop early on a narrow interval (evaluate/timing/timer.cc): its rounds are not samples of
 // one distribution, and an interval from them would cover too little.
 bool ratios_drifted(const std::vector<double>& baseline, const std::vector<double>& candidate);
 

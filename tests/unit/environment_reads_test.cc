@@ -29,9 +29,9 @@ const std::map<std::string, Allowed>& allowed() {
       {"runner/inject/", {{"*", "environ"}, "runs inside the user's program: its environment is the only way in"}},
       {"runner/util/child_env.cc", {{"environ"}, "a child's environment, built from maxcode's own"}},
       {"runner/util/process.cc", {{"PATH", "environ"}, "a program looked up as execvp would; a child inherits"}},
-      {"runner/evaluate/check.cc", {{"PATH"}, "a program looked up as execvp would"}},
+      {"runner/evaluate/build_and_test.cc", {{"PATH"}, "a program looked up as execvp would"}},
       {"runner/evaluate/gpu/cuda_tools.cc", {{"PATH", "CUDA_HOME"}, "nvcc and its tools found as nvcc would"}},
-      {"runner/evaluate/evaluator.cc", {{"NVCC_APPEND_FLAGS"}, "the child's own flags, extended"}},
+      {"runner/evaluate/step_runner.cc", {{"NVCC_APPEND_FLAGS"}, "the child's own flags, extended"}},
       {"runner/profile/profile_run.cc", {{"*", "LD_PRELOAD"}, "the child's own preloads and flags, extended"}},
       // Still to move: the key's variable is named by the repository's config, which is
       // read below the CLI (docs/architecture.md lists it).

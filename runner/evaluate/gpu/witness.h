@@ -13,7 +13,7 @@
 //   - the claim stated over all kernel time, were the launches the timer does not count
 //     as long as the original's, no more than (1 + tolerance) times ncu's speedup over
 //     all kernel time (work moved into launches the timer does not count).
-// This file decides; the evaluator runs the programs (gpu_checks.cc).
+// This file decides; the evaluator runs the programs (witness_check.cc).
 #pragma once
 
 #include <cstdint>
