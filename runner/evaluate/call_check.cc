@@ -4,7 +4,6 @@
 
 #include "runner/evaluate/call_consistency.h"
 #include "runner/evaluate/evaluator_steps.h"
-#include "runner/instrument/inject_paths.h"
 #include "runner/util/beneath.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
@@ -141,12 +140,7 @@ std::string CallCheck::build_original(Evaluation& e, bool any) {
   }
   plan_ = plan_shim(ctx_.original_file, ctx_.extent, ctx_.config.targets.interface);
   if (!plan_.unsupported.empty() || !any) return plan_.unsupported;
-  InjectLibraries libs = find_inject_libraries();
-  if (libs.shim.empty()) return "this maxcode has no libmaxcode_shim.so beside it";
-  // Copied into the work directory, shown read-only in the sandbox.
-  fs::create_directories(ctx_.options.work_dir / "inject");
-  shim_library_ = (ctx_.options.work_dir / "inject" / libs.shim.filename()).string();
-  fs::copy_file(libs.shim, shim_library_, fs::copy_options::overwrite_existing);
+  if (const std::string problem = runs_.prepare_library(); !problem.empty()) return problem;
 
   ctx_.progress.status("baseline: building the original with the call shim");
   files_[ctx_.target.file] = add_call_shim(ctx_.original_file, ctx_.extent, plan_, {ctx_.tag});
@@ -170,16 +164,17 @@ void CallCheck::prepare_benchmark(Evaluation& e, std::size_t b, AuditInputs& in)
   // 1. Observe (no perturbation), finding how far unsized outputs are written.
   ShimRunSpec observe(workspace_, files_, b, 0);
   observe.discover = true;
-  auto observed = run(e, observe, why);
+  auto observed = runs_.run(e, observe, why);
   if (observed) {
     in.observed = observed->records;
     const long calls = static_cast<long>(observed->records.size());
     for (const CallRecord& record : observed->records)
       for (const CallExtent& x : record.extents)
-        if (x.bytes > 0) baseline.sizes[x.name] = std::max<std::uint64_t>(baseline.sizes[x.name], x.bytes);
-    baseline.cap =
+        if (x.bytes > 0)
+          baseline.limits.sizes[x.name] = std::max<std::uint64_t>(baseline.limits.sizes[x.name], x.bytes);
+    baseline.limits.cap =
         std::clamp<std::uint64_t>(kRecordBudget / static_cast<std::uint64_t>(std::max(1L, calls)), kMinCap, kMaxCap);
-    baselines_[b] = baseline;  // run() reads the sizes and the cap from here
+    baselines_[b] = baseline;  // run() reads the limits from here
     // 2. The reference perturbation.
     prepare_reference(e, b, baseline, in);
   } else {
@@ -346,6 +341,25 @@ bool CallCheck::check_benchmark(Evaluation& e, std::size_t b, const fs::path& ws
                                   format_duration(gap_s) + " between the two)"
                             : ""));
   return true;
+}
+
+std::optional<ShimRun> CallCheck::run(Evaluation& e, ShimRunSpec spec, ShimProblem& problem, double* wall_s) {
+  if (baselines_.size() > spec.benchmark && baselines_[spec.benchmark])
+    spec.limits = &baselines_[spec.benchmark]->limits;
+  return runs_.run(e, spec, problem, wall_s);
+}
+
+std::string CallCheck::prepare_dir(const fs::path& ws, const fs::path& dir, std::size_t b, std::uint64_t key) const {
+  return runs_.prepare_dir(ws, dir, key, false, baselines_.at(b) ? &baselines_[b]->limits : nullptr);
+}
+
+std::string CallCheck::unverifiable_reason() const {
+  std::vector<std::string> reasons;
+  for (std::size_t b = 0; b < baselines_.size(); ++b)
+    if (baselines_[b] && !baselines_[b]->unverifiable.empty())
+      reasons.push_back("unverifiable on benchmark '" + ctx_.config.benchmarks[b].name +
+                        "': " + baselines_[b]->unverifiable);
+  return join(reasons, "; ");
 }
 
 }  // namespace maxcode

@@ -17,7 +17,6 @@
 // with a warning.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -29,88 +28,49 @@
 #include "runner/evaluate/audit.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/evaluate/checked.h"
-#include "runner/evaluate/gpu/clock_monitor.h"
-#include "runner/evaluate/gpu/process_monitor.h"
 #include "runner/evaluate/gpu_runs.h"
 #include "runner/evaluate/output_check.h"
+#include "runner/evaluate/shimmed_runs.h"
 #include "runner/evaluate/step_runner.h"
 #include "runner/workspace/call_shim.h"
 
 namespace maxcode {
 
-// One run of a benchmark through the call shim: what the target's calls recorded and
-// what the benchmark printed.
-struct ShimRun {
-  std::vector<CallRecord> records;
-  std::string out;
-  std::filesystem::path dir;  // where the records' out-*.bin files are
-  // A benchmark timed by its kernels: CUPTI's record of the run (the shim's copies are
-  // memcpy and memset activity, never kernel time), and, when it ran on a session's
-  // device, the GPU processes seen and the clock.
-  std::optional<RunKernels> kernels;
-  GpuProcessCount gpu_processes;
-  std::optional<ClockSample> clock;
-  std::filesystem::path root;  // what the run could write (its workspace): the files are read beneath it
-};
-
-// Why a shimmed run gave no records; `tampered`: it went behind the harness's back (a
-// rejection), else it failed or wrote records that cannot be read.
-struct ShimProblem {
-  std::string reason;
-  bool tampered = false;
-};
-
 // How one benchmark is held to the call check, made from the original at setup.
 struct CallBaseline {
-  bool shimmed = false;                        // timed through the shim
-  std::string unverifiable;                    // non-empty: no claim may rest on this benchmark, and why
-  std::map<std::string, std::uint64_t> sizes;  // bytes of outputs found by the discovering run
-  std::uint64_t cap = 1u << 20;                // bytes recorded per output and call
-  ShimRun reference;                           // the original's run with the reference key
-};
-
-// What a shimmed run is: which build, which perturbation, and how it is watched.
-struct ShimRunSpec {
-  ShimRunSpec(const std::filesystem::path& ws, const FileOverrides& files, std::size_t b, std::uint64_t perturbation)
-      : workspace(ws), overrides(files), benchmark(b), key(perturbation) {}
-  const std::filesystem::path& workspace;
-  const FileOverrides& overrides;
-  std::size_t benchmark;
-  std::uint64_t key;      // the perturbation; 0: none
-  bool discover = false;  // the original's first run: finds how far unsized outputs are written
-  bool timed = false;     // a timed run (in a session's exclusive lock)
-  int slot = -1;          // which of two records' directories; -1: alternate
-  const GpuDevice* device = nullptr;
+  bool shimmed = false;      // timed through the shim
+  std::string unverifiable;  // non-empty: no claim may rest on this benchmark, and why
+  RecordLimits limits;       // found by the discovering run
+  ShimRun reference;         // the original's run with the reference key
 };
 
 class CallCheck : public CandidateCheck {
  public:
   CallCheck(EvaluationContext& context, StepRunner& steps, GpuRuns& gpu, const OutputCheck& outputs)
-      : ctx_(context), steps_(steps), gpu_(gpu), outputs_(outputs) {}
+      : ctx_(context), steps_(steps), gpu_(gpu), outputs_(outputs), runs_(context, steps, gpu, outputs) {}
 
   // The original built with the shim and run through it, per benchmark; the audits.
   void prepare();
   bool check(Checked& candidate) override;
 
-  // One run through the shim; nullopt with `problem` set when it fails or its records
-  // cannot be read. `wall_s`: the parent's clock around the run.
-  std::optional<ShimRun> run(Evaluation& e, const ShimRunSpec& spec, ShimProblem& problem, double* wall_s = nullptr);
-  // Empty when `got` (a candidate's run) matches `want` (the original's, same key) call
-  // by call and in what it printed; else the reason.
+  // A run through the shim with benchmark `b`'s record limits (ShimmedRuns::run).
+  std::optional<ShimRun> run(Evaluation& e, ShimRunSpec spec, ShimProblem& problem, double* wall_s = nullptr);
   std::string compare(std::size_t b, const ShimRun& want, const ShimRun& got,
-                      std::map<std::string, OutputError>* errors = nullptr) const;
+                      std::map<std::string, OutputError>* errors = nullptr) const {
+    return runs_.compare(b, want, got, errors);
+  }
   // Why no claim may rest on the benchmarks this candidate was timed on; empty when
   // every one is verifiable.
   std::string unverifiable_reason() const;
   // The benchmark `b` is timed through the shim; its baseline.
   bool shimmed(std::size_t b) const { return b < baselines_.size() && baselines_[b] && baselines_[b]->shimmed; }
   const CallBaseline& baseline(std::size_t b) const { return *baselines_.at(b); }
-  // The witness runs a shimmed build under ncu: the records' directory it prepares
-  // (as for a run), and the library to preload.
+  // The witness runs a shimmed build under ncu: the records' directory, prepared as for
+  // a run of benchmark `b`, and the library to preload.
   std::string prepare_dir(const std::filesystem::path& ws, const std::filesystem::path& dir, std::size_t b,
-                          std::uint64_t key, bool discover) const;
-  std::filesystem::path call_dir(const std::filesystem::path& workspace) const;
-  const std::string& shim_library() const { return shim_library_; }
+                          std::uint64_t key) const;
+  std::filesystem::path call_dir(const std::filesystem::path& workspace) const { return runs_.call_dir(workspace); }
+  const std::string& shim_library() const { return runs_.library(); }
   // The original built with the shim, and its files (empty when no benchmark is shimmed).
   const std::filesystem::path& original_workspace() const { return workspace_; }
   const FileOverrides& original_files() const { return files_; }
@@ -128,19 +88,15 @@ class CallCheck : public CandidateCheck {
   bool rebuild_candidate(Evaluation& e, const std::filesystem::path& ws, const FileOverrides& overrides);
   bool check_benchmark(Evaluation& e, std::size_t b, const std::filesystem::path& ws, const FileOverrides& overrides,
                        std::map<std::string, OutputError>& errors, std::vector<std::string>& summary);
-  // The records a run wrote in `dir` and, for a kernel benchmark, what CUPTI saw.
-  std::optional<ShimRun> read_run(const ShimRunSpec& spec, const std::filesystem::path& dir, GpuRun& gpu, ShimRun run,
-                                  ShimProblem& problem);
 
   EvaluationContext& ctx_;
   StepRunner& steps_;
   GpuRuns& gpu_;
   const OutputCheck& outputs_;
+  ShimmedRuns runs_;
   ShimPlan plan_;
-  std::string shim_library_;  // libmaxcode_shim.so, in the work directory
   std::filesystem::path workspace_;
   FileOverrides files_;
-  std::atomic<unsigned> slot_{0};                       // alternates the records' directories
   std::vector<std::optional<CallBaseline>> baselines_;  // per benchmark
   std::vector<BenchmarkAudit> audits_;
 };

@@ -4,9 +4,10 @@
 
 #include <algorithm>
 
-#include "runner/evaluate/call_check.h"
 #include "runner/evaluate/evaluator_steps.h"
 #include "runner/evaluate/precision.h"
+#include "runner/evaluate/shimmed_runs.h"
+#include "runner/instrument/inject_paths.h"
 #include "runner/util/beneath.h"
 
 namespace maxcode {
@@ -63,19 +64,28 @@ OutputError compare_output(const BenchmarkConfig& bench, const ShimRun& want, co
 
 }  // namespace
 
-fs::path CallCheck::call_dir(const fs::path& workspace) const { return workspace / (".maxcode-calls-" + ctx_.tag); }
+std::string ShimmedRuns::prepare_library() {
+  InjectLibraries libs = find_inject_libraries();
+  if (libs.shim.empty()) return "this maxcode has no libmaxcode_shim.so beside it";
+  // Copied into the work directory, shown read-only in the sandbox to the runs that load it.
+  std::filesystem::create_directories(ctx_.options.work_dir / "inject");
+  library_ = (ctx_.options.work_dir / "inject" / libs.shim.filename()).string();
+  std::filesystem::copy_file(libs.shim, library_, std::filesystem::copy_options::overwrite_existing);
+  return "";
+}
+
+fs::path ShimmedRuns::call_dir(const fs::path& workspace) const { return workspace / (".maxcode-calls-" + ctx_.tag); }
 
 // Clears the records directory `dir` and writes the shim's config there. Both lie inside
 // the workspace `ws`, which the runs can write: a directory on the way that a run
 // replaced by a link is neither followed nor written through (util/beneath.h). Returns
 // "" or what made it impossible.
-std::string CallCheck::prepare_dir(const fs::path& ws, const fs::path& dir, std::size_t b, std::uint64_t key,
-                                   bool discover) const {
+std::string ShimmedRuns::prepare_dir(const fs::path& ws, const fs::path& dir, std::uint64_t key, bool discover,
+                                     const RecordLimits* limits) const {
   std::string config = "key " + std::to_string(key) + "\ndiscover " + (discover ? "1" : "0") + "\n";
-  if (baselines_.size() > b && baselines_[b]) {
-    config += "cap " + std::to_string(baselines_[b]->cap) + "\n";
-    for (const auto& [name, bytes] : baselines_[b]->sizes)
-      config += "size " + name + " " + std::to_string(bytes) + "\n";
+  if (limits) {
+    config += "cap " + std::to_string(limits->cap) + "\n";
+    for (const auto& [name, bytes] : limits->sizes) config += "size " + name + " " + std::to_string(bytes) + "\n";
   }
   std::string unusable;
   if (!remove_beneath(ws, dir, &unusable)) return "the call records' directory cannot be cleared: " + unusable;
@@ -87,7 +97,7 @@ std::string CallCheck::prepare_dir(const fs::path& ws, const fs::path& dir, std:
   return "";
 }
 
-std::optional<ShimRun> CallCheck::run(Evaluation& e, const ShimRunSpec& spec, ShimProblem& problem, double* wall_s) {
+std::optional<ShimRun> ShimmedRuns::run(Evaluation& e, const ShimRunSpec& spec, ShimProblem& problem, double* wall_s) {
   const fs::path& ws = spec.workspace;
   const std::size_t b = spec.benchmark;
   const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
@@ -96,19 +106,19 @@ std::optional<ShimRun> CallCheck::run(Evaluation& e, const ShimRunSpec& spec, Sh
   // Two slots, so that the two sides of an A/A round (one workspace) keep their records.
   const int slot = spec.slot >= 0 ? spec.slot : static_cast<int>(slot_++ % 2);
   const fs::path dir = call_dir(ws) / ("run-" + std::to_string(slot) + "-" + std::to_string(b));
-  if (const std::string why = prepare_dir(ws, dir, b, spec.key, spec.discover); !why.empty()) {
+  if (const std::string why = prepare_dir(ws, dir, spec.key, spec.discover, spec.limits); !why.empty()) {
     problem = {why, true};
     return std::nullopt;
   }
   EnvVars env{{"MAXCODE_SEED", std::to_string(ctx_.config.acceptance.seeds.front())},
               {"MAXCODE_SHIM_DIR", dir.string()},
-              {"LD_PRELOAD", shim_library_}};
+              {"LD_PRELOAD", library_}};
   const std::string label =
       (spec.timed ? "timing " : std::string("call check ")) + bench.name + (spec.key ? " (perturbed)" : " (observed)");
   // A benchmark timed by its kernels runs under the CUPTI injection, as every run of it
   // does: checked and timed runs look alike to the candidate.
   GpuRun gpu;
-  std::vector<std::string> readable{fs::path(shim_library_).parent_path().string()};
+  std::vector<std::string> readable{fs::path(library_).parent_path().string()};
   if (kernels) {
     gpu = gpu_.start(ws, device);
     env.insert(env.end(), gpu.env.begin(), gpu.env.end());
@@ -159,8 +169,8 @@ std::optional<ShimRun> CallCheck::run(Evaluation& e, const ShimRunSpec& spec, Sh
   return read_run(spec, dir, gpu, std::move(run), problem);
 }
 
-std::optional<ShimRun> CallCheck::read_run(const ShimRunSpec& spec, const fs::path& dir, GpuRun& gpu, ShimRun run,
-                                           ShimProblem& problem) {
+std::optional<ShimRun> ShimmedRuns::read_run(const ShimRunSpec& spec, const fs::path& dir, GpuRun& gpu, ShimRun run,
+                                             ShimProblem& problem) {
   const fs::path& ws = spec.workspace;
   run.dir = dir;
   run.root = ws;
@@ -203,8 +213,8 @@ std::optional<ShimRun> CallCheck::read_run(const ShimRunSpec& spec, const fs::pa
   return run;
 }
 
-std::string CallCheck::compare(std::size_t b, const ShimRun& want, const ShimRun& got,
-                               std::map<std::string, OutputError>* errors) const {
+std::string ShimmedRuns::compare(std::size_t b, const ShimRun& want, const ShimRun& got,
+                                 std::map<std::string, OutputError>* errors) const {
   const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
   if (got.records.size() != want.records.size())
     return "it was called " + std::to_string(got.records.size()) + " time(s), the original " +
@@ -249,15 +259,6 @@ std::string CallCheck::compare(std::size_t b, const ShimRun& want, const ShimRun
     if (!c.equal) return "its printed output differs from the original's on the same perturbed inputs: " + c.summary();
   }
   return "";
-}
-
-std::string CallCheck::unverifiable_reason() const {
-  std::vector<std::string> reasons;
-  for (std::size_t b = 0; b < baselines_.size(); ++b)
-    if (baselines_[b] && !baselines_[b]->unverifiable.empty())
-      reasons.push_back("unverifiable on benchmark '" + ctx_.config.benchmarks[b].name +
-                        "': " + baselines_[b]->unverifiable);
-  return join(reasons, "; ");
 }
 
 }  // namespace maxcode

@@ -39,7 +39,7 @@ std::optional<std::vector<NcuKernel>> WitnessCheck::run_ncu_on(std::size_t b, co
   std::vector<std::string> readable;
   if (shimmed) {
     const fs::path dir = calls_.call_dir(ws) / ("witness-" + std::to_string(b));
-    if (const std::string why = calls_.prepare_dir(ws, dir, b, ctx_.reference_key, false); !why.empty()) {
+    if (const std::string why = calls_.prepare_dir(ws, dir, b, ctx_.reference_key); !why.empty()) {
       problem = "benchmark '" + bench.name + "': " + why;
       return std::nullopt;
     }
