@@ -32,10 +32,7 @@ void GpuRuns::prepare_injection(StepRunner& steps) {
     throw SetupError(
         "benchmarks are timed by their kernels (metric \"kernels\"), but this maxcode has "
         "no CUPTI injection library (libmaxcode_cupti.so) beside it");
-  // Copied into the work directory: a sandbox may give the benchmark a private /tmp.
-  fs::create_directories(ctx_.options.work_dir / "inject");
-  cupti_library_ = (ctx_.options.work_dir / "inject" / libs.cupti.filename()).string();
-  fs::copy_file(libs.cupti, cupti_library_, fs::copy_options::overwrite_existing);
+  cupti_library_ = copy_into_work_dir(libs.cupti, ctx_.options.work_dir);
   // Read-only, so that a candidate cannot replace the profiler that times it.
   steps.show_read_only(fs::path(cupti_library_).parent_path().string());
 }

@@ -67,10 +67,8 @@ OutputError compare_output(const BenchmarkConfig& bench, const ShimRun& want, co
 std::string ShimmedRuns::prepare_library() {
   InjectLibraries libs = find_inject_libraries();
   if (libs.shim.empty()) return "this maxcode has no libmaxcode_shim.so beside it";
-  // Copied into the work directory, shown read-only in the sandbox to the runs that load it.
-  std::filesystem::create_directories(ctx_.options.work_dir / "inject");
-  library_ = (ctx_.options.work_dir / "inject" / libs.shim.filename()).string();
-  std::filesystem::copy_file(libs.shim, library_, std::filesystem::copy_options::overwrite_existing);
+  // Shown read-only in the sandbox to the runs that load it.
+  library_ = copy_into_work_dir(libs.shim, ctx_.options.work_dir);
   return "";
 }
 

@@ -45,4 +45,12 @@ InjectLibraries find_inject_libraries() {
   return found;
 }
 
+std::string copy_into_work_dir(const std::filesystem::path& library, const std::filesystem::path& work_dir) {
+  const std::filesystem::path dir = work_dir / "inject";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path copy = dir / library.filename();
+  std::filesystem::copy_file(library, copy, std::filesystem::copy_options::overwrite_existing);
+  return copy.string();
+}
+
 }  // namespace maxcode

@@ -153,154 +153,179 @@ BuiltCopy build_for_profiling(const ProfileOptions& o, const Config& config, con
   return copy;
 }
 
-Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progress& progress) {
-  if (config.benchmarks.empty()) throw ProfileError("the config names no benchmark to profile");
-  WorkDir work{make_unique_dir(fs::temp_directory_path(), "maxcode-profile-"), o.keep_workspaces};
-  fs::path root = fs::absolute(o.repo).lexically_normal();
-  std::string commit;
-  std::vector<std::string> writable{work.path.string()};
-  if (o.build) {
-    const BuiltCopy copy = build_for_profiling(o, config, work.path, progress);
-    commit = copy.commit;
-    root = copy.root;
-    writable.push_back(root.string());
-  } else {
-    writable.push_back(root.string());
-  }
+namespace {
 
+// One profile of a repository's benchmarks: each run once under the profilers, then
+// again while the ranking of the hottest functions is not settled (within a budget).
+class ProfileSession {
+ public:
+  ProfileSession(const ProfileOptions& o, const Config& config, Progress& progress)
+      : o_(o),
+        config_(config),
+        progress_(progress),
+        work_{make_unique_dir(fs::temp_directory_path(), "maxcode-profile-"), o.keep_workspaces} {}
+
+  Profile run();
+
+ private:
+  void prepare_libraries();
+  // One run of benchmark i under the profilers, its records added to collected_. The
+  // first round's runs are the ones reported; later rounds only add samples.
+  void profile_once(std::size_t i, int round);
+  EnvVars run_env(const BenchmarkConfig& bench, const fs::path& dir) const;
+  // A Google Benchmark program's samples weighed by each entry's part of the metric,
+  // before they join the rest.
+  void weigh_entries(const BenchmarkConfig& bench, const fs::path& file, Collected& own);
+  void keep_first_run(const BenchmarkConfig& bench, BenchmarkRun r);
+  // Runs the benchmarks again while the ranking is not settled; the rounds made.
+  int settle(Profile& ranked, const CodeOrigin& origin, std::chrono::steady_clock::time_point started);
+
+  const ProfileOptions& o_;
+  const Config& config_;
+  Progress& progress_;
+  WorkDir work_;
+  fs::path root_;
+  std::string commit_;
+  std::vector<std::string> writable_;
+  std::string sampler_, cupti_;
+  bool have_timeout_ = false;
+  std::vector<std::string> warnings_;
+  Collected collected_;
+  std::vector<BenchmarkRun> runs_;
+  // Google Benchmark programs: per benchmark, per function, the entries it drives
+  // (runner/profile/benchmark_entries.h), over all rounds.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> drives_;
+  std::set<std::string> weighting_notes_;
+  RankingCheck check_;
+};
+
+void ProfileSession::prepare_libraries() {
   // The libraries travel into the work directory: a sandbox shows the program a
   // private /tmp, where a build tree of maxcode itself may live.
-  std::vector<std::string> warnings;
   InjectLibraries libs = find_inject_libraries();
-  fs::create_directories(work.path / "inject");
-  std::string sampler, cupti;
-  if (!libs.sampler.empty()) {
-    sampler = (work.path / "inject" / libs.sampler.filename()).string();
-    fs::copy_file(libs.sampler, sampler, fs::copy_options::overwrite_existing);
-  } else {
-    warnings.push_back("the CPU sampler (libmaxcode_sampler.so) was not found beside maxcode: "
-                               "no CPU profile");
-  }
-  if (!libs.cupti.empty()) {
-    cupti = (work.path / "inject" / libs.cupti.filename()).string();
-    fs::copy_file(libs.cupti, cupti, fs::copy_options::overwrite_existing);
-  } else {
-    warnings.push_back("this maxcode was built without CUPTI: GPU kernels are not profiled");
-  }
+  if (!libs.sampler.empty())
+    sampler_ = copy_into_work_dir(libs.sampler, work_.path);
+  else
+    warnings_.push_back("the CPU sampler (libmaxcode_sampler.so) was not found beside maxcode: no CPU profile");
+  if (!libs.cupti.empty())
+    cupti_ = copy_into_work_dir(libs.cupti, work_.path);
+  else
+    warnings_.push_back("this maxcode was built without CUPTI: GPU kernels are not profiled");
   Command probe;
   probe.shell = "command -v timeout";
   probe.timeout_s = 5;
-  const bool have_timeout = run(probe).ok();
+  have_timeout_ = maxcode::run(probe).ok();
+}
 
-  Collected collected;
-  std::vector<BenchmarkRun> runs;
-  // Google Benchmark programs: per benchmark, per function, the entries it drives
-  // (runner/profile/benchmark_entries.h), over all rounds.
-  std::map<std::string, std::map<std::string, std::set<std::string>>> drives;
-  std::set<std::string> weighting_notes;
-  // One run of benchmark i under the profilers, its records added to `collected`. The
-  // first round's runs are the ones reported; later rounds only add samples.
-  auto profile_once = [&](std::size_t i, int round) {
-    const BenchmarkConfig& bench = config.benchmarks[i];
-    progress.status("profile: running " + bench.name + ": " + bench.command);
-    const fs::path dir = work.path / "profiles" / (std::to_string(i) + (round ? "-" + std::to_string(round) : ""));
-    fs::create_directories(dir);
-    // SIGTERM at the benchmark's own limit, so that the profilers still write. The
-    // shell between `timeout` and the benchmark traps TERM, and so waits for the
-    // benchmark to finish writing: `timeout` ends when its child does, and every
-    // process still running is killed at that moment.
-    const std::string shell =
-        have_timeout ? "exec timeout -s TERM -k 5 " + std::to_string(bench.timeout_s) + " /bin/sh -c " +
-                           shell_quote("trap : TERM; " + bench.command)
-                     : bench.command;
-    EnvVars env = {{"MAXCODE_PROFILE_DIR", dir.string()},
-                   {"MAXCODE_WORKSPACE", root.string()},
-                   {"MAXCODE_SEED", std::to_string(config.acceptance.seeds.empty() ? 1 : config.acceptance.seeds.front())}};
-    if (!sampler.empty()) {
-      const char* preload = std::getenv("LD_PRELOAD");  // the child's own preloads stay, after ours
-      env.push_back({"LD_PRELOAD", preload && *preload ? sampler + ":" + preload : sampler});
-    }
-    if (!cupti.empty()) env.push_back({"CUDA_INJECTION64_PATH", cupti});
-    const bool framework = bench.metric == "google-benchmark";
-    const fs::path framework_file = dir / "google-benchmark.json";
-    if (framework)
-      for (auto& [name, value] : google_benchmark_env(framework_file, bench.filter)) env.push_back({name, value});
-    Command cmd = step(shell, root, bench.timeout_s + kGraceS, config, writable, env);
-    const Outcome outcome = run(cmd);
+EnvVars ProfileSession::run_env(const BenchmarkConfig& bench, const fs::path& dir) const {
+  const auto& seeds = config_.acceptance.seeds;
+  EnvVars env = {{"MAXCODE_PROFILE_DIR", dir.string()},
+                 {"MAXCODE_WORKSPACE", root_.string()},
+                 {"MAXCODE_SEED", std::to_string(seeds.empty() ? 1 : seeds.front())}};
+  if (!sampler_.empty()) {
+    const char* preload = std::getenv("LD_PRELOAD");  // the child's own preloads stay, after ours
+    env.push_back({"LD_PRELOAD", preload && *preload ? sampler_ + ":" + preload : sampler_});
+  }
+  if (!cupti_.empty()) env.push_back({"CUDA_INJECTION64_PATH", cupti_});
+  if (bench.metric == "google-benchmark")
+    for (auto& [name, value] : google_benchmark_env(dir / "google-benchmark.json", bench.filter))
+      env.push_back({name, value});
+  return env;
+}
 
-    BenchmarkRun r;
-    r.name = bench.name;
-    r.command = bench.command;
-    r.wall_s = outcome.wall_s;
-    if (!outcome.ok()) {
-      r.outcome = describe(outcome, bench.timeout_s);
-      r.output_tail = outcome.tail(2000);
-      progress.note("benchmark " + bench.name + ": " + r.outcome + " (what was recorded until then is kept)");
-    }
-    Collected own;
-    collect_run_directory(dir, own, r);
-    if (framework && own.have_cpu) {
-      // Samples weighed by each entry's part of the metric, before they join the rest.
-      try {
-        const EntryWeighting w = weigh_by_entries(own.cpu, read_google_benchmark(dir, framework_file));
-        for (const auto& [function, entries] : w.drives) drives[bench.name][function].insert(entries.begin(), entries.end());
-        if (w.applied)
-          weighting_notes.insert("benchmark " + bench.name + ": a Google Benchmark program, its samples weighed by "
-                                 "each entry's part of the metric (times per iteration): its functions' shares are "
-                                 "of the metric, not of CPU time");
-        if (!w.note.empty()) weighting_notes.insert("benchmark " + bench.name + ": " + w.note);
-      } catch (const std::exception& error) {
-        weighting_notes.insert("benchmark " + bench.name + ": its entries' times could not be read (" +
-                               std::string(error.what()) + "): its functions are ranked by CPU time");
-      }
-    }
-    merge_collected(collected, std::move(own));
-    if (round > 0) {
-      runs[i].samples += r.samples;
-      runs[i].dropped += r.dropped;
-      return;
-    }
-    const Boundness b = classify_boundness(r.wall_s, r.gpu_window_s, r.gpu_busy_s, r.kernel_launches, r.gpu_kernel_s,
-                                           r.gpu_processes > 0 && (r.kernel_launches > 0 || r.gpu_transfer_s > 0));
-    r.bound = b.kind;
-    r.bound_reason = b.reason;
-    if (r.gpu_processes > 0 && r.kernel_launches == 0)
-      warnings.push_back("benchmark " + bench.name + ": the program initialized CUDA but ran no kernels");
-    if (r.samples == 0)
-      warnings.push_back("benchmark " + bench.name + ": no CPU samples (it ran for less than a few "
-                                 "milliseconds of CPU time, or the sampler could not load)");
-    else if (r.dropped * 100 > r.samples)
-      warnings.push_back("benchmark " + bench.name + ": " + std::to_string(r.dropped) + " of " +
-                                 std::to_string(r.samples) + " samples dropped (stack table full)");
-    if (r.gpu_dropped > 0)
-      warnings.push_back("benchmark " + bench.name + ": CUPTI dropped " + std::to_string(r.gpu_dropped) +
-                                 " activity records: kernel times are too low");
-    runs.push_back(std::move(r));
-  };
-  const auto started = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < config.benchmarks.size(); ++i) profile_once(i, 0);
+void ProfileSession::profile_once(std::size_t i, int round) {
+  const BenchmarkConfig& bench = config_.benchmarks[i];
+  progress_.status("profile: running " + bench.name + ": " + bench.command);
+  const fs::path dir = work_.path / "profiles" / (std::to_string(i) + (round ? "-" + std::to_string(round) : ""));
+  fs::create_directories(dir);
+  // SIGTERM at the benchmark's own limit, so that the profilers still write. The shell
+  // between `timeout` and the benchmark traps TERM, and so waits for the benchmark to
+  // finish writing: `timeout` ends when its child does, and every process still running
+  // is killed at that moment.
+  const std::string shell = have_timeout_ ? "exec timeout -s TERM -k 5 " + std::to_string(bench.timeout_s) +
+                                                " /bin/sh -c " + shell_quote("trap : TERM; " + bench.command)
+                                          : bench.command;
+  Command cmd = step(shell, root_, bench.timeout_s + kGraceS, config_, writable_, run_env(bench, dir));
+  const Outcome outcome = maxcode::run(cmd);
 
-  // Recorded paths name the workspace; the user knows the repository.
-  CodeOrigin origin({root, o.repo}, config.scope);
-  Profile ranked = rank_profile(collected, origin);
-  // A CPU profile is sampled: the benchmarks run again until the order of the top
-  // functions in scope stands clear of sampling error (CI once chose targets from 13
-  // samples, and the second target had none), within a budget. GPU kernel times are
-  // measured, not sampled, and a program that failed is not run again.
-  const double first_round_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  BenchmarkRun r;
+  r.name = bench.name;
+  r.command = bench.command;
+  r.wall_s = outcome.wall_s;
+  if (!outcome.ok()) {
+    r.outcome = describe(outcome, bench.timeout_s);
+    r.output_tail = outcome.tail(2000);
+    progress_.note("benchmark " + bench.name + ": " + r.outcome + " (what was recorded until then is kept)");
+  }
+  Collected own;
+  collect_run_directory(dir, own, r);
+  if (bench.metric == "google-benchmark" && own.have_cpu) weigh_entries(bench, dir / "google-benchmark.json", own);
+  merge_collected(collected_, std::move(own));
+  if (round > 0) {
+    runs_[i].samples += r.samples;
+    runs_[i].dropped += r.dropped;
+    return;
+  }
+  keep_first_run(bench, std::move(r));
+}
+
+void ProfileSession::weigh_entries(const BenchmarkConfig& bench, const fs::path& file, Collected& own) {
+  try {
+    const EntryWeighting w = weigh_by_entries(own.cpu, read_google_benchmark(file.parent_path(), file));
+    for (const auto& [function, entries] : w.drives)
+      drives_[bench.name][function].insert(entries.begin(), entries.end());
+    if (w.applied)
+      weighting_notes_.insert("benchmark " + bench.name +
+                              ": a Google Benchmark program, its samples weighed by "
+                              "each entry's part of the metric (times per iteration): its functions' shares are "
+                              "of the metric, not of CPU time");
+    if (!w.note.empty()) weighting_notes_.insert("benchmark " + bench.name + ": " + w.note);
+  } catch (const std::exception& error) {
+    weighting_notes_.insert("benchmark " + bench.name + ": its entries' times could not be read (" +
+                            std::string(error.what()) + "): its functions are ranked by CPU time");
+  }
+}
+
+void ProfileSession::keep_first_run(const BenchmarkConfig& bench, BenchmarkRun r) {
+  const Boundness b = classify_boundness(r.wall_s, r.gpu_window_s, r.gpu_busy_s, r.kernel_launches, r.gpu_kernel_s,
+                                         r.gpu_processes > 0 && (r.kernel_launches > 0 || r.gpu_transfer_s > 0));
+  r.bound = b.kind;
+  r.bound_reason = b.reason;
+  const std::string name = "benchmark " + bench.name + ": ";
+  if (r.gpu_processes > 0 && r.kernel_launches == 0)
+    warnings_.push_back(name + "the program initialized CUDA but ran no kernels");
+  if (r.samples == 0)
+    warnings_.push_back(name +
+                        "no CPU samples (it ran for less than a few milliseconds of CPU time, or the sampler "
+                        "could not load)");
+  else if (r.dropped * 100 > r.samples)
+    warnings_.push_back(name + std::to_string(r.dropped) + " of " + std::to_string(r.samples) +
+                        " samples dropped (stack table full)");
+  if (r.gpu_dropped > 0)
+    warnings_.push_back(name + "CUPTI dropped " + std::to_string(r.gpu_dropped) +
+                        " activity records: kernel times are too low");
+  runs_.push_back(std::move(r));
+}
+
+// A CPU profile is sampled: the benchmarks run again until the order of the top
+// functions in scope stands clear of sampling error (CI once chose targets from 13
+// samples, and the second target had none), within a budget. GPU kernel times are
+// measured, not sampled, and a program that failed is not run again.
+int ProfileSession::settle(Profile& ranked, const CodeOrigin& origin, std::chrono::steady_clock::time_point started) {
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  const double first_round_s = elapsed();
   int rounds = 1;
   bool repeatable = true;
-  for (const BenchmarkRun& r : runs) repeatable = repeatable && r.outcome == "ok" && r.kernel_launches == 0;
-  RankingCheck check = check_ranking(ranked.functions);
-  while (repeatable && !check.settled && rounds < kMaxProfileRounds &&
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() + first_round_s <=
-             std::max(kProfileBudgetS, 2 * first_round_s)) {
-    progress.status("profile: " + check.why + "; running the benchmarks again (round " + std::to_string(rounds + 1) +
-                    ")");
-    for (std::size_t i = 0; i < config.benchmarks.size(); ++i) profile_once(i, rounds);
+  for (const BenchmarkRun& r : runs_) repeatable = repeatable && r.outcome == "ok" && r.kernel_launches == 0;
+  check_ = check_ranking(ranked.functions);
+  while (repeatable && !check_.settled && rounds < kMaxProfileRounds &&
+         elapsed() + first_round_s <= std::max(kProfileBudgetS, 2 * first_round_s)) {
+    progress_.status("profile: " + check_.why + "; running the benchmarks again (round " + std::to_string(rounds + 1) +
+                     ")");
+    for (std::size_t i = 0; i < config_.benchmarks.size(); ++i) profile_once(i, rounds);
     ++rounds;
-    ranked = rank_profile(collected, origin);
-    check = check_ranking(ranked.functions);
+    ranked = rank_profile(collected_, origin);
+    check_ = check_ranking(ranked.functions);
   }
   if (rounds > 1) {
     // Times per run, as after one round; samples stay the count over all rounds.
@@ -310,22 +335,49 @@ Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progre
       e.total /= rounds;
     }
   }
+  return rounds;
+}
+
+Profile ProfileSession::run() {
+  if (config_.benchmarks.empty()) throw ProfileError("the config names no benchmark to profile");
+  root_ = fs::absolute(o_.repo).lexically_normal();
+  writable_ = {work_.path.string()};
+  if (o_.build) {
+    const BuiltCopy copy = build_for_profiling(o_, config_, work_.path, progress_);
+    commit_ = copy.commit;
+    root_ = copy.root;
+  }
+  writable_.push_back(root_.string());
+  prepare_libraries();
+  const auto started = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < config_.benchmarks.size(); ++i) profile_once(i, 0);
+
+  // Recorded paths name the workspace; the user knows the repository.
+  CodeOrigin origin({root_, o_.repo}, config_.scope);
+  Profile ranked = rank_profile(collected_, origin);
+  const int rounds = settle(ranked, origin, started);
   for (ProfileEntry& e : ranked.functions)
-    for (const auto& [bench, by_function] : drives)
+    for (const auto& [bench, by_function] : drives_)
       if (auto at = by_function.find(e.name); at != by_function.end())
         e.benchmark_entries[bench].assign(at->second.begin(), at->second.end());
-  warnings.insert(warnings.end(), weighting_notes.begin(), weighting_notes.end());
-  if (!check.settled)
-    warnings.push_back("the order of the hottest functions is not settled after " + std::to_string(rounds) +
-                       " run(s) of the benchmarks: " + check.why);
+  warnings_.insert(warnings_.end(), weighting_notes_.begin(), weighting_notes_.end());
+  if (!check_.settled)
+    warnings_.push_back("the order of the hottest functions is not settled after " + std::to_string(rounds) +
+                        " run(s) of the benchmarks: " + check_.why);
   else if (rounds > 1)
-    progress.note("profile: the order of the hottest functions settled after " + std::to_string(rounds) + " runs");
-  ranked.warnings.insert(ranked.warnings.begin(), warnings.begin(), warnings.end());
-  ranked.runs = std::move(runs);
-  ranked.repository = fs::absolute(o.repo).lexically_normal().string();
-  ranked.commit = commit;
-  if (o.keep_workspaces) progress.note("profile files kept in " + work.path.string());
+    progress_.note("profile: the order of the hottest functions settled after " + std::to_string(rounds) + " runs");
+  ranked.warnings.insert(ranked.warnings.begin(), warnings_.begin(), warnings_.end());
+  ranked.runs = std::move(runs_);
+  ranked.repository = fs::absolute(o_.repo).lexically_normal().string();
+  ranked.commit = commit_;
+  if (o_.keep_workspaces) progress_.note("profile files kept in " + work_.path.string());
   return ranked;
+}
+
+}  // namespace
+
+Profile profile_benchmarks(const ProfileOptions& o, const Config& config, Progress& progress) {
+  return ProfileSession(o, config, progress).run();
 }
 
 Profile profile_imports(const ProfileOptions& o, const ScopeConfig& scope) {
