@@ -32,27 +32,26 @@ bool BuildAndTest::check_original(Evaluation& evaluation) {
 
 bool BuildAndTest::check(Checked& c) { return build_and_test(c.evaluation, c.workspace, &c.materialized.files); }
 
-bool BuildAndTest::build(Evaluation& e, const fs::path& ws, const FileOverrides* overrides) {
-  const BuildConfig& build = ctx_.config.build;
-  if (!build.configure.empty()) {
-    auto r = steps_.run(e, Step("configure", build.configure, ws, build.timeout_s).on(*overrides));
-    if (tampered(e, r, "the configure step")) return false;
-    if (!r.outcome.ok()) {
-      e.verdict = failure_verdict(r.outcome, Verdict::kCompileError);
-      e.reason = "configure failed: " + r.outcome.describe();
-      e.compiler_output = r.outcome.tail(kFeedbackBytes);
-      return false;
-    }
-  }
-  auto r = steps_.run(e, Step("build", build.command, ws, build.timeout_s).on(*overrides));
-  if (tampered(e, r, "the build")) return false;
+bool BuildAndTest::build_step(Evaluation& e, const std::string& name, const std::string& command, const fs::path& ws,
+                              const FileOverrides* overrides, Outcome* outcome) {
+  auto r = steps_.run(e, Step(name, command, ws, ctx_.config.build.timeout_s).on(overrides));
+  if (tampered(e, r, name == "build" ? "the build" : "the " + name + " step")) return false;
   if (!r.outcome.ok()) {
     e.verdict = failure_verdict(r.outcome, Verdict::kCompileError);
-    e.reason = "build failed: " + r.outcome.describe();
+    e.reason = name + " failed: " + r.outcome.describe();
     e.compiler_output = r.outcome.tail(kFeedbackBytes);
     return false;
   }
-  if (ctx_.gpu && ctx_.config.gpu.ptxas_report) keep_ptxas_report(e, r.outcome);
+  if (outcome) *outcome = std::move(r.outcome);
+  return true;
+}
+
+bool BuildAndTest::build(Evaluation& e, const fs::path& ws, const FileOverrides* overrides) {
+  const BuildConfig& build = ctx_.config.build;
+  if (!build.configure.empty() && !build_step(e, "configure", build.configure, ws, overrides, nullptr)) return false;
+  Outcome outcome;
+  if (!build_step(e, "build", build.command, ws, overrides, &outcome)) return false;
+  if (ctx_.gpu && ctx_.config.gpu.ptxas_report) keep_ptxas_report(e, outcome);
   return true;
 }
 
@@ -81,7 +80,7 @@ bool BuildAndTest::build_and_test(Evaluation& e, const fs::path& ws, const FileO
   if (!tools_dir_.empty()) tools.push_back(tools_dir_.string());
   const TestConfig& tests = ctx_.config.test;
   auto test =
-      steps_.run(e, Step("test", tests.command, ws, tests.timeout_s).on(*overrides).with_env(test_vars).showing(tools));
+      steps_.run(e, Step("test", tests.command, ws, tests.timeout_s).on(overrides).with_env(test_vars).showing(tools));
   if (tampered(e, test, "the tests")) return false;
   if (!test.outcome.ok()) {
     e.verdict = failure_verdict(test.outcome, Verdict::kTestFailed);

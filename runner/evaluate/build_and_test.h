@@ -27,6 +27,9 @@ class BuildAndTest : public CandidateCheck {
  private:
   bool build_and_test(Evaluation& e, const std::filesystem::path& workspace, const FileOverrides* overrides);
   bool build(Evaluation& e, const std::filesystem::path& workspace, const FileOverrides* overrides);
+  // The configure or build step; its outcome in `outcome` when it succeeds.
+  bool build_step(Evaluation& e, const std::string& name, const std::string& command,
+                  const std::filesystem::path& workspace, const FileOverrides* overrides, Outcome* outcome);
   void keep_ptxas_report(Evaluation& e, const Outcome& build) const;
   // The folder a workspace's test run writes its reports into, and the environment
   // that makes the frameworks write there.

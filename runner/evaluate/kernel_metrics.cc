@@ -13,14 +13,6 @@ namespace maxcode {
 namespace fs = std::filesystem;
 using namespace evaluator_steps;
 
-namespace {
-
-// An ncu log is some kilobytes per kernel launch profiled: more than this was not
-// written by ncu.
-constexpr std::size_t kMaxNcuLogBytes = 64u << 20;
-
-}  // namespace
-
 void KernelMetrics::prepare() {
   double peak_bytes_per_s = 0, peak_flops_per_s = 0;
   if (ctx_.config.gpu.ncu) {

@@ -50,7 +50,7 @@ bool SanitizerCheck::run_tool(Evaluation& e, const fs::path& ws, const FileOverr
     env.push_back({"MAXCODE_SEED", std::to_string(config.acceptance.seeds.front())});
     auto r = steps_.run(e, Step("compute-sanitizer " + tool, shell_command(sanitizer_argv(sanitizer, tool, command)),
                                 ws, config.gpu.sanitizer_timeout_s)
-                               .on(*overrides)
+                               .on(overrides)
                                .with_env(env));
     const SanitizerReport report = parse_sanitizer_output(r.outcome.err + "\n" + r.outcome.out, tool);
     nlohmann::json record = {

@@ -52,6 +52,11 @@ struct Step {
     overrides = &files;
     return *this;
   }
+  // The same, where null means the original's files.
+  Step& on(const FileOverrides* files) {
+    overrides = files;
+    return *this;
+  }
   Step& with_env(EnvVars vars) {
     env = std::move(vars);
     return *this;

@@ -11,14 +11,6 @@ namespace maxcode {
 namespace fs = std::filesystem;
 using namespace evaluator_steps;
 
-namespace {
-
-// An ncu log is some kilobytes per kernel launch profiled: more than this was not
-// written by ncu.
-constexpr std::size_t kMaxNcuLogBytes = 64u << 20;
-
-}  // namespace
-
 WitnessRecord WitnessCheck::not_witnessed(WitnessRecord record, const std::string& why) {
   record.status = "not witnessed";
   record.note = why;

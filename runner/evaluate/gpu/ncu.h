@@ -5,6 +5,8 @@
 // GPU's clocks here (--clock-control none): times must match what the timer sees.
 #pragma once
 
+#include <cstddef>
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,10 @@
 #include <nlohmann/json.hpp>
 
 namespace maxcode {
+
+// An ncu log is some kilobytes per kernel launch profiled: one larger than this was not
+// written by ncu (it is read from a workspace the benchmark could write).
+inline constexpr std::size_t kMaxNcuLogBytes = 64u << 20;
 
 // The metrics maxcode asks for (names verified on H100 with ncu 2025.3).
 std::vector<std::string> ncu_metrics();
