@@ -364,7 +364,7 @@ function(maxcode_optimize target)
     list(APPEND commands COMMAND "${MAXCODE_EXECUTABLE}" optimize "${CMAKE_SOURCE_DIR}"
          --config "${target_dir}/maxcode.json" --function "${function}" --out "${function_out}" --quiet)
     list(APPEND commands COMMAND "${CMAKE_COMMAND}" -E echo
-         "maxcode_${target}: ${function}: report ${function_out}/report.md, result ${function_out}/result.json, patch ${function_out}/patch.diff")
+         "maxcode_${target}: ${function}: report ${function_out}/report.md, result ${function_out}/result.json, patch ${function_out}/patch.diff (written when a winner is confirmed)")
   endforeach()
   add_custom_target(maxcode_${target} ${commands}
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" USES_TERMINAL VERBATIM
