@@ -215,7 +215,7 @@ void CallCheck::prepare_reference(Evaluation& e, std::size_t b, CallBaseline& ba
 
 // The reference run's files, copied out of the workspace that later runs overwrite, as
 // they are: a link among them is not the run's record.
-std::optional<ShimRun> CallCheck::keep_reference(std::size_t b, ShimRun reference) {
+ShimRun CallCheck::keep_reference(std::size_t b, ShimRun reference) {
   const fs::path keep = ctx_.options.work_dir / ("calls-original-" + std::to_string(b));
   remove_tree(keep);
   fs::create_directories(keep);

@@ -84,7 +84,7 @@ class CallCheck : public CandidateCheck {
   // The reference perturbation, twice, kept apart from the workspace: the original must
   // reproduce its own per-call outputs, or nothing can be held against them.
   void prepare_reference(Evaluation& e, std::size_t b, CallBaseline& baseline, AuditInputs& in);
-  std::optional<ShimRun> keep_reference(std::size_t b, ShimRun reference);
+  ShimRun keep_reference(std::size_t b, ShimRun reference);
   bool rebuild_candidate(Evaluation& e, const std::filesystem::path& ws, const FileOverrides& overrides);
   bool check_benchmark(Evaluation& e, std::size_t b, const std::filesystem::path& ws, const FileOverrides& overrides,
                        std::map<std::string, OutputError>& errors, std::vector<std::string>& summary);

@@ -189,15 +189,15 @@ bool OutputCheck::check_seed(Checked& c, std::size_t b, std::size_t s, OutputErr
                              .with_env(env)
                              .showing(gpu.readable_paths));
   beside_sessions.reset();
-  const std::string run_name = "the benchmark '" + bench.name + "' (MAXCODE_SEED=" + seed + ")";
+  const std::string run_name = "benchmark '" + bench.name + "' (MAXCODE_SEED=" + seed + ")";
   if (!r.tampered.empty()) {
     e.verdict = Verdict::kRejected;
-    e.reason = r.tampering(run_name);
+    e.reason = r.tampering("the " + run_name);
     return false;
   }
   if (!r.outcome.ok()) {
     e.verdict = failure_verdict(r.outcome, Verdict::kCrashed);
-    e.reason = run_name.substr(4) + " " + r.outcome.describe();
+    e.reason = run_name + " " + r.outcome.describe();
     return false;
   }
   if (bench.compare_output) {

@@ -164,11 +164,11 @@ std::optional<ShimRun> ShimmedRuns::run(Evaluation& e, const ShimRunSpec& spec, 
     return std::nullopt;
   }
   run.out = r.outcome.out;
-  return read_run(spec, dir, gpu, std::move(run), problem);
+  return read_run(spec, label, dir, gpu, std::move(run), problem);
 }
 
-std::optional<ShimRun> ShimmedRuns::read_run(const ShimRunSpec& spec, const fs::path& dir, GpuRun& gpu, ShimRun run,
-                                             ShimProblem& problem) {
+std::optional<ShimRun> ShimmedRuns::read_run(const ShimRunSpec& spec, const std::string& label, const fs::path& dir,
+                                             GpuRun& gpu, ShimRun run, ShimProblem& problem) {
   const fs::path& ws = spec.workspace;
   run.dir = dir;
   run.root = ws;
@@ -203,8 +203,6 @@ std::optional<ShimRun> ShimmedRuns::read_run(const ShimRunSpec& spec, const fs::
     run.kernels = gpu_.records(gpu);
   } catch (const std::exception& error) {
     // The channel of the records was tampered with, or a record file is unreadable.
-    const std::string label = (spec.timed ? "timing " : std::string("call check ")) + bench.name +
-                              (spec.key ? " (perturbed)" : " (observed)");
     problem = {"benchmark '" + bench.name + "' (" + label + "): " + error.what(), true};
     return std::nullopt;
   }

@@ -90,8 +90,8 @@ class ShimmedRuns {
 
  private:
   // The records a run wrote in `dir` and, for a kernel benchmark, what CUPTI saw.
-  std::optional<ShimRun> read_run(const ShimRunSpec& spec, const std::filesystem::path& dir, GpuRun& gpu, ShimRun run,
-                                  ShimProblem& problem);
+  std::optional<ShimRun> read_run(const ShimRunSpec& spec, const std::string& label, const std::filesystem::path& dir,
+                                  GpuRun& gpu, ShimRun run, ShimProblem& problem);
 
   EvaluationContext& ctx_;
   StepRunner& steps_;
