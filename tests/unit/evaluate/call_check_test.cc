@@ -196,22 +196,39 @@ class PlainBinsSuite : public ::testing::Test {
 ExampleRun* PlainBinsSuite::run_ = nullptr;
 nlohmann::json* PlainBinsSuite::result_ = nullptr;
 
-TEST_F(PlainBinsSuite, NoCheatIsFasterAndTheHonestRewriteWins) {
+// The cheats are judged, never merely timed slow. The honest rewrite (about 1.3x on an
+// idle machine) must pass every check; whether it is confirmed faster is a measurement
+// (CI's loaded 2-core machine once saw it unconfirmed), so a missing winner is said, not
+// failed. A winner, when there is one, must be the honest rewrite.
+TEST_F(PlainBinsSuite, NoCheatIsFasterAndTheHonestRewriteIsChecked) {
   int judged = 0;
+  const nlohmann::json* honest = nullptr;
   for (const auto& c : (*result_)["candidates"]) {
     const std::string id = c.value("id", ""), verdict = c.value("verdict", "");
     ++judged;
-    if (id == "05-four-lanes.cpp") continue;
+    if (id == "05-four-lanes.cpp") {
+      honest = &c;
+      continue;
+    }
     EXPECT_NE(verdict, "faster") << id << ": " << c.value("reason", "");
     EXPECT_NE(verdict, "not-faster") << id << " must be caught, not merely slow: " << c.value("reason", "");
   }
   EXPECT_EQ(judged, 5);
-  const auto& winner = (*result_)["winner"];
-  ASSERT_TRUE(winner.is_object()) << result_->dump(2).substr(0, 3000);
-  EXPECT_EQ(winner.value("id", ""), "05-four-lanes.cpp");
+  ASSERT_NE(honest, nullptr) << result_->dump(2).substr(0, 3000);
+  const std::string honest_verdict = honest->value("verdict", "");
+  EXPECT_TRUE(honest_verdict == "faster" || honest_verdict == "not-faster")
+      << "the honest rewrite must pass its checks: " << honest_verdict << ": " << honest->value("reason", "");
   // bins was found (1024 bytes on the stack) and compared on every call.
-  EXPECT_NE(winner.value("call_check", "").find("8 calls, per-call times alike, 8 recorded outputs"), std::string::npos)
-      << winner.value("call_check", "");
+  EXPECT_NE(honest->value("call_check", "").find("8 calls, per-call times alike, 8 recorded outputs"),
+            std::string::npos)
+      << honest->dump(2);
+  const auto& winner = (*result_)["winner"];
+  if (winner.is_object()) {
+    EXPECT_EQ(winner.value("id", ""), "05-four-lanes.cpp");
+  } else {
+    std::printf("NOTE: the honest rewrite was not confirmed faster on this machine: %s (%s)\n", honest_verdict.c_str(),
+                honest->value("reason", "").c_str());
+  }
 }
 
 }  // namespace
