@@ -44,38 +44,14 @@ ordered_json benchmark_entry(const ScannedBenchmark& b) {
   return entry;
 }
 
-}  // namespace
-
-std::string no_benchmark_message(const ProjectScan& scan) {
-  std::string text = "no benchmark found in " + scan.root.string() + ". maxcode looked for:\n";
-  for (const std::string& what : scan_looked_for()) text += "  - " + what + "\n";
-  for (const std::string& note : scan.notes) text += "  (" + note + ")\n";
-  text +=
-      "maxcode times a program and compares what it prints, so it needs one. Either\n"
-      "  - add a benchmark program to the build (add_executable(bench bench/bench.cc) in CMakeLists.txt) that\n"
-      "    runs the code to make faster on inputs made from the environment variable MAXCODE_SEED and prints\n"
-      "    its results, or a Google Benchmark program (BENCHMARK_MAIN(), linked with benchmark::benchmark),\n"
-      "    then run `maxcode init` again; or\n"
-      "  - write .maxcode.json yourself, with at least\n"
-      "      {\"build\": {\"command\": \"...\"}, \"test\": {\"command\": \"...\"},\n"
-      "       \"benchmarks\": [{\"name\": \"main\", \"command\": \"./build/bench\"}]}\n"
-      "See docs/init.md and docs/configuration.md.";
-  return text;
+void add(ProposedConfig& c, const std::string& key, ordered_json value, std::vector<std::string> comments) {
+  c.fields.emplace_back(key, std::move(value));
+  c.comments.push_back(std::move(comments));
 }
 
-ProposedConfig propose_config(const ProjectScan& scan) {
-  if (scan.benchmarks.empty()) throw NoBenchmarkError(no_benchmark_message(scan));
-  if (!scan.cmake && !scan.makefile)
-    throw NoBenchmarkError("found benchmark programs in " + scan.root.string() +
-                           " but no build (CMakeLists.txt or Makefile): write .maxcode.json yourself "
-                           "(docs/configuration.md)");
-  ProposedConfig c;
-  auto add = [&](const std::string& key, ordered_json value, std::vector<std::string> comments) {
-    c.fields.emplace_back(key, std::move(value));
-    c.comments.push_back(std::move(comments));
-  };
-  add("$schema", kConfigSchemaUrl, {"The schema lets editors check this file; maxcode reads it strictly anyway."});
-
+// How to build: CMake (with its presets), or a Makefile; options the benchmarks sit
+// behind are turned on.
+void propose_build(const ProjectScan& scan, ProposedConfig& c) {
   ordered_json build;
   std::string build_why;
   if (scan.cmake && !scan.preset.empty()) {
@@ -112,8 +88,12 @@ ProposedConfig propose_config(const ProjectScan& scan) {
     build_why += " The benchmarks are built only with " + names + " on (option() defaults off), so the configure "
                  "step turns " + (turned_on.size() == 1 ? "it" : "them") + " on.";
   }
-  add("build", build, {"How to build: found " + build_why, "Every candidate is built in its own copy of the repository."});
+  add(c, "build", build,
+      {"How to build: found " + build_why, "Every candidate is built in its own copy of the repository."});
+}
 
+// The tests every candidate must pass: the Makefile's rule, ctest, or none found.
+void propose_test(const ProjectScan& scan, ProposedConfig& c) {
   ordered_json test;
   std::vector<std::string> test_why;
   if (!scan.cmake && !scan.make_test_target.empty()) {
@@ -133,8 +113,11 @@ ProposedConfig propose_config(const ProjectScan& scan) {
     c.decisions.push_back("No tests were found, so test.command is \"true\": register the tests with ctest "
                           "(enable_testing(), add_test) or name a command that runs them.");
   }
-  add("test", test, test_why);
+  add(c, "test", test, test_why);
+}
 
+// Every benchmark program found, with the metric its kind is timed by.
+void propose_benchmarks(const ProjectScan& scan, ProposedConfig& c) {
   ordered_json benchmarks = ordered_json::array();
   std::vector<std::string> bench_why = {"Benchmarks: what maxcode times and, unless compare_output is false, whose "
                                         "printed output must not change."};
@@ -147,7 +130,7 @@ ProposedConfig propose_config(const ProjectScan& scan) {
   }
   if (any_framework)
     bench_why.push_back("A framework's program prints times, not results: correctness comes from the tests.");
-  add("benchmarks", benchmarks, bench_why);
+  add(c, "benchmarks", benchmarks, bench_why);
   if (scan.benchmarks.size() > 1)
     c.decisions.push_back("All " + std::to_string(scan.benchmarks.size()) +
                           " benchmark programs are listed and every one is timed: keep those that time the code "
@@ -159,7 +142,10 @@ ProposedConfig propose_config(const ProjectScan& scan) {
   if (any_framework)
     c.decisions.push_back("Correctness of candidates comes from the tests only (a framework benchmark prints times): "
                           "make sure they cover the functions the benchmark times.");
+}
 
+// What may change: the library's source folders, not the tests or the benchmarks.
+void propose_scope(const ProjectScan& scan, ProposedConfig& c) {
   ordered_json scope;
   std::vector<std::string> include;
   for (const std::string& dir : scan.source_dirs) include.push_back(dir + "/**");
@@ -170,43 +156,80 @@ ProposedConfig propose_config(const ProjectScan& scan) {
     for (const char* dir : {"tests", "test", "bench", "benchmark", "benchmarks"}) exclude.push_back(std::string(dir) + "/**");
   for (const std::string& file : scan.benchmark_sources_in_scope) exclude.push_back(file);
   scope["exclude"] = exclude;
-  add("scope", scope, {"What may change: the library's source folders, not the tests or the benchmarks."});
+  add(c, "scope", scope, {"What may change: the library's source folders, not the tests or the benchmarks."});
   c.decisions.push_back("scope.include is " + inline_json(scope["include"]) +
                         ": check that it covers the code maxcode may change, and nothing else (generated or "
                         "third-party code belongs in scope.exclude).");
+}
 
-  add("targets", ordered_json{{"functions", ordered_json::array()}},
-      {"DECIDE: which function. Empty: `maxcode optimize` profiles the benchmarks and takes the hottest function",
-       "in scope; name one (\"functions\": [\"my_kernel_launcher\"]) to choose it yourself."});
-  c.decisions.push_back("targets.functions is empty: `maxcode optimize` will take the hottest function in scope from "
-                        "a profile; name one to choose it yourself.");
-
+// Who proposes candidates: tune where the repository has knobs, else a model.
+void propose_search(const ProjectScan& scan, ProposedConfig& c) {
   // tune only where there is something to tune: a repository without knobs gets the
   // model's policy, whose key is checked before anything is built (search/method.h).
   if (scan.knobs) {
-    add("search", ordered_json{{"policy", "tune"}, {"max_evaluations", 16}},
+    add(c, "search", ordered_json{{"policy", "tune"}, {"max_evaluations", 16}},
         {"DECIDE: who proposes candidates. \"tune\" tries the values of knobs (// maxcode: tune NAME v1 v2 ... on a",
          "#define or constexpr, or search.knobs); \"replay\" runs candidate files you wrote; \"maxcode\" asks a model",
          "(set llm.propose; docs/method.md)."});
     c.decisions.push_back("search.policy is \"tune\": the repository declares knobs (`// maxcode: tune` comments); "
                           "for a model's proposals set llm.propose and \"policy\": \"maxcode\".");
   } else {
-    add("search", ordered_json{{"policy", "maxcode"}, {"max_evaluations", 16}},
+    add(c, "search", ordered_json{{"policy", "maxcode"}, {"max_evaluations", 16}},
         {"DECIDE: who proposes candidates. \"maxcode\" asks the model of llm.propose (docs/method.md); \"replay\"",
          "runs candidate files you wrote (search.replay_dir); \"tune\" needs knobs (// maxcode: tune NAME v1 v2 ...),",
          "and this repository declares none."});
-    add("llm", ordered_json{{"propose", ordered_json{{"provider", "openai"}, {"model", "gpt-4.1"}}}},
+    add(c, "llm", ordered_json{{"propose", ordered_json{{"provider", "openai"}, {"model", "gpt-4.1"}}}},
         {"DECIDE: the model that proposes candidates; its key is read from OPENAI_API_KEY (api_key_env names",
          "another variable; provider \"anthropic\" or \"command\" for others, docs/configuration.md)."});
     c.decisions.push_back("search.policy is \"maxcode\" with llm.propose openai gpt-4.1: the repository declares no "
                           "knobs for \"tune\"; export OPENAI_API_KEY (checked before any build), or choose \"replay\" "
                           "with search.replay_dir.");
   }
+}
 
-  add("acceptance", ordered_json{{"min_speedup", 1.05}},
+}  // namespace
+
+std::string no_benchmark_message(const ProjectScan& scan) {
+  std::string text = "no benchmark found in " + scan.root.string() + ". maxcode looked for:\n";
+  for (const std::string& what : scan_looked_for()) text += "  - " + what + "\n";
+  for (const std::string& note : scan.notes) text += "  (" + note + ")\n";
+  text +=
+      "maxcode times a program and compares what it prints, so it needs one. Either\n"
+      "  - add a benchmark program to the build (add_executable(bench bench/bench.cc) in CMakeLists.txt) that\n"
+      "    runs the code to make faster on inputs made from the environment variable MAXCODE_SEED and prints\n"
+      "    its results, or a Google Benchmark program (BENCHMARK_MAIN(), linked with benchmark::benchmark),\n"
+      "    then run `maxcode init` again; or\n"
+      "  - write .maxcode.json yourself, with at least\n"
+      "      {\"build\": {\"command\": \"...\"}, \"test\": {\"command\": \"...\"},\n"
+      "       \"benchmarks\": [{\"name\": \"main\", \"command\": \"./build/bench\"}]}\n"
+      "See docs/init.md and docs/configuration.md.";
+  return text;
+}
+
+ProposedConfig propose_config(const ProjectScan& scan) {
+  if (scan.benchmarks.empty()) throw NoBenchmarkError(no_benchmark_message(scan));
+  if (!scan.cmake && !scan.makefile)
+    throw NoBenchmarkError("found benchmark programs in " + scan.root.string() +
+                           " but no build (CMakeLists.txt or Makefile): write .maxcode.json yourself "
+                           "(docs/configuration.md)");
+  ProposedConfig c;
+  add(c, "$schema", kConfigSchemaUrl, {"The schema lets editors check this file; maxcode reads it strictly anyway."});
+  propose_build(scan, c);
+  propose_test(scan, c);
+  propose_benchmarks(scan, c);
+  propose_scope(scan, c);
+  add(c, "targets", ordered_json{{"functions", ordered_json::array()}},
+      {"DECIDE: which function. Empty: `maxcode optimize` profiles the benchmarks and takes the hottest function",
+       "in scope; name one (\"functions\": [\"my_kernel_launcher\"]) to choose it yourself."});
+  c.decisions.push_back(
+      "targets.functions is empty: `maxcode optimize` will take the hottest function in scope from "
+      "a profile; name one to choose it yourself.");
+
+  propose_search(scan, c);
+  add(c, "acceptance", ordered_json{{"min_speedup", 1.05}},
       {"A candidate wins only when the lower end of its 95% interval beats this and the A/A noise floor."});
   if (scan.binary_dir.find('/') == std::string::npos && scan.binary_dir != "build") {
-    add("workspace", ordered_json{{"exclude", {"build", ".maxcode", scan.binary_dir}}},
+    add(c, "workspace", ordered_json{{"exclude", {"build", ".maxcode", scan.binary_dir}}},
         {"Build outputs are not copied into candidate workspaces."});
   }
   if (scan.cuda)

@@ -229,59 +229,49 @@ static std::string audit_section(const nlohmann::json& audit) {
   return md.str();
 }
 
-std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+// The winner: its confirmed speedup, why it counts, what the GPU saw, its precision and patch.
+std::string winner_section(const RunInfo& info, const SearchResult& result, const std::string& patch) {
   std::ostringstream md;
-  md << "# maxcode " << info.command << ": `" << info.target.function << "`\n\n";
-  md << "Target: `" << info.target.file << ":" << info.target.line_begin << "` — `"
-     << cell(info.target.signature, 200) << "`  \n";
-  md << "Repository: `" << info.repository << "`"
-     << (info.commit.empty() ? "" : " at `" + info.commit.substr(0, 12) + "`")
-     << (info.local_changes.empty() ? "" : " with " + std::to_string(info.local_changes.size()) + " local change(s)")
-     << "  \nPolicy: `" << info.policy << "`, " << result.evaluations << " candidate(s) evaluated in "
-     << fixed(result.wall_s, 1) << " s; stopped: " << result.stop_reason << "\n\n";
-
-  if (result.fatal) md << "**Stopped by an error:** " << *result.fatal << "\n\n";
-  md << "## Result\n\n";
-  if (result.winner) {
-    const Timing& t = result.winner->confirmed;
-    md << "**Winner: `" << result.winner->id << "` — " << fixed(t.speedup.median, 2) << "x faster** (confirmed in a fresh A/B session: 95% interval "
-       << fixed(t.speedup.low, 3) << "–" << fixed(t.speedup.high, 3) << ", " << t.speedup.rounds << " rounds).\n\n";
-    md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
-       << fixed(t.candidate_median_s, 4) << " s |\n\n";
-    md << "The speedup is the median of the per-round ratios (each round times both sides); the interval is the "
-          "wider of a sign-test interval and a block bootstrap of those ratios.\n\n";
-    md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
-       << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
-    if (t.roofline_floor_s > 0)
-      md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
-         << " ms at the GPU's peak rates: the original ran at " << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1)
-         << "% of roofline, the winner at " << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
-    if (!t.entries.empty()) {
-      // A Google Benchmark program: the metric is the sum of its entries' times per
-      // iteration; which of them moved.
-      md << "Per benchmark entry (median time per iteration over the confirming rounds):\n\n"
-            "| benchmark | entry | original | winner | speedup |\n|---|---|---|---|---|\n";
-      for (const Timing::Entry& e : t.entries)
-        md << "| " << cell(e.benchmark, 80) << " | `" << cell(e.name, 120) << "` | " << format_duration(e.baseline_median_s)
-           << " | " << format_duration(e.candidate_median_s) << " | "
-           << (e.candidate_median_s > 0 ? fixed(e.baseline_median_s / e.candidate_median_s, 3) + "x" : "-") << " |\n";
-      md << "\n";
-    }
-    if (const auto& w = result.winner->evaluation.witness) md << witness_section(*w);
-    if (!t.device.empty())
-      md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
-         << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()
-         << " rounds with the clock held down.\n\n";
-    md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
-                      result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
-    md << precision_section(result.winner->evaluation);
-    if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
-  } else {
-    md << "**No winner.** No candidate was significantly faster than the original";
-    if (result.unconfirmed) md << " (" << *result.unconfirmed << ")";
-    md << ".\n\n";
+  const Timing& t = result.winner->confirmed;
+  md << "**Winner: `" << result.winner->id << "` — " << fixed(t.speedup.median, 2)
+     << "x faster** (confirmed in a fresh A/B session: 95% interval " << fixed(t.speedup.low, 3) << "–"
+     << fixed(t.speedup.high, 3) << ", " << t.speedup.rounds << " rounds).\n\n";
+  md << "| | median time | \n|---|---|\n| original | " << fixed(t.baseline_median_s, 4) << " s |\n| winner | "
+     << fixed(t.candidate_median_s, 4) << " s |\n\n";
+  md << "The speedup is the median of the per-round ratios (each round times both sides); the interval is the "
+        "wider of a sign-test interval and a block bootstrap of those ratios.\n\n";
+  md << "The speedup counts because its lower bound " << fixed(t.speedup.low, 3) << " exceeds both the minimum ("
+     << fixed(t.min_speedup, 2) << ") and the A/A noise floor (" << fixed(t.noise_floor, 3) << ").\n\n";
+  if (t.roofline_floor_s > 0)
+    md << "Roofline: the declared minimum work takes " << fixed(t.roofline_floor_s * 1e3, 4)
+       << " ms at the GPU's peak rates: the original ran at "
+       << fixed(100 * t.roofline_floor_s / t.baseline_median_s, 1) << "% of roofline, the winner at "
+       << fixed(100 * t.roofline_floor_s / t.candidate_median_s, 1) << "%.\n\n";
+  if (!t.entries.empty()) {
+    // A Google Benchmark program: the metric is the sum of its entries' times per
+    // iteration; which of them moved.
+    md << "Per benchmark entry (median time per iteration over the confirming rounds):\n\n"
+          "| benchmark | entry | original | winner | speedup |\n|---|---|---|---|---|\n";
+    for (const Timing::Entry& e : t.entries)
+      md << "| " << cell(e.benchmark, 80) << " | `" << cell(e.name, 120) << "` | "
+         << format_duration(e.baseline_median_s) << " | " << format_duration(e.candidate_median_s) << " | "
+         << (e.candidate_median_s > 0 ? fixed(e.baseline_median_s / e.candidate_median_s, 3) + "x" : "-") << " |\n";
+    md << "\n";
   }
+  if (const auto& w = result.winner->evaluation.witness) md << witness_section(*w);
+  if (!t.device.empty())
+    md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
+       << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()
+       << " rounds with the clock held down.\n\n";
+  md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
+                    result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
+  md << precision_section(result.winner->evaluation);
+  if (!patch.empty()) md << "### Patch (`patch.diff`)\n\n" << fence(patch, "diff") << "\n";
+  return md.str();
+}
 
+std::string candidates_section(const SearchResult& result) {
+  std::ostringstream md;
   md << "## Candidates\n\n| # | candidate | verdict | speedup [95% CI] | reason |\n|---|---|---|---|---|\n";
   int n = 0;
   for (const auto& entry : result.trajectory) {
@@ -290,7 +280,11 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
        << (e.timing ? interval_text(e.timing->speedup) : "—") << " | " << cell(e.reason) << " |\n";
   }
   md << "\n";
+  return md.str();
+}
 
+std::string critiques_section(const SearchResult& result) {
+  std::ostringstream md;
   bool critiques = false;
   for (const auto& entry : result.trajectory) {
     const Evaluation& e = entry.evaluation;
@@ -300,7 +294,12 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
     md << "- `" << cell(e.candidate_id, 60) << "` (" << e.critic << "): " << cell(e.critique, 1500) << "\n";
   }
   if (critiques) md << "\n";
+  return md.str();
+}
 
+// The evidence of each failed candidate: compiler or test output, the mismatch, a step's tail.
+std::string failures_section(const SearchResult& result) {
+  std::ostringstream md;
   bool details = false;
   for (const auto& entry : result.trajectory) {
     const Evaluation& e = entry.evaluation;
@@ -317,7 +316,12 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
     md << "<details><summary><code>" << cell(e.candidate_id, 80) << "</code>: " << verdict_name(e.verdict)
        << "</summary>\n\n" << fence(evidence) << "\n</details>\n\n";
   }
+  return md.str();
+}
 
+// How timing was done, with the A/A session's figures.
+std::string measurement_section(const RunInfo& info) {
+  std::ostringstream md;
   if (info.noise) {
     md << "## Measurement\n\n";
     md << "Each candidate's benchmarks ran in interleaved A/B rounds against the original, in random order per round, "
@@ -331,6 +335,32 @@ std::string render_report(const RunInfo& info, const SearchResult& result, const
          << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the median of 7 timed runs of /bin/true).";
     md << "\n\n";
   }
+  return md.str();
+}
+
+std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+  std::ostringstream md;
+  md << "# maxcode " << info.command << ": `" << info.target.function << "`\n\n";
+  md << "Target: `" << info.target.file << ":" << info.target.line_begin << "` — `" << cell(info.target.signature, 200)
+     << "`  \n";
+  md << "Repository: `" << info.repository << "`"
+     << (info.commit.empty() ? "" : " at `" + info.commit.substr(0, 12) + "`")
+     << (info.local_changes.empty() ? "" : " with " + std::to_string(info.local_changes.size()) + " local change(s)")
+     << "  \nPolicy: `" << info.policy << "`, " << result.evaluations << " candidate(s) evaluated in "
+     << fixed(result.wall_s, 1) << " s; stopped: " << result.stop_reason << "\n\n";
+
+  if (result.fatal) md << "**Stopped by an error:** " << *result.fatal << "\n\n";
+  md << "## Result\n\n";
+  if (result.winner) {
+    md << winner_section(info, result, patch);
+  } else {
+    md << "**No winner.** No candidate was significantly faster than the original";
+    if (result.unconfirmed) md << " (" << *result.unconfirmed << ")";
+    md << ".\n\n";
+  }
+
+  md << candidates_section(result) << critiques_section(result) << failures_section(result)
+     << measurement_section(info);
   md << tests_section(info.tests, result);
   md << audit_section(info.audit);
   if (!info.warnings.empty()) {

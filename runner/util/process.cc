@@ -551,6 +551,8 @@ constexpr const char* kNsStages[] = {"entering namespaces", "mounting the sandbo
                                      "making the file system read-only", "forking into the pid namespace",
                                      "mounting /proc", "dropping capabilities", "pivoting into the sandbox's root",
                                      "running as the sandbox's user"};
+// The stages of the namespace sandbox as ChildFailure numbers them (3 + kNsStages' index).
+enum NsStage : int { kNsEnter = 3, kNsMount, kNsReadOnly, kNsFork, kNsProc, kNsCapabilities, kNsPivot, kNsUser };
 
 struct ChildFds {
   int in;  // becomes stdin: /dev/null or the read end of the stdin pipe
@@ -621,35 +623,28 @@ bool make_mount_point(const NamespaceMount& mount) {
   return fd >= 0 || errno == EEXIST;
 }
 
-// Isolation::kNamespaces, in the child: returns in the process that is to exec the
-// command (pid 2 of a new pid namespace). Async-signal-safe calls only.
-void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
-  using Kind = SandboxMount::Kind;
-  const int first_stage = 3;
-  if (ns.user_ns) {
-    if (unshare(CLONE_NEWUSER) != 0) child_fail(report_fd, first_stage);
-    if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", ns.uid_map) ||
-        !write_file("/proc/self/gid_map", ns.gid_map))
-      child_fail(report_fd, first_stage);
-  }
-  if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0) child_fail(report_fd, first_stage);
-  // Pid 1 of the new namespace builds the sandbox: its /proc must be the namespace's.
+// Forks; the parent closes every file it holds (ours, or another thread's command's
+// pipes, so that each closes with the command that writes it) and stays as `parent`
+// says until the child ends. Returns in the child.
+void fork_keeping_none(int report_fd, int max_fd, void (*parent)(pid_t)) {
   pid_t pid = _Fork();
-  if (pid < 0) child_fail(report_fd, first_stage + 3);
+  if (pid < 0) child_fail(report_fd, kNsFork);
   if (pid > 0) {
-    // Holds no end of any pipe (ours, or another thread's command's), so that each
-    // closes with the command that writes it.
     if (close_range(0, ~0U, 0) != 0) {
       for (int fd = 0; fd < max_fd; ++fd) close(fd);
     }
-    mirror_child(pid);
+    parent(pid);
+    _exit(127);  // `parent` never returns
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
 
-  // Nothing done here may propagate back to the host's mounts.
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(report_fd, first_stage + 1);
-  // Every tree to bind, cloned before the new root covers kStaging (/tmp, where the
-  // workspaces and maxcode's libraries often are).
+// Every mount of the plan, under kStaging: trees to bind are cloned first, before the
+// staging tmpfs covers kStaging (/tmp, where the workspaces and maxcode's libraries
+// often are); then the namespace's own /proc, mounted while the host's is still in this
+// mount namespace (in a user namespace the kernel refuses a /proc that would show more).
+void stage_mounts(const NamespacePlan& ns, int report_fd) {
+  using Kind = SandboxMount::Kind;
   int trees[kMaxMounts];
   const std::size_t n = ns.mounts.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -659,100 +654,111 @@ void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
     if (kind == Kind::kReadOnly || kind == Kind::kWritable || (kind == Kind::kHidden && !ns.mounts[i].directory)) {
       trees[i] = static_cast<int>(
           syscall(SYS_open_tree, AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
-      if (trees[i] < 0) child_fail(report_fd, first_stage + 1);
+      if (trees[i] < 0) child_fail(report_fd, kNsMount);
     }
   }
-  if (mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-    child_fail(report_fd, first_stage + 1);
+  if (mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) child_fail(report_fd, kNsMount);
   bool dev_mounted = false;
   for (std::size_t i = 0; i < n; ++i) {
     const NamespaceMount& m = ns.mounts[i];
     if (m.device && !dev_mounted) {
       // /dev is a tmpfs of its own that may hold device nodes (no nodev).
-      if (mkdir(ns.staged_dev.c_str(), 0755) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
-      if (mount("tmpfs", ns.staged_dev.c_str(), "tmpfs", MS_NOSUID, "mode=0755") != 0)
-        child_fail(report_fd, first_stage + 1);
+      if (mkdir(ns.staged_dev.c_str(), 0755) != 0 && errno != EEXIST) child_fail(report_fd, kNsMount);
+      if (mount("tmpfs", ns.staged_dev.c_str(), "tmpfs", MS_NOSUID, "mode=0755") != 0) child_fail(report_fd, kNsMount);
       dev_mounted = true;
     }
-    if (!make_mount_point(m)) child_fail(report_fd, first_stage + 1);
+    if (!make_mount_point(m)) child_fail(report_fd, kNsMount);
     switch (m.kind) {
       case Kind::kSymlink:
-        if (symlink(m.source.c_str(), m.target.c_str()) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 1);
+        if (symlink(m.source.c_str(), m.target.c_str()) != 0 && errno != EEXIST) child_fail(report_fd, kNsMount);
         break;
       case Kind::kTmpfs:
         if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, ns.tmpfs_options.c_str()) != 0)
-          child_fail(report_fd, first_stage + 1);
+          child_fail(report_fd, kNsMount);
         break;
       case Kind::kHidden:
         if (m.directory) {
           if (mount("tmpfs", m.target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-            child_fail(report_fd, first_stage + 1);
+            child_fail(report_fd, kNsMount);
           break;
         }
         [[fallthrough]];
       case Kind::kReadOnly:
       case Kind::kWritable:
         if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, m.target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
-          child_fail(report_fd, first_stage + 1);
+          child_fail(report_fd, kNsMount);
         close(trees[i]);
         break;
     }
   }
-  if (mkdir(ns.staged_proc.c_str(), 0555) != 0 && errno != EEXIST) child_fail(report_fd, first_stage + 4);
-  // The namespace's own /proc, mounted while the host's is still in this mount
-  // namespace (in a user namespace the kernel refuses a /proc that would show more).
+  if (mkdir(ns.staged_proc.c_str(), 0555) != 0 && errno != EEXIST) child_fail(report_fd, kNsProc);
   if (mount("proc", ns.staged_proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-    child_fail(report_fd, first_stage + 4);
+    child_fail(report_fd, kNsProc);
+}
 
-  // The new root; the host's is detached and gone from this mount namespace.
-  if (chdir(kStaging) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
-      chdir("/") != 0)
-    child_fail(report_fd, first_stage + 6);
-
-  // The private /tmp and /dev/shm are writable themselves, not what is bound beneath
-  // them (a read-only working directory); writable paths are, with all below them.
-  if (!set_read_only("/", true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 2);
+// In the new root: everything read-only but the private /tmp and /dev/shm themselves
+// (not what is bound beneath them: a read-only working directory) and the writable
+// paths, with all below them.
+void seal_mounts(const NamespacePlan& ns, int report_fd) {
+  using Kind = SandboxMount::Kind;
+  if (!set_read_only("/", true, AT_RECURSIVE)) child_fail(report_fd, kNsReadOnly);
   for (const auto& m : ns.mounts) {
-    if (m.kind == Kind::kTmpfs && !set_read_only(m.final_target.c_str(), false, 0))
-      child_fail(report_fd, first_stage + 2);
+    if (m.kind == Kind::kTmpfs && !set_read_only(m.final_target.c_str(), false, 0)) child_fail(report_fd, kNsReadOnly);
     if (m.kind == Kind::kWritable && !m.device && !set_read_only(m.final_target.c_str(), false, AT_RECURSIVE))
-      child_fail(report_fd, first_stage + 2);
+      child_fail(report_fd, kNsReadOnly);
   }
   // /proc stays writable: the CUDA driver writes to its own /proc entries, and on a
   // read-only /proc every allocation fails ("OS call failed", seen on the H100 runner).
   // What writes the kernel's settings is made read-only instead, as container runtimes do.
-  if (!set_read_only("/proc", false, 0)) child_fail(report_fd, first_stage + 4);
+  if (!set_read_only("/proc", false, 0)) child_fail(report_fd, kNsProc);
   for (const char* path : kProcReadOnly) {
     if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
       if (errno == ENOENT) continue;
-      child_fail(report_fd, first_stage + 4);
+      child_fail(report_fd, kNsProc);
     }
-    if (!set_read_only(path, true, AT_RECURSIVE)) child_fail(report_fd, first_stage + 4);
+    if (!set_read_only(path, true, AT_RECURSIVE)) child_fail(report_fd, kNsProc);
   }
-  // Without capabilities the command can neither remount nor unmount what hides the
-  // host; no_new_privs keeps a setuid program from granting them back.
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, first_stage + 5);
+}
+
+// Without capabilities the command can neither remount nor unmount what hides the
+// host; no_new_privs keeps a setuid program from granting them back.
+void drop_privileges(const NamespacePlan& ns, int report_fd) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, kNsCapabilities);
   for (int cap = 0; cap < 64; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
   if (ns.drop_root) {
     // Raw system calls: glibc's wrappers would signal threads this process lacks.
     if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, kSandboxGid, kSandboxGid, kSandboxGid) != 0 ||
         syscall(SYS_setresuid, kSandboxUid, kSandboxUid, kSandboxUid) != 0)
-      child_fail(report_fd, first_stage + 7);
+      child_fail(report_fd, kNsUser);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // a change of user clears it
   }
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
-  if (syscall(SYS_capset, &header, data) != 0) child_fail(report_fd, first_stage + 5);
+  if (syscall(SYS_capset, &header, data) != 0) child_fail(report_fd, kNsCapabilities);
+}
 
-  pid = _Fork();
-  if (pid < 0) child_fail(report_fd, first_stage + 3);
-  if (pid > 0) {
-    if (close_range(0, ~0U, 0) != 0) {
-      for (int fd = 0; fd < max_fd; ++fd) close(fd);
-    }
-    init_process(pid);
+// Isolation::kNamespaces, in the child: returns in the process that is to exec the
+// command (pid 2 of a new pid namespace). Async-signal-safe calls only.
+void enter_namespaces(const NamespacePlan& ns, int report_fd, int max_fd) {
+  if (ns.user_ns) {
+    if (unshare(CLONE_NEWUSER) != 0) child_fail(report_fd, kNsEnter);
+    if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", ns.uid_map) ||
+        !write_file("/proc/self/gid_map", ns.gid_map))
+      child_fail(report_fd, kNsEnter);
   }
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0) child_fail(report_fd, kNsEnter);
+  // Pid 1 of the new namespace builds the sandbox: its /proc must be the namespace's.
+  fork_keeping_none(report_fd, max_fd, mirror_child);
+  // Nothing done here may propagate back to the host's mounts.
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(report_fd, kNsMount);
+  stage_mounts(ns, report_fd);
+  // The new root; the host's is detached and gone from this mount namespace.
+  if (chdir(kStaging) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
+      chdir("/") != 0)
+    child_fail(report_fd, kNsPivot);
+  seal_mounts(ns, report_fd);
+  drop_privileges(ns, report_fd);
+  fork_keeping_none(report_fd, max_fd, init_process);
 }
 
 // Runs between fork and exec: async-signal-safe calls only (setrlimit and close_range

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -259,152 +260,183 @@ void read_presets(const fs::path& root, ProjectScan& scan) {
   }
 }
 
-void scan_cmake(const fs::path& root, const std::vector<std::string>& files, ProjectScan& scan) {
-  std::vector<Executable> executables;
-  std::set<std::string> test_commands;
-  bool testing = false, any_test = false;
-  std::string runtime_dir;  // CMAKE_RUNTIME_OUTPUT_DIRECTORY below the binary dir, if set
-  bool runtime_dir_set = false;
-  std::map<std::string, std::vector<CMakeCommand>> cmake_files;  // folder -> its commands
-  for (const std::string& file : files)
-    if (fs::path(file).filename() == "CMakeLists.txt")
-      cmake_files[fs::path(file).parent_path().generic_string()] = cmake_commands(slurp(root / file));
-
-  // First the project's options, its functions that add executables, and the conditions
-  // each folder's add_subdirectory() sits behind (a benchmark in test/ behind
-  // `if(BASE64_BUILD_TESTS)` is built only with -DBASE64_BUILD_TESTS=ON). Twice, so that
-  // a folder's conditions reach the folders it adds whatever the file order.
-  std::map<std::string, bool> options;  // option(NAME "doc" ON|OFF) -> its default
-  std::map<std::string, ExecutableFunction> adders;
-  std::map<std::string, std::set<std::string>> folder_behind;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const auto& [dir, commands] : cmake_files) {
-      walk_cmake(
-          commands,
-          [&, dir = dir](const CMakeCommand& c, const std::set<std::string>& behind) {
-            if (c.name == "option" && !c.args.empty()) options[c.args[0]] = c.args.size() >= 2 && c.args.back() == "ON";
-            if (c.name == "add_subdirectory" && !c.args.empty()) {
-              std::set<std::string> all = folder_behind[dir];
-              all.insert(behind.begin(), behind.end());
-              std::string sub = source_argument(c.args[0]);
-              if (!sub.empty()) folder_behind[join_path(dir, sub)].insert(all.begin(), all.end());
-            }
-          },
-          [&, dir = dir](const CMakeCommand& definition, const std::vector<CMakeCommand>& body) {
-            if (definition.args.size() < 2) return;
-            const std::string param = "${" + definition.args[1] + "}";
-            for (const CMakeCommand& c : body) {
-              if (c.name != "add_executable" || c.args.empty() || c.args[0] != param) continue;
-              ExecutableFunction f;
-              for (std::size_t i = 1; i < c.args.size(); ++i)
-                if (std::string s = source_argument(c.args[i]); !s.empty()) f.sources.push_back(join_path(dir, s));
-              adders[lower(definition.args[0])] = std::move(f);
-            }
-          });
-    }
+// The CMake part of the scan, in two sweeps over the project's CMakeLists.txt files:
+// first the project's shape (its options, its functions that add executables, the
+// conditions each folder's add_subdirectory() sits behind), then each folder's
+// commands (executables, tests, the runtime output folder), and last which of the
+// executables are benchmarks.
+class CMakeScan {
+ public:
+  CMakeScan(const fs::path& root, const std::vector<std::string>& files, ProjectScan& scan) : root_(root), scan_(scan) {
+    for (const std::string& file : files)
+      if (fs::path(file).filename() == "CMakeLists.txt")
+        cmake_files_[fs::path(file).parent_path().generic_string()] = cmake_commands(slurp(root / file));
   }
 
-  for (const auto& [dir, commands] : cmake_files) {
+  void run() {
+    // Twice, so that a folder's conditions reach the folders it adds whatever the file order.
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto& [dir, commands] : cmake_files_) read_shape(dir, commands);
+    for (const auto& [dir, commands] : cmake_files_) read_folder(dir, commands);
+    scan_.ctest = testing_ && any_test_;
+    if (any_test_ && !testing_)
+      scan_.notes.push_back("add_test without enable_testing() or include(CTest): ctest finds no tests");
+    for (const Executable& e : executables_)
+      if (auto b = benchmark_of(e)) scan_.benchmarks.push_back(std::move(*b));
+  }
+
+ private:
+  // A benchmark in test/ behind `if(BASE64_BUILD_TESTS)` is built only with
+  // -DBASE64_BUILD_TESTS=ON: the options' defaults and the folders' conditions say so.
+  void read_shape(const std::string& dir, const std::vector<CMakeCommand>& commands) {
+    walk_cmake(
+        commands,
+        [&](const CMakeCommand& c, const std::set<std::string>& behind) {
+          if (c.name == "option" && !c.args.empty()) options_[c.args[0]] = c.args.size() >= 2 && c.args.back() == "ON";
+          if (c.name == "add_subdirectory" && !c.args.empty()) {
+            std::set<std::string> all = folder_behind_[dir];
+            all.insert(behind.begin(), behind.end());
+            std::string sub = source_argument(c.args[0]);
+            if (!sub.empty()) folder_behind_[join_path(dir, sub)].insert(all.begin(), all.end());
+          }
+        },
+        [&](const CMakeCommand& definition, const std::vector<CMakeCommand>& body) {
+          if (definition.args.size() < 2) return;
+          const std::string param = "${" + definition.args[1] + "}";
+          for (const CMakeCommand& c : body) {
+            if (c.name != "add_executable" || c.args.empty() || c.args[0] != param) continue;
+            ExecutableFunction f;
+            for (std::size_t i = 1; i < c.args.size(); ++i)
+              if (std::string s = source_argument(c.args[i]); !s.empty()) f.sources.push_back(join_path(dir, s));
+            adders_[lower(definition.args[0])] = std::move(f);
+          }
+        });
+  }
+
+  void read_folder(const std::string& dir, const std::vector<CMakeCommand>& commands) {
     std::vector<std::pair<CMakeCommand, std::set<std::string>>> flat;
     walk_cmake(
         commands, [&](const CMakeCommand& c, const std::set<std::string>& behind) { flat.push_back({c, behind}); },
         [](const CMakeCommand&, const std::vector<CMakeCommand>&) {});
     for (auto& [c, behind_here] : flat) {
-      const auto& a = c.args;
-      std::set<std::string> behind = folder_behind[dir];
+      std::set<std::string> behind = folder_behind_[dir];
       behind.insert(behind_here.begin(), behind_here.end());
-      if (auto adder = adders.find(c.name); adder != adders.end() && !a.empty() && a[0].find("${") == std::string::npos) {
-        Executable e{a[0], dir, adder->second.sources, {}, false, behind, c.name};
-        for (std::size_t i = 1; i < a.size(); ++i) {
-          const std::string s = source_argument(a[i]);
-          if (!s.empty() && is_source(s)) e.sources.push_back(join_path(dir, s));
-        }
-        executables.push_back(std::move(e));
-        continue;
-      }
-      if (c.name == "enable_testing" || (c.name == "include" && !a.empty() && a[0] == "CTest")) testing = true;
-      if (c.name == "add_test" || c.name == "gtest_discover_tests" || c.name == "gtest_add_tests" ||
-          c.name == "catch_discover_tests" || c.name == "doctest_discover_tests") {
-        any_test = true;
-        if (c.name == "add_test") {
-          auto command = std::find(a.begin(), a.end(), "COMMAND");
-          if (command != a.end() && command + 1 != a.end()) test_commands.insert(*(command + 1));
-          else if (a.size() >= 2) test_commands.insert(a[1]);
-        } else if (!a.empty()) {
-          test_commands.insert(a[0]);
-        }
-      }
+      if (add_through_function(c, dir, behind)) continue;
+      note_testing(c);
       if ((c.name == "project" || c.name == "enable_language") &&
-          std::find(a.begin(), a.end(), "CUDA") != a.end())
-        scan.cuda = true;
-      if (c.name == "set" && a.size() >= 2 && a[0] == "CMAKE_RUNTIME_OUTPUT_DIRECTORY") {
-        runtime_dir_set = true;
-        std::string value = a[1];
-        for (const char* prefix : {"${CMAKE_BINARY_DIR}", "${PROJECT_BINARY_DIR}", "${CMAKE_CURRENT_BINARY_DIR}"})
-          if (value.rfind(prefix, 0) == 0) value = value.substr(std::string(prefix).size());
-        if (!value.empty() && value.front() == '/') value = value.substr(1);
-        if (value.find("${") != std::string::npos) {
-          scan.notes.push_back("CMAKE_RUNTIME_OUTPUT_DIRECTORY is " + a[1] + ": benchmark paths may need fixing");
-          value.clear();
-        }
-        runtime_dir = value;
-      }
-      if (c.name == "add_executable" && !a.empty()) {
-        if (std::find(a.begin(), a.end(), "IMPORTED") != a.end() || std::find(a.begin(), a.end(), "ALIAS") != a.end())
-          continue;
-        Executable e{a[0], dir, {}, {}, false, behind, ""};
-        for (std::size_t i = 1; i < a.size(); ++i) {
-          if (a[i] == "WIN32" || a[i] == "MACOSX_BUNDLE" || a[i] == "EXCLUDE_FROM_ALL") continue;
-          std::string source = source_argument(a[i]);
-          if (source.empty()) e.unresolved_sources = true;
-          else e.sources.push_back(join_path(dir, source));
-        }
-        executables.push_back(std::move(e));
-      }
-      if ((c.name == "target_sources" || c.name == "target_link_libraries") && !a.empty()) {
-        for (Executable& e : executables) {
-          if (e.name != a[0]) continue;
-          for (std::size_t i = 1; i < a.size(); ++i) {
-            if (a[i] == "PRIVATE" || a[i] == "PUBLIC" || a[i] == "INTERFACE") continue;
-            if (c.name == "target_link_libraries") {
-              e.links.push_back(a[i]);
-            } else if (std::string s = source_argument(a[i]); !s.empty()) {
-              e.sources.push_back(join_path(dir, s));
-            }
-          }
+          std::find(c.args.begin(), c.args.end(), "CUDA") != c.args.end())
+        scan_.cuda = true;
+      if (c.name == "set" && c.args.size() >= 2 && c.args[0] == "CMAKE_RUNTIME_OUTPUT_DIRECTORY")
+        note_runtime_dir(c.args[1]);
+      if (c.name == "add_executable" && !c.args.empty()) add_executable(c.args, dir, behind);
+      if ((c.name == "target_sources" || c.name == "target_link_libraries") && !c.args.empty()) add_to_target(c, dir);
+    }
+  }
+
+  // A call of the project's own function that adds an executable (`add_base64_test(benchmark ...)`).
+  bool add_through_function(const CMakeCommand& c, const std::string& dir, const std::set<std::string>& behind) {
+    const auto& a = c.args;
+    auto adder = adders_.find(c.name);
+    if (adder == adders_.end() || a.empty() || a[0].find("${") != std::string::npos) return false;
+    Executable e{a[0], dir, adder->second.sources, {}, false, behind, c.name};
+    for (std::size_t i = 1; i < a.size(); ++i) {
+      const std::string s = source_argument(a[i]);
+      if (!s.empty() && is_source(s)) e.sources.push_back(join_path(dir, s));
+    }
+    executables_.push_back(std::move(e));
+    return true;
+  }
+
+  // Whether ctest will find tests, and which programs the tests run (not benchmarks).
+  void note_testing(const CMakeCommand& c) {
+    const auto& a = c.args;
+    if (c.name == "enable_testing" || (c.name == "include" && !a.empty() && a[0] == "CTest")) testing_ = true;
+    if (c.name != "add_test" && c.name != "gtest_discover_tests" && c.name != "gtest_add_tests" &&
+        c.name != "catch_discover_tests" && c.name != "doctest_discover_tests")
+      return;
+    any_test_ = true;
+    if (c.name == "add_test") {
+      auto command = std::find(a.begin(), a.end(), "COMMAND");
+      if (command != a.end() && command + 1 != a.end())
+        test_commands_.insert(*(command + 1));
+      else if (a.size() >= 2)
+        test_commands_.insert(a[1]);
+    } else if (!a.empty()) {
+      test_commands_.insert(a[0]);
+    }
+  }
+
+  // CMAKE_RUNTIME_OUTPUT_DIRECTORY, as a folder below the binary dir when it is one.
+  void note_runtime_dir(const std::string& given) {
+    runtime_dir_set_ = true;
+    std::string value = given;
+    for (const char* prefix : {"${CMAKE_BINARY_DIR}", "${PROJECT_BINARY_DIR}", "${CMAKE_CURRENT_BINARY_DIR}"})
+      if (value.rfind(prefix, 0) == 0) value = value.substr(std::string(prefix).size());
+    if (!value.empty() && value.front() == '/') value = value.substr(1);
+    if (value.find("${") != std::string::npos) {
+      scan_.notes.push_back("CMAKE_RUNTIME_OUTPUT_DIRECTORY is " + given + ": benchmark paths may need fixing");
+      value.clear();
+    }
+    runtime_dir_ = value;
+  }
+
+  void add_executable(const std::vector<std::string>& a, const std::string& dir, const std::set<std::string>& behind) {
+    if (std::find(a.begin(), a.end(), "IMPORTED") != a.end() || std::find(a.begin(), a.end(), "ALIAS") != a.end())
+      return;
+    Executable e{a[0], dir, {}, {}, false, behind, ""};
+    for (std::size_t i = 1; i < a.size(); ++i) {
+      if (a[i] == "WIN32" || a[i] == "MACOSX_BUNDLE" || a[i] == "EXCLUDE_FROM_ALL") continue;
+      std::string source = source_argument(a[i]);
+      if (source.empty())
+        e.unresolved_sources = true;
+      else
+        e.sources.push_back(join_path(dir, source));
+    }
+    executables_.push_back(std::move(e));
+  }
+
+  // target_sources / target_link_libraries of an executable already seen.
+  void add_to_target(const CMakeCommand& c, const std::string& dir) {
+    const auto& a = c.args;
+    for (Executable& e : executables_) {
+      if (e.name != a[0]) continue;
+      for (std::size_t i = 1; i < a.size(); ++i) {
+        if (a[i] == "PRIVATE" || a[i] == "PUBLIC" || a[i] == "INTERFACE") continue;
+        if (c.name == "target_link_libraries") {
+          e.links.push_back(a[i]);
+        } else if (std::string s = source_argument(a[i]); !s.empty()) {
+          e.sources.push_back(join_path(dir, s));
         }
       }
     }
   }
-  scan.ctest = testing && any_test;
-  if (any_test && !testing)
-    scan.notes.push_back("add_test without enable_testing() or include(CTest): ctest finds no tests");
 
-  for (const Executable& e : executables) {
-    if (is_test_program(e, test_commands)) continue;
+  // An executable is a benchmark when it links or includes a benchmark framework, or is
+  // named like one; a test program never is.
+  std::optional<ScannedBenchmark> benchmark_of(const Executable& e) {
+    if (is_test_program(e, test_commands_)) return std::nullopt;
     std::string text;
     bool cu = false;
     for (const auto& s : e.sources) {
-      if (fs::exists(root / s)) text += slurp(root / s);
+      if (fs::exists(root_ / s)) text += slurp(root_ / s);
       cu = cu || lower(fs::path(s).extension().string()) == ".cu";
     }
     std::string framework = framework_of_links(e.links);
     if (framework == "plain") framework = framework_of(text);
     bool named = lower(e.name).find("bench") != std::string::npos;
     for (const auto& s : e.sources) named = named || lower(s).find("bench") != std::string::npos;
-    if (framework == "plain" && !named) continue;
+    if (framework == "plain" && !named) return std::nullopt;
     ScannedBenchmark b;
     b.name = e.name;
     b.sources = e.sources;
     b.framework = framework;
-    b.cuda = cu || scan.cuda;
+    b.cuda = cu || scan_.cuda;
     b.reads_seed = text.find("MAXCODE_SEED") != std::string::npos;
-    b.binary = join_path(scan.binary_dir, runtime_dir_set ? runtime_dir : e.dir);
-    b.binary = join_path(b.binary, e.name);
+    b.binary = join_path(join_path(scan_.binary_dir, runtime_dir_set_ ? runtime_dir_ : e.dir), e.name);
     b.why = (e.via.empty() ? "add_executable(" : e.via + "(") + e.name + ") in " + join_path(e.dir, "CMakeLists.txt");
     for (const std::string& condition : e.behind) {
-      auto option = options.find(condition);
-      if (option == options.end() || option->second) continue;  // not an option, or on by default
+      auto option = options_.find(condition);
+      if (option == options_.end() || option->second) continue;  // not an option, or on by default
       b.cmake_options.push_back(condition);
       b.why += ", built only with " + condition + "=ON";
     }
@@ -412,10 +444,22 @@ void scan_cmake(const fs::path& root, const std::vector<std::string>& files, Pro
     else if (framework == "nvbench") b.why += ", an nvbench program";
     else b.why += ", named like a benchmark";
     if (e.unresolved_sources)
-      scan.notes.push_back("add_executable(" + e.name + ") lists sources through variables: not all were read");
-    scan.benchmarks.push_back(std::move(b));
+      scan_.notes.push_back("add_executable(" + e.name + ") lists sources through variables: not all were read");
+    return b;
   }
-}
+
+  const fs::path& root_;
+  ProjectScan& scan_;
+  std::map<std::string, std::vector<CMakeCommand>> cmake_files_;  // folder -> its commands
+  std::map<std::string, bool> options_;                           // option(NAME "doc" ON|OFF) -> its default
+  std::map<std::string, ExecutableFunction> adders_;
+  std::map<std::string, std::set<std::string>> folder_behind_;
+  std::vector<Executable> executables_;
+  std::set<std::string> test_commands_;
+  bool testing_ = false, any_test_ = false;
+  std::string runtime_dir_;  // CMAKE_RUNTIME_OUTPUT_DIRECTORY below the binary dir, if set
+  bool runtime_dir_set_ = false;
+};
 
 // Without CMake: benchmark programs already built, or sources of a framework.
 void scan_plain(const fs::path& root, const std::vector<std::string>& files, ProjectScan& scan) {
@@ -532,7 +576,7 @@ ProjectScan scan_project(const fs::path& root) {
     if (fs::is_directory(root / dir)) scan.test_dirs.push_back(dir);
   if (scan.cmake) {
     read_presets(root, scan);
-    scan_cmake(root, files, scan);
+    CMakeScan(root, files, scan).run();
   } else {
     if (scan.makefile) scan_makefile(root, scan);
     scan_plain(root, files, scan);

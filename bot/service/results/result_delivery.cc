@@ -63,23 +63,30 @@ std::string why_no_winner(const json& result) {
   return text;
 }
 
-DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
-  const auto job = context.queue.job(id);
-  if (!job || job->state != "delivering") return DeliveryStep::kFinished;
-  const json& result = job->result;
-  const fs::path dir = result.value("dir", std::string());
-  std::vector<std::string> lines;
-  std::string pr_url, outcome = "no-winner";
-  json deliveries = json::array();
-  json speedups = json::object();
-  const int exit_code = result.value("exit_code", -1);
+namespace {
 
-  std::vector<std::string> targets;
-  if (result.contains("targets") && result["targets"].is_array())
-    for (const auto& t : result["targets"])
-      if (t.is_string()) targets.push_back(t);
-  for (const std::string& slug : targets) {
-    const fs::path target_dir = dir / "targets" / slug;
+// One job's delivery: each target's winner to a PR (or the reason there is none), then
+// one summary, the job finished with it, and a sweep's rows into the history.
+class JobDelivery {
+ public:
+  JobDelivery(ServiceContext& context, const Job& job) : context_(context), job_(job), result_(job.result) {
+    if (result_.contains("targets") && result_["targets"].is_array())
+      for (const auto& t : result_["targets"])
+        if (t.is_string()) targets_.push_back(t);
+  }
+
+  DeliveryStep run() {
+    for (const std::string& slug : targets_)
+      if (!deliver_target(slug)) return DeliveryStep::kRetryLater;
+    finish();
+    return DeliveryStep::kFinished;
+  }
+
+ private:
+  // False when GitHub said to come back later: the job stays delivering, and the next
+  // try finds the branch and PR made so far.
+  bool deliver_target(const std::string& slug) {
+    const fs::path target_dir = fs::path(result_.value("dir", std::string())) / "targets" / slug;
     json target_result = fs::exists(target_dir / "result.json")
                              ? json::parse(read_text(target_dir / "result.json"), nullptr, false)
                              : json();
@@ -87,89 +94,120 @@ DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
                                      ? target_result["target"].value("function", slug)
                                      : slug;
     if (!target_result.is_object()) {
-      lines.push_back("- `" + function + "`: no readable result.json");
-      continue;
+      lines_.push_back("- `" + function + "`: no readable result.json");
+      return true;
     }
-    if (!target_result.contains("winner") || !target_result["winner"].is_object() || !fs::exists(target_dir / "patch.diff")) {
-      lines.push_back("- `" + function + "`: " + why_no_winner(target_result));
-      deliveries.push_back({{"target", function}, {"outcome", "no-winner"}});
-      continue;
+    if (!target_result.contains("winner") || !target_result["winner"].is_object() ||
+        !fs::exists(target_dir / "patch.diff")) {
+      lines_.push_back("- `" + function + "`: " + why_no_winner(target_result));
+      deliveries_.push_back({{"target", function}, {"outcome", "no-winner"}});
+      return true;
     }
     DeliverOptions options;
     options.result_dir = target_dir;
-    options.repo = job->repo;
-    options.git_url = context.config.git_url_for(job->repo);
-    options.client = context.github.client_options();
+    options.repo = job_.repo;
+    options.git_url = context_.config.git_url_for(job_.repo);
+    options.client = context_.github.client_options();
     options.check_run = false;  // the job's own check run reports it (job_report.h)
-    options.work_dir = context.data_dir / "tmp";
+    options.work_dir = context_.data_dir / "tmp";
     fs::create_directories(options.work_dir);
     std::ostringstream log;
     try {
-      const DeliveryReport report = deliver(options, context.github.installation(job->installation_id), log);
-      const std::string name = outcome_name(report.outcome);
-      context.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", name}});
-      deliveries.push_back({{"target", function}, {"outcome", name}, {"pr", report.pr_url}});
-      const json& s = target_result["winner"].contains("speedup") ? target_result["winner"]["speedup"] : json();
-      if (s.is_object() && s.contains("median") && s["median"].is_number()) speedups[function] = s["median"];
-      else if (s.is_number()) speedups[function] = s;
-      std::string line = "- `" + function + "`: " + speedup_text(target_result["winner"]) + "; " + report.message;
-      if (!report.pr_url.empty() && report.message.find(report.pr_url) == std::string::npos) line += " " + report.pr_url;
-      if (!report.pr_url.empty() && pr_url.empty()) pr_url = report.pr_url;
-      lines.push_back(line);
-      if (outcome == "no-winner" || report.pr_url == pr_url) outcome = name;
+      const DeliveryReport report = deliver(options, context_.github.installation(job_.installation_id), log);
+      delivered(function, target_result["winner"], report);
     } catch (const DeliveryError& e) {
-      lines.push_back("- `" + function + "`: the result could not be delivered: " + e.what());
-      deliveries.push_back({{"target", function}, {"outcome", "invalid-result"}});
+      lines_.push_back("- `" + function + "`: the result could not be delivered: " + e.what());
+      deliveries_.push_back({{"target", function}, {"outcome", "invalid-result"}});
     } catch (const std::exception& e) {
-      // A rate limit, a 5xx, a failed push: the job stays delivering and is tried again
-      // when GitHub said it may be; the next try finds the branch and PR made so far.
-      if (defer_after_failure(context, "deliver", std::to_string(id), e)) {
-        context.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", "retry"}});
-        return DeliveryStep::kRetryLater;
+      // A rate limit, a 5xx, a failed push: tried again when GitHub said it may be.
+      if (defer_after_failure(context_, "deliver", std::to_string(job_.id), e)) {
+        context_.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", "retry"}});
+        return false;
       }
-      lines.push_back("- `" + function + "`: GitHub refused the delivery: " + e.what());
-      deliveries.push_back({{"target", function}, {"outcome", "error"}});
+      lines_.push_back("- `" + function + "`: GitHub refused the delivery: " + e.what());
+      deliveries_.push_back({{"target", function}, {"outcome", "error"}});
     }
+    return true;
   }
-  std::string summary;
-  if (targets.empty()) {
-    summary = exit_code == 0 ? "The job found no target to optimize." : "`maxcode run` failed (exit code " +
-                                                                          std::to_string(exit_code) + ")";
-    // The cause first and whole (job.json's "error", as `maxcode run` recorded it); the
-    // log's tail after it, folded, for whoever wants the context.
-    const json& record = result.contains("job") && result["job"].is_object() ? result["job"] : json::object();
+
+  void delivered(const std::string& function, const json& winner, const DeliveryReport& report) {
+    const std::string name = outcome_name(report.outcome);
+    context_.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", name}});
+    deliveries_.push_back({{"target", function}, {"outcome", name}, {"pr", report.pr_url}});
+    const json& s = winner.contains("speedup") ? winner["speedup"] : json();
+    if (s.is_object() && s.contains("median") && s["median"].is_number())
+      speedups_[function] = s["median"];
+    else if (s.is_number())
+      speedups_[function] = s;
+    std::string line = "- `" + function + "`: " + speedup_text(winner) + "; " + report.message;
+    if (!report.pr_url.empty() && report.message.find(report.pr_url) == std::string::npos) line += " " + report.pr_url;
+    if (!report.pr_url.empty() && pr_url_.empty()) pr_url_ = report.pr_url;
+    lines_.push_back(line);
+    if (outcome_ == "no-winner" || report.pr_url == pr_url_) outcome_ = name;
+  }
+
+  // No target: the run found none, or it failed. The cause first and whole (job.json's
+  // "error", as `maxcode run` recorded it); the log's tail after it, folded.
+  std::string no_target_summary(int exit_code) {
+    std::string summary = exit_code == 0 ? "The job found no target to optimize."
+                                         : "`maxcode run` failed (exit code " + std::to_string(exit_code) + ")";
+    const json& record = result_.contains("job") && result_["job"].is_object() ? result_["job"] : json::object();
     const json& cause = record.contains("error") ? record["error"] : json();
     if (exit_code != 0 && cause.is_string() && !cause.get<std::string>().empty())
       summary += ": " + sanitize_markdown(cause.get<std::string>());
-    const std::string log = result.value("log", std::string());
+    const std::string log = result_.value("log", std::string());
     if (exit_code != 0 && !log.empty())
       summary += "\n\n<details><summary>The end of the job's log</summary>\n\n" +
                  code_block(log.substr(log.size() > 1500 ? log.size() - 1500 : 0)) + "\n</details>";
-    outcome = exit_code == 0 ? "no-target" : "run-failed";
-  } else {
-    for (const auto& l : lines) summary += l + "\n";
+    outcome_ = exit_code == 0 ? "no-target" : "run-failed";
+    return summary;
   }
-  json finished = result;
-  finished["deliveries"] = deliveries;
-  finished["speedups"] = speedups;
-  if (job->trigger == "schedule") {
-    // A sweep: into the history, and its regressions to be reported (durably queued
-    // before the job is done, so a crash in between reports them after the restart).
-    try {
-      finished["history_rows"] = record_sweep(context, *job, deliveries);
-      if (context.deferred) context.deferred->add("regressions", std::to_string(id));
-    } catch (const std::exception& e) {
-      context.log("sweep", "job " + std::to_string(id) + " (" + job->repo + "): not recorded in the history " +
-                               context.history.string() + ": " + e.what());
+
+  void finish() {
+    const int exit_code = result_.value("exit_code", -1);
+    std::string summary;
+    if (targets_.empty()) summary = no_target_summary(exit_code);
+    for (const auto& l : lines_) summary += l + "\n";
+    json finished = result_;
+    finished["deliveries"] = deliveries_;
+    finished["speedups"] = speedups_;
+    const std::string id = std::to_string(job_.id);
+    if (job_.trigger == "schedule") {
+      // A sweep: into the history, and its regressions to be reported (durably queued
+      // before the job is done, so a crash in between reports them after the restart).
+      try {
+        finished["history_rows"] = record_sweep(context_, job_, deliveries_);
+        if (context_.deferred) context_.deferred->add("regressions", id);
+      } catch (const std::exception& e) {
+        context_.log("sweep", "job " + id + " (" + job_.repo + "): not recorded in the history " +
+                                  context_.history.string() + ": " + e.what());
+      }
     }
+    if (context_.deferred) context_.deferred->remove("deliver", id);
+    context_.queue.finish(job_.id, exit_code == 0 || !targets_.empty() ? "done" : "failed", outcome_, summary, pr_url_,
+                          finished);
+    context_.metrics.observe("maxcode_job_duration_seconds", "from queued to done", {{"trigger", job_.trigger}},
+                             context_.queue.now() - job_.created_at);
+    context_.log("deliver", "job " + id + " (" + job_.repo + "): " + outcome_ + (pr_url_.empty() ? "" : " " + pr_url_));
+    if (context_.report) context_.report(job_.id);
   }
-  if (context.deferred) context.deferred->remove("deliver", std::to_string(id));
-  context.queue.finish(id, exit_code == 0 || !targets.empty() ? "done" : "failed", outcome, summary, pr_url, finished);
-  context.metrics.observe("maxcode_job_duration_seconds", "from queued to done", {{"trigger", job->trigger}},
-                          context.queue.now() - job->created_at);
-  context.log("deliver", "job " + std::to_string(id) + " (" + job->repo + "): " + outcome + (pr_url.empty() ? "" : " " + pr_url));
-  if (context.report) context.report(id);
-  return DeliveryStep::kFinished;
+
+  ServiceContext& context_;
+  const Job& job_;
+  const json& result_;
+  std::vector<std::string> targets_;
+  std::vector<std::string> lines_;  // one per target, for the summary
+  std::string pr_url_, outcome_ = "no-winner";
+  json deliveries_ = json::array();
+  json speedups_ = json::object();
+};
+
+}  // namespace
+
+DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
+  const auto job = context.queue.job(id);
+  if (!job || job->state != "delivering") return DeliveryStep::kFinished;
+  return JobDelivery(context, *job).run();
 }
 
 }  // namespace maxcode::bot::service

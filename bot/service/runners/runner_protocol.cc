@@ -122,152 +122,181 @@ json RunnerProtocol::document_for(const Job& job) const {
 }
 
 void RunnerProtocol::add_routes(httplib::Server& server) {
-  server.Post("/api/runner/claim", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const json body = request_body(req, "claim");
-    if (!body.contains("runner") || !body["runner"].is_string() || !safe_result_name(body["runner"].get<std::string>()))
-      return reply(res, 400, {{"error", "claim: expected {runner: NAME, labels: [...], wait_s: N}"}});
-    const std::string runner = body["runner"];
-    std::vector<std::string> labels;
-    if (body.contains("labels") && body["labels"].is_array())
-      for (const auto& l : body["labels"])
-        if (l.is_string()) labels.push_back(l);
-    const double wait_s = std::clamp(field(body, "claim", "wait_s", 0.0), 0.0, context_.config.long_poll_s);
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait_s));
-    // A runner started for one job (the Slurm backend) claims that job or none. Pull
-    // runners are not used beside Slurm: a job must run where its batch job was given
-    // its resources, and once only.
-    const std::int64_t only = field(body, "claim", "job", std::int64_t{0});
-    if (only == 0 && context_.config.slurm.enabled)
-      return reply(res, 409, {{"error", "this service runs its jobs through Slurm (slurm in its config); a runner claims "
-                                        "only the job it was started for (maxcode runner --job ID)"}});
-    context_.queue.runner_seen(runner, labels, 0);
-    for (;;) {
-      if (only) {
-        // Gone for good (cancelled, finished, or run by another attempt): the runner stops.
-        const auto job = context_.queue.job(only);
-        if (!job || job->state != "queued")
-          return reply(res, 410, {{"error", "job " + std::to_string(only) + " is " + (job ? job->state : "unknown") +
-                                                ": nothing to run"}});
-      }
-      std::uint64_t seen;
-      {
-        std::lock_guard lock(mutex_);
-        if (stopping_) return reply(res, 503, {{"error", "the service is shutting down"}});
-        seen = generation_;
-      }
-      if (auto claim = context_.queue.claim(runner, labels, only)) {
-        const Job& job = claim->job;
-        json source{{"url", context_.config.git_url_for(job.repo)}, {"commit", job.commit}};
-        try {
-          source["token"] = context_.github.runner_token(job.installation_id, job.repo.substr(job.repo.find('/') + 1));
-        } catch (const std::exception& e) {
-          context_.queue.fail_attempt(job.id, claim->lease, std::string("no read token for the runner: ") + e.what());
-          context_.log("runner", "job " + std::to_string(job.id) + ": " + e.what());
-          return reply(res, 503, {{"error", "GitHub did not give a read token; the job goes back to the queue"}});
-        }
-        context_.queue.runner_seen(runner, labels, job.id);
-        context_.metrics.count("maxcode_jobs_claimed_total", "jobs leased to runners");
-        context_.log("runner", runner + " claimed job " + std::to_string(job.id) + " (" + job.repo + ", attempt " +
-                                   std::to_string(job.attempts) + ")");
-        if (context_.report) context_.report(job.id);
-        return reply(res, 200, {{"job",
-                                 {{"id", job.id},
-                                  {"lease", claim->lease},
-                                  {"attempt", job.attempts},
-                                  {"lease_s", context_.queue.options().lease_s},
-                                  {"document", document_for(job)},
-                                  {"source", source}}}});
-      }
-      std::unique_lock lock(mutex_);
-      if (std::chrono::steady_clock::now() >= deadline) break;
-      // Wake on a new job, or re-check now and then (a backoff may have passed).
-      wake_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1)),
-                       [&] { return stopping_ || generation_ != seen; });
-    }
-    res.status = 204;
-  });
+  server.Post("/api/runner/claim", [this](const httplib::Request& req, httplib::Response& res) { claim(req, res); });
+  server.Post(R"(/api/runner/jobs/(\d+)/heartbeat)",
+              [this](const httplib::Request& req, httplib::Response& res) { heartbeat(req, res); });
+  server.Post(R"(/api/runner/jobs/(\d+)/result)",
+              [this](const httplib::Request& req, httplib::Response& res) { result(req, res); });
+}
 
-  server.Post(R"(/api/runner/jobs/(\d+)/heartbeat)", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const std::int64_t id = path_id(req);
-    const json body = request_body(req, "heartbeat");
-    const std::string lease = field(body, "heartbeat", "lease", std::string());
-    switch (context_.queue.heartbeat(id, lease)) {
-      case JobQueue::Lease::kHeld: {
-        if (auto job = context_.queue.job(id)) context_.queue.runner_alive(job->runner, id);
-        return reply(res, 200, {{"state", "held"}});
-      }
-      case JobQueue::Lease::kCancel: return reply(res, 200, {{"state", "cancel"}});
-      case JobQueue::Lease::kLost: break;
+// A long poll: a job this runner may take, leased to it, or 204 when none came in wait_s.
+void RunnerProtocol::claim(const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
+  const json body = request_body(req, "claim");
+  if (!body.contains("runner") || !body["runner"].is_string() || !safe_result_name(body["runner"].get<std::string>()))
+    return reply(res, 400, {{"error", "claim: expected {runner: NAME, labels: [...], wait_s: N}"}});
+  const std::string runner = body["runner"];
+  std::vector<std::string> labels;
+  if (body.contains("labels") && body["labels"].is_array())
+    for (const auto& l : body["labels"])
+      if (l.is_string()) labels.push_back(l);
+  const double wait_s = std::clamp(field(body, "claim", "wait_s", 0.0), 0.0, context_.config.long_poll_s);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait_s));
+  // A runner started for one job (the Slurm backend) claims that job or none. Pull
+  // runners are not used beside Slurm: a job must run where its batch job was given
+  // its resources, and once only.
+  const std::int64_t only = field(body, "claim", "job", std::int64_t{0});
+  if (only == 0 && context_.config.slurm.enabled)
+    return reply(res, 409,
+                 {{"error",
+                   "this service runs its jobs through Slurm (slurm in its config); a runner claims "
+                   "only the job it was started for (maxcode runner --job ID)"}});
+  context_.queue.runner_seen(runner, labels, 0);
+  for (;;) {
+    if (only) {
+      // Gone for good (cancelled, finished, or run by another attempt): the runner stops.
+      const auto job = context_.queue.job(only);
+      if (!job || job->state != "queued")
+        return reply(
+            res, 410,
+            {{"error", "job " + std::to_string(only) + " is " + (job ? job->state : "unknown") + ": nothing to run"}});
     }
-    context_.metrics.count("maxcode_runner_stale_total", "runner messages for a job whose lease they no longer hold",
-                           {{"kind", "heartbeat"}});
-    reply(res, 409, {{"state", "lost"}});
-  });
+    std::uint64_t seen;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return reply(res, 503, {{"error", "the service is shutting down"}});
+      seen = generation_;
+    }
+    if (auto claim = context_.queue.claim(runner, labels, only)) return hand_out(*claim, runner, labels, res);
+    std::unique_lock lock(mutex_);
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    // Wake on a new job, or re-check now and then (a backoff may have passed).
+    wake_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1)),
+                     [&] { return stopping_ || generation_ != seen; });
+  }
+  res.status = 204;
+}
 
-  server.Post(R"(/api/runner/jobs/(\d+)/result)", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
-    const std::int64_t id = path_id(req);
-    const json body = request_body(req, "result");
-    if (!body.contains("lease") || !body["lease"].is_string() || !body.contains("status"))
-      return reply(res, 400, {{"error", "result: expected {lease, status, ...}"}});
-    const std::string lease = body["lease"], status = field(body, "result", "status", std::string());
-    const std::string error = field(body, "result", "error", std::string("the runner failed"));
-    const std::string log = field(body, "result", "log", std::string());
-    const int exit_code = field(body, "result", "exit_code", -1);
-    const auto job = context_.queue.job(id);
-    auto stale = [&] {
-      context_.metrics.count("maxcode_runner_stale_total", "runner messages for a job whose lease they no longer hold",
-                             {{"kind", "result"}});
-      context_.log("runner", "job " + std::to_string(id) + ": result from a runner that no longer holds it; dropped");
-      reply(res, 409, {{"error", "this runner no longer holds the job"}});
-    };
-    if (!job || job->lease != lease || job->state != "running") return stale();
-    if (status == "cancelled") {
-      if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
-    } else if (status == "failed") {
-      if (!context_.queue.fail_attempt(id, lease, error)) return stale();
-      context_.jobs_changed();
-    } else if (status == "finished") {
-      // Files first, then the state change: a crash in between leaves a directory that
-      // the next attempt's replaces, never a job whose results are missing.
-      const fs::path dir = context_.data_dir / "jobs" / std::to_string(id) / ("attempt-" + std::to_string(job->attempts));
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-      fs::create_directories(dir / "targets");
-      std::vector<std::string> targets;
-      if (body.contains("targets") && body["targets"].is_object())
-        for (const auto& [slug, files] : body["targets"].items()) {
-          if (!safe_result_name(slug) || !files.is_object()) return reply(res, 400, {{"error", "bad target name " + slug}});
-          for (const auto& [name, text] : files.items()) {
-            if (std::find(std::begin(kResultFiles), std::end(kResultFiles), name) == std::end(kResultFiles) || !text.is_string())
-              return reply(res, 400, {{"error", "targets." + slug + ": unexpected file " + name}});
-            write_text(dir / "targets" / slug / name, text.get<std::string>());
-          }
-          targets.push_back(slug);
-        }
-      if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", dump_json(body["job"], 2));
-      const json result{{"dir", dir.string()},
-                        {"exit_code", exit_code},
-                        {"log", log},
-                        {"targets", targets},
-                        {"job", body.contains("job") ? body["job"] : json()}};
-      if (!context_.queue.complete(id, lease, result)) {
-        fs::remove_all(dir, ignored);
-        return stale();
-      }
-      context_.jobs_changed();
-    } else {
-      return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
+void RunnerProtocol::hand_out(const JobQueue::Claim& claim, const std::string& runner,
+                              const std::vector<std::string>& labels, httplib::Response& res) {
+  const Job& job = claim.job;
+  json source{{"url", context_.config.git_url_for(job.repo)}, {"commit", job.commit}};
+  try {
+    source["token"] = context_.github.runner_token(job.installation_id, job.repo.substr(job.repo.find('/') + 1));
+  } catch (const std::exception& e) {
+    context_.queue.fail_attempt(job.id, claim.lease, std::string("no read token for the runner: ") + e.what());
+    context_.log("runner", "job " + std::to_string(job.id) + ": " + e.what());
+    return reply(res, 503, {{"error", "GitHub did not give a read token; the job goes back to the queue"}});
+  }
+  context_.queue.runner_seen(runner, labels, job.id);
+  context_.metrics.count("maxcode_jobs_claimed_total", "jobs leased to runners");
+  context_.log("runner", runner + " claimed job " + std::to_string(job.id) + " (" + job.repo + ", attempt " +
+                             std::to_string(job.attempts) + ")");
+  if (context_.report) context_.report(job.id);
+  reply(res, 200,
+        {{"job",
+          {{"id", job.id},
+           {"lease", claim.lease},
+           {"attempt", job.attempts},
+           {"lease_s", context_.queue.options().lease_s},
+           {"document", document_for(job)},
+           {"source", source}}}});
+}
+
+void RunnerProtocol::heartbeat(const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
+  const std::int64_t id = path_id(req);
+  const json body = request_body(req, "heartbeat");
+  const std::string lease = field(body, "heartbeat", "lease", std::string());
+  switch (context_.queue.heartbeat(id, lease)) {
+    case JobQueue::Lease::kHeld: {
+      if (auto job = context_.queue.job(id)) context_.queue.runner_alive(job->runner, id);
+      return reply(res, 200, {{"state", "held"}});
     }
-    context_.queue.runner_alive(job->runner, 0);
-    context_.metrics.count("maxcode_runner_results_total", "results reported by runners", {{"status", status}});
-    context_.log("runner", "job " + std::to_string(id) + ": " + status);
-    if (context_.report) context_.report(id);
-    reply(res, 200, {{"ok", true}});
-  });
+    case JobQueue::Lease::kCancel:
+      return reply(res, 200, {{"state", "cancel"}});
+    case JobQueue::Lease::kLost:
+      break;
+  }
+  context_.metrics.count("maxcode_runner_stale_total", "runner messages for a job whose lease they no longer hold",
+                         {{"kind", "heartbeat"}});
+  reply(res, 409, {{"state", "lost"}});
+}
+
+void RunnerProtocol::result(const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req.get_header_value("Authorization"))) return reply(res, 401, {{"error", "runner token required"}});
+  const std::int64_t id = path_id(req);
+  const json body = request_body(req, "result");
+  if (!body.contains("lease") || !body["lease"].is_string() || !body.contains("status"))
+    return reply(res, 400, {{"error", "result: expected {lease, status, ...}"}});
+  const std::string lease = body["lease"], status = field(body, "result", "status", std::string());
+  const std::string error = field(body, "result", "error", std::string("the runner failed"));
+  const auto job = context_.queue.job(id);
+  auto stale = [&] { stale_result(id, res); };
+  if (!job || job->lease != lease || job->state != "running") return stale();
+  if (status == "cancelled") {
+    if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
+  } else if (status == "failed") {
+    if (!context_.queue.fail_attempt(id, lease, error)) return stale();
+    context_.jobs_changed();
+  } else if (status == "finished") {
+    if (!store_finished(id, *job, body, res)) return;
+  } else {
+    return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
+  }
+  context_.queue.runner_alive(job->runner, 0);
+  context_.metrics.count("maxcode_runner_results_total", "results reported by runners", {{"status", status}});
+  context_.log("runner", "job " + std::to_string(id) + ": " + status);
+  if (context_.report) context_.report(id);
+  reply(res, 200, {{"ok", true}});
+}
+
+void RunnerProtocol::stale_result(std::int64_t id, httplib::Response& res) {
+  context_.metrics.count("maxcode_runner_stale_total", "runner messages for a job whose lease they no longer hold",
+                         {{"kind", "result"}});
+  context_.log("runner", "job " + std::to_string(id) + ": result from a runner that no longer holds it; dropped");
+  reply(res, 409, {{"error", "this runner no longer holds the job"}});
+}
+
+// A finished attempt: its files first, then the state change. A crash in between leaves
+// a directory that the next attempt's replaces, never a job whose results are missing.
+bool RunnerProtocol::store_finished(std::int64_t id, const Job& job, const json& body, httplib::Response& res) {
+  const fs::path dir = context_.data_dir / "jobs" / std::to_string(id) / ("attempt-" + std::to_string(job.attempts));
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  fs::create_directories(dir / "targets");
+  std::vector<std::string> targets;
+  if (body.contains("targets") && body["targets"].is_object())
+    for (const auto& [slug, files] : body["targets"].items()) {
+      if (!safe_result_name(slug) || !files.is_object()) {
+        reply(res, 400, {{"error", "bad target name " + slug}});
+        return false;
+      }
+      for (const auto& [name, text] : files.items()) {
+        if (std::find(std::begin(kResultFiles), std::end(kResultFiles), name) == std::end(kResultFiles) ||
+            !text.is_string()) {
+          reply(res, 400, {{"error", "targets." + slug + ": unexpected file " + name}});
+          return false;
+        }
+        write_text(dir / "targets" / slug / name, text.get<std::string>());
+      }
+      targets.push_back(slug);
+    }
+  if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", dump_json(body["job"], 2));
+  const json result{{"dir", dir.string()},
+                    {"exit_code", field(body, "result", "exit_code", -1)},
+                    {"log", field(body, "result", "log", std::string())},
+                    {"targets", targets},
+                    {"job", body.contains("job") ? body["job"] : json()}};
+  if (!context_.queue.complete(id, body["lease"].get<std::string>(), result)) {
+    fs::remove_all(dir, ignored);
+    stale_result(id, res);
+    return false;
+  }
+  context_.jobs_changed();
+  return true;
 }
 
 }  // namespace maxcode::bot::service

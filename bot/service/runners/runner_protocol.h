@@ -27,6 +27,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace maxcode::bot::service {
@@ -47,6 +49,15 @@ class RunnerProtocol {
 
  private:
   bool authorized(const std::string& authorization) const;
+  // The three routes: claim (a long poll), heartbeat, result.
+  void claim(const httplib::Request& req, httplib::Response& res);
+  void hand_out(const JobQueue::Claim& claim, const std::string& runner, const std::vector<std::string>& labels,
+                httplib::Response& res);
+  void heartbeat(const httplib::Request& req, httplib::Response& res);
+  void result(const httplib::Request& req, httplib::Response& res);
+  // Writes a finished attempt's files and completes the job; false once it has replied.
+  bool store_finished(std::int64_t id, const Job& job, const nlohmann::json& body, httplib::Response& res);
+  void stale_result(std::int64_t id, httplib::Response& res);
   ServiceContext& context_;
   std::string token_;
   std::mutex mutex_;

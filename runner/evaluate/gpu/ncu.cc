@@ -151,135 +151,166 @@ std::vector<std::string> split_csv_record(std::string_view line) {
   }
 }
 
-std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
+namespace {
+
+// One kernel's rows of ncu's CSV, as read.
+struct KernelRows {
   struct Sum {
     double total = 0;
     int count = 0;
   };
-  struct Kernel {
-    std::string name;
-    std::set<std::pair<std::string, std::string>> launches;  // (process, ID)
-    std::map<std::string, Sum> metrics;
-    // Each launch's duration: (numeric ID, order first seen in the log) -> ns.
-    std::map<std::pair<long long, std::size_t>, double> durations;
-    std::map<std::pair<std::string, std::string>, std::pair<long long, std::size_t>> launch_key;
-  };
-  std::vector<Kernel> kernels;
-  std::map<std::string, std::size_t> index;
+  std::string name;
+  std::set<std::pair<std::string, std::string>> launches;  // (process, ID)
+  std::map<std::string, Sum> metrics;
+  // Each launch's duration: (numeric ID, order first seen in the log) -> ns.
+  std::map<std::pair<long long, std::size_t>, double> durations;
+  std::map<std::pair<std::string, std::string>, std::pair<long long, std::size_t>> launch_key;
 
-  std::vector<std::string> header;
-  int col_id = -1, col_pid = -1, col_kernel = -1, col_metric = -1, col_value = -1;
-  std::size_t line_no = 0;
-  while (!log.empty()) {
-    std::size_t nl = log.find('\n');
-    std::string_view line = log.substr(0, nl);
-    log.remove_prefix(nl == std::string_view::npos ? log.size() : nl + 1);
-    ++line_no;
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    if (line.empty() || line.starts_with("==")) continue;  // ==PROF==, ==WARNING==, ==ERROR==
-    // ncu's messages may run over several lines; its CSV lines always start quoted.
-    if (!line.starts_with('"')) continue;
+  double mean(const std::string& metric) const {
+    auto it = metrics.find(metric);
+    return it == metrics.end() ? 0.0 : it->second.total / it->second.count;
+  }
+};
 
-    std::vector<std::string> fields;
-    try {
-      fields = split_csv_record(line);
-    } catch (const std::runtime_error& e) {
-      throw csv_error(line_no, e.what());
+// ncu's CSV, one row per (launch, metric), grouped by kernel. The first quoted line is
+// the header (a second process repeats it); ncu's own messages are skipped.
+class NcuCsv {
+ public:
+  explicit NcuCsv(std::string_view log) {
+    std::size_t line_no = 0;
+    while (!log.empty()) {
+      std::size_t nl = log.find('\n');
+      std::string_view line = log.substr(0, nl);
+      log.remove_prefix(nl == std::string_view::npos ? log.size() : nl + 1);
+      ++line_no;
+      if (line.ends_with('\r')) line.remove_suffix(1);
+      if (line.empty() || line.starts_with("==")) continue;  // ==PROF==, ==WARNING==, ==ERROR==
+      // ncu's messages may run over several lines; its CSV lines always start quoted.
+      if (!line.starts_with('"')) continue;
+      std::vector<std::string> fields;
+      try {
+        fields = split_csv_record(line);
+      } catch (const std::runtime_error& e) {
+        throw csv_error(line_no, e.what());
+      }
+      if (header_.empty())
+        read_header(std::move(fields), line_no);
+      else if (fields != header_)
+        add_row(fields, line_no);
     }
-    if (header.empty()) {
-      header = fields;
-      auto column = [&](const char* name) {
-        auto it = std::find(header.begin(), header.end(), name);
-        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
-      };
-      col_id = column("ID");
-      col_pid = column("Process ID");
-      col_kernel = column("Kernel Name");
-      col_metric = column("Metric Name");
-      col_value = column("Metric Value");
-      for (auto [col, name] : {std::pair{col_id, "ID"}, {col_kernel, "Kernel Name"}, {col_metric, "Metric Name"},
-                               {col_value, "Metric Value"}})
-        if (col < 0) throw csv_error(line_no, std::string("the header has no \"") + name + "\" column");
-      continue;
-    }
-    if (fields == header) continue;  // repeated by a second process
-    if (fields.size() != header.size())
-      throw csv_error(line_no, std::to_string(fields.size()) + " fields, the header has " +
-                                   std::to_string(header.size()));
+  }
+  const std::vector<KernelRows>& kernels() const { return kernels_; }
 
-    const std::string& name = fields[col_kernel];
-    auto [it, fresh] = index.emplace(name, kernels.size());
-    if (fresh) kernels.push_back({name, {}, {}, {}, {}});
-    Kernel& k = kernels[it->second];
-    const std::pair<std::string, std::string> launch{col_pid >= 0 ? fields[col_pid] : "", fields[col_id]};
+ private:
+  void read_header(std::vector<std::string> fields, std::size_t line_no) {
+    header_ = std::move(fields);
+    auto column = [&](const char* name) {
+      auto it = std::find(header_.begin(), header_.end(), name);
+      return it == header_.end() ? -1 : static_cast<int>(it - header_.begin());
+    };
+    col_id_ = column("ID");
+    col_pid_ = column("Process ID");
+    col_kernel_ = column("Kernel Name");
+    col_metric_ = column("Metric Name");
+    col_value_ = column("Metric Value");
+    for (auto [col, name] : {std::pair{col_id_, "ID"},
+                             {col_kernel_, "Kernel Name"},
+                             {col_metric_, "Metric Name"},
+                             {col_value_, "Metric Value"}})
+      if (col < 0) throw csv_error(line_no, std::string("the header has no \"") + name + "\" column");
+  }
+
+  void add_row(const std::vector<std::string>& fields, std::size_t line_no) {
+    if (fields.size() != header_.size())
+      throw csv_error(line_no,
+                      std::to_string(fields.size()) + " fields, the header has " + std::to_string(header_.size()));
+    const std::string& name = fields[col_kernel_];
+    auto [it, fresh] = index_.emplace(name, kernels_.size());
+    if (fresh) kernels_.push_back({name, {}, {}, {}, {}});
+    KernelRows& k = kernels_[it->second];
+    const std::pair<std::string, std::string> launch{col_pid_ >= 0 ? fields[col_pid_] : "", fields[col_id_]};
     k.launches.insert(launch);
     auto [key, first_row] = k.launch_key.emplace(launch, std::pair<long long, std::size_t>{0, line_no});
     if (first_row) {
       long long id = -1;
-      const std::string& text = fields[col_id];
+      const std::string& text = fields[col_id_];
       if (std::from_chars(text.data(), text.data() + text.size(), id).ec != std::errc{}) id = -1;
       key->second.first = id;
       k.durations.emplace(key->second, 0.0);
     }
     double value = 0;
-    if (!parse_number(fields[col_value], value)) continue;  // "n/a": as if missing
-    if (fields[col_metric] == "gpu__time_duration.sum") k.durations[key->second] += value;
-    Sum& sum = k.metrics[fields[col_metric]];
+    if (!parse_number(fields[col_value_], value)) return;  // "n/a": as if missing
+    if (fields[col_metric_] == "gpu__time_duration.sum") k.durations[key->second] += value;
+    KernelRows::Sum& sum = k.metrics[fields[col_metric_]];
     sum.total += value;
     sum.count += 1;
   }
 
-  std::vector<NcuKernel> out;
-  for (const Kernel& acc : kernels) {
-    auto has = [&](const std::string& m) { return acc.metrics.count(m) > 0; };
-    auto mean = [&](const std::string& m) {
-      auto it = acc.metrics.find(m);
-      return it == acc.metrics.end() ? 0.0 : it->second.total / it->second.count;
-    };
-    auto op = [&](const char* o) { return mean(std::string("smsp__sass_thread_inst_executed_op_") + o + "_pred_on.sum"); };
+  std::vector<std::string> header_;
+  int col_id_ = -1, col_pid_ = -1, col_kernel_ = -1, col_metric_ = -1, col_value_ = -1;
+  std::vector<KernelRows> kernels_;
+  std::map<std::string, std::size_t> index_;
+};
 
-    NcuKernel k;
-    k.name = acc.name;
-    k.launches = static_cast<int>(acc.launches.size());
-    k.duration_ns = mean("gpu__time_duration.sum");
-    if (auto d = acc.metrics.find("gpu__time_duration.sum"); d != acc.metrics.end()) k.total_duration_ns = d->second.total;
-    for (const auto& [order, ns] : acc.durations) k.launch_ns.push_back(ns);
-    k.dram_throughput_pct = mean("dram__throughput.avg.pct_of_peak_sustained_elapsed");
-    k.sm_throughput_pct = mean("sm__throughput.avg.pct_of_peak_sustained_elapsed");
-    k.achieved_occupancy_pct = mean("sm__warps_active.avg.pct_of_peak_sustained_active");
-    k.theoretical_occupancy_pct = mean("sm__maximum_warps_per_active_cycle_pct");
+// One kernel's figures from its rows: means over its launches, the occupancy limiter,
+// the top stalls, the work counted and the roofline floor.
+NcuKernel summarize(const KernelRows& acc) {
+  auto has = [&](const std::string& m) { return acc.metrics.count(m) > 0; };
+  auto mean = [&](const std::string& m) { return acc.mean(m); };
+  auto op = [&](const char* o) {
+    return mean(std::string("smsp__sass_thread_inst_executed_op_") + o + "_pred_on.sum");
+  };
 
-    double limit = 0;
-    for (auto [metric, label] : {std::pair{"launch__occupancy_limit_registers", "registers"},
-                                 {"launch__occupancy_limit_shared_mem", "shared memory"},
-                                 {"launch__occupancy_limit_warps", "warps"},
-                                 {"launch__occupancy_limit_blocks", "blocks"}}) {
-      if (!has(metric)) continue;
-      if (k.occupancy_limiter.empty() || mean(metric) < limit) k.occupancy_limiter = label, limit = mean(metric);
-    }
+  NcuKernel k;
+  k.name = acc.name;
+  k.launches = static_cast<int>(acc.launches.size());
+  k.duration_ns = mean("gpu__time_duration.sum");
+  if (auto d = acc.metrics.find("gpu__time_duration.sum"); d != acc.metrics.end())
+    k.total_duration_ns = d->second.total;
+  for (const auto& [order, ns] : acc.durations) k.launch_ns.push_back(ns);
+  k.dram_throughput_pct = mean("dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  k.sm_throughput_pct = mean("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+  k.achieved_occupancy_pct = mean("sm__warps_active.avg.pct_of_peak_sustained_active");
+  k.theoretical_occupancy_pct = mean("sm__maximum_warps_per_active_cycle_pct");
 
-    for (const char* reason : kStallReasons)
-      if (double ratio = mean(stall_metric(reason)); ratio > 0) k.stalls.emplace_back(reason, ratio);
-    std::stable_sort(k.stalls.begin(), k.stalls.end(), [](auto& a, auto& b) { return a.second > b.second; });
-    if (k.stalls.size() > 3) k.stalls.resize(3);
-
-    k.dram_bytes = mean("dram__bytes_read.sum") + mean("dram__bytes_write.sum");
-    double fp32 = op("fadd") + op("fmul") + 2 * op("ffma");
-    k.fp64_flops = op("dadd") + op("dmul") + 2 * op("dfma");
-    k.flops = fp32 + k.fp64_flops;
-    k.peak_bytes_per_s = mean("dram__bytes.sum.peak_sustained") * mean("dram__cycles_elapsed.avg.per_second");
-    double sm_hz = mean("sm__cycles_elapsed.avg.per_second");
-    k.peak_flops_per_s = 2 * mean("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained") * sm_hz;
-    k.peak_fp64_flops_per_s = 2 * mean("sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained") * sm_hz;
-    k.registers = static_cast<int>(std::lround(mean("launch__registers_per_thread")));
-
-    // fp32 and fp64 run on different units with different peaks: their times add up.
-    double compute_s = roofline_floor_s(0, fp32, 0, k.peak_flops_per_s) +
-                       roofline_floor_s(0, k.fp64_flops, 0, k.peak_fp64_flops_per_s);
-    k.floor_ns = 1e9 * std::max(roofline_floor_s(k.dram_bytes, 0, k.peak_bytes_per_s, 0), compute_s);
-    k.roofline_pct = k.duration_ns > 0 ? 100 * k.floor_ns / k.duration_ns : 0;
-    out.push_back(std::move(k));
+  double limit = 0;
+  for (auto [metric, label] : {std::pair{"launch__occupancy_limit_registers", "registers"},
+                               {"launch__occupancy_limit_shared_mem", "shared memory"},
+                               {"launch__occupancy_limit_warps", "warps"},
+                               {"launch__occupancy_limit_blocks", "blocks"}}) {
+    if (!has(metric)) continue;
+    if (k.occupancy_limiter.empty() || mean(metric) < limit) k.occupancy_limiter = label, limit = mean(metric);
   }
+
+  for (const char* reason : kStallReasons)
+    if (double ratio = mean(stall_metric(reason)); ratio > 0) k.stalls.emplace_back(reason, ratio);
+  std::stable_sort(k.stalls.begin(), k.stalls.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  if (k.stalls.size() > 3) k.stalls.resize(3);
+
+  k.dram_bytes = mean("dram__bytes_read.sum") + mean("dram__bytes_write.sum");
+  double fp32 = op("fadd") + op("fmul") + 2 * op("ffma");
+  k.fp64_flops = op("dadd") + op("dmul") + 2 * op("dfma");
+  k.flops = fp32 + k.fp64_flops;
+  k.peak_bytes_per_s = mean("dram__bytes.sum.peak_sustained") * mean("dram__cycles_elapsed.avg.per_second");
+  double sm_hz = mean("sm__cycles_elapsed.avg.per_second");
+  k.peak_flops_per_s = 2 * mean("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained") * sm_hz;
+  k.peak_fp64_flops_per_s = 2 * mean("sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained") * sm_hz;
+  k.registers = static_cast<int>(std::lround(mean("launch__registers_per_thread")));
+
+  // fp32 and fp64 run on different units with different peaks: their times add up.
+  double compute_s =
+      roofline_floor_s(0, fp32, 0, k.peak_flops_per_s) + roofline_floor_s(0, k.fp64_flops, 0, k.peak_fp64_flops_per_s);
+  k.floor_ns = 1e9 * std::max(roofline_floor_s(k.dram_bytes, 0, k.peak_bytes_per_s, 0), compute_s);
+  k.roofline_pct = k.duration_ns > 0 ? 100 * k.floor_ns / k.duration_ns : 0;
+  return k;
+}
+
+}  // namespace
+
+std::vector<NcuKernel> parse_ncu_csv(std::string_view log) {
+  std::vector<NcuKernel> out;
+  const NcuCsv csv(log);  // named: a temporary would end before the loop does
+  for (const KernelRows& rows : csv.kernels()) out.push_back(summarize(rows));
   return out;
 }
 
