@@ -6,6 +6,7 @@
 #include "runner/util/files.h"
 #include "runner/util/json_fields.h"
 #include "runner/util/json_io.h"
+#include "runner/util/json_reader.h"
 #include "runner/util/secrets.h"
 
 #include <algorithm>
@@ -27,12 +28,6 @@ namespace maxcode {
 namespace {
 
 using nlohmann::json;
-
-// Prints a bound without a trailing ".0" for whole numbers ("> 0", ">= 1.05").
-std::string format_bound(double bound) {
-  if (bound == std::trunc(bound)) return std::to_string(static_cast<long long>(bound));
-  return dump_json(json(bound));
-}
 
 bool identifier_head(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool identifier_tail(char c) { return identifier_head(c) || std::isdigit(static_cast<unsigned char>(c)); }
@@ -84,198 +79,48 @@ bool is_product(std::string_view text) {
   }
 }
 
-// Lower bound of a floating-point field: `> min` when strict, else `>= min`.
-struct Bound {
-  double min;
-  bool strict;
-};
-constexpr Bound kPositive{0, true};
-constexpr Bound kNonNegative{0, false};
-
 constexpr std::size_t kMaxKernelPattern = 256;
 
-// One JSON value of the document and where it sits, for checked access and errors.
-struct Node {
-  const json& value;
-  std::string path;           // "benchmarks[1].command"; empty for the document itself
-  const std::string& label;   // the file, as errors name it
+using Node = JsonNode;
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    // Values quoted in a problem may be megabytes long (a hostile config): quote a part.
-    throw ConfigError(label + ": " + (path.empty() ? "" : excerpt(path, 200) + ": ") + excerpt(problem, 1000));
+// A path or glob relative to the repository root.
+std::string relative_path(const Node& node) {
+  std::string text = node.non_empty_string();
+  if (text.front() == '/') node.fail("must be relative to the repository root, got '" + text + "'");
+  if (escapes_root(text)) node.fail("must stay inside the repository ('..' climbs out of it), got '" + text + "'");
+  return text;
+}
+
+// A host path: absolute, without '..' (what it names is the host's, not the repository's).
+std::string absolute_path(const Node& node) {
+  std::string text = node.non_empty_string();
+  if (text.front() != '/') node.fail("must be an absolute path, got '" + text + "'");
+  for (const auto& part : std::filesystem::path(text)) {
+    if (part == "..") node.fail("must not contain '..', got '" + text + "'");
   }
+  return text;
+}
 
-  void expect(bool ok, std::string_view expected) const {
-    if (!ok) fail("expected " + std::string(expected) + ", got " + describe_type(value));
-  }
+// An environment variable name, or a prefix ending in '*'; never one that looks
+// secret, since candidates must not see secrets whatever the config says.
+std::string env_name(const Node& node) {
+  std::string text = node.non_empty_string();
+  std::string stem = text.back() == '*' ? text.substr(0, text.size() - 1) : text;
+  bool valid = !stem.empty() && !std::isdigit(static_cast<unsigned char>(stem.front()));
+  for (char c : stem) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!valid)
+    node.fail("must be a variable name (letters, digits, '_'), or a prefix ending in '*', got '" + text + "'");
+  if (looks_secret(stem)) node.fail("names a secret ('" + text + "'): candidates never see secrets");
+  return text;
+}
 
-  // A field known to be present (the object has been read already).
-  Node field(const std::string& name) const { return {value.at(name), path + "." + name, label}; }
+void expect_array(const Node& node) { node.expect(node.value().is_array(), "an array"); }
 
-  Node element(std::size_t index) const {
-    return {value[index], path + "[" + std::to_string(index) + "]", label};
-  }
-
-  std::string string() const {
-    expect(value.is_string(), "a string");
-    return value.get<std::string>();
-  }
-
-  std::string non_empty_string() const {
-    std::string text = string();
-    if (text.empty()) fail("must not be empty");
-    return text;
-  }
-
-  // A path or glob relative to the repository root.
-  std::string relative_path() const {
-    std::string text = non_empty_string();
-    if (text.front() == '/') fail("must be relative to the repository root, got '" + text + "'");
-    if (escapes_root(text)) fail("must stay inside the repository ('..' climbs out of it), got '" + text + "'");
-    return text;
-  }
-
-  // A host path: absolute, without '..' (what it names is the host's, not the repository's).
-  std::string absolute_path() const {
-    std::string text = non_empty_string();
-    if (text.front() != '/') fail("must be an absolute path, got '" + text + "'");
-    for (const auto& part : std::filesystem::path(text)) {
-      if (part == "..") fail("must not contain '..', got '" + text + "'");
-    }
-    return text;
-  }
-
-  // An environment variable name, or a prefix ending in '*'; never one that looks
-  // secret, since candidates must not see secrets whatever the config says.
-  std::string env_name() const {
-    std::string text = non_empty_string();
-    std::string stem = text.back() == '*' ? text.substr(0, text.size() - 1) : text;
-    bool valid = !stem.empty() && !std::isdigit(static_cast<unsigned char>(stem.front()));
-    for (char c : stem) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!valid) fail("must be a variable name (letters, digits, '_'), or a prefix ending in '*', got '" + text + "'");
-    if (looks_secret(stem)) fail("names a secret ('" + text + "'): candidates never see secrets");
-    return text;
-  }
-
-  bool boolean() const {
-    expect(value.is_boolean(), "a boolean");
-    return value.get<bool>();
-  }
-
-  double number(Bound bound) const {
-    expect(value.is_number(), "a number");
-    double number = value.get<double>();
-    bool ok = bound.strict ? number > bound.min : number >= bound.min;
-    if (!ok) {
-      fail("must be " + std::string(bound.strict ? "> " : ">= ") + format_bound(bound.min) +
-           ", got " + dump_json(value));
-    }
-    return number;
-  }
-
-  // Whole numbers written as 3.0 or 1e3 are accepted; 1.5 or out-of-range values are not.
-  template <class Int>
-  Int integer(long long min) const {
-    expect(value.is_number(), "an integer");
-    std::optional<Int> result;
-    if (value.is_number_unsigned()) {
-      auto whole = value.get<std::uint64_t>();
-      if (std::in_range<Int>(whole)) result = static_cast<Int>(whole);
-    } else if (value.is_number_integer()) {
-      auto whole = value.get<std::int64_t>();
-      if (std::in_range<Int>(whole)) result = static_cast<Int>(whole);
-    } else {
-      double number = value.get<double>();
-      if (number != std::trunc(number)) fail("expected an integer, got " + dump_json(value));
-      // Beyond 2^53 a double no longer holds every integer: treat as out of range.
-      if (std::fabs(number) <= 9007199254740992.0 &&
-          std::in_range<Int>(static_cast<std::int64_t>(number))) {
-        result = static_cast<Int>(number);
-      }
-    }
-    if (!result || std::cmp_less(*result, min)) {
-      fail("must be between " + std::to_string(min) + " and " +
-           std::to_string(std::numeric_limits<Int>::max()) + ", got " + dump_json(value));
-    }
-    return *result;
-  }
-
-  void expect_array() const { expect(value.is_array(), "an array"); }
-
-  // A list of strings, each checked by `read` (e.g. &Node::relative_path).
-  std::vector<std::string> strings(std::string (Node::*read)() const) const {
-    expect_array();
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < value.size(); ++i) out.push_back((element(i).*read)());
-    return out;
-  }
-};
-
-// Walks one JSON object: rejects fields it does not know (suggesting the nearest known
-// one), and hands out its fields as Nodes whose paths extend the object's own.
-class Reader {
+// One object of .maxcode.json: its known fields are those config_fields() lists for
+// `section` ("build", "benchmarks[]").
+class Reader : public JsonObject {
  public:
-  // `section` names the object's place in config_fields() ("build", "benchmarks[]").
-  Reader(const Node& node, const std::string& section)
-      : node_(node), known_(config_fields().at(section)) {
-    node_.expect(node_.value.is_object(), "an object");
-    for (const auto& [key, value] : node_.value.items()) {
-      if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
-        Node{value, path_of(excerpt(key, 60)), node_.label}.fail("unknown field (" + suggest(key) + ")");
-      }
-    }
-  }
-
-  std::optional<Node> get(std::string_view field) const {
-    auto found = node_.value.find(field);
-    if (found == node_.value.end()) return std::nullopt;
-    return Node{*found, path_of(field), node_.label};
-  }
-
-  Node require(std::string_view field) const {
-    if (auto node = get(field)) return *node;
-    fail(field, "missing required field");
-  }
-
-  [[noreturn]] void fail(std::string_view field, const std::string& problem) const {
-    Node{node_.value, path_of(field), node_.label}.fail(problem);
-  }
-
-  // Typed fields with a default: absent fields keep `fallback`.
-  std::string string(std::string_view field, std::string fallback = {}) const {
-    auto node = get(field);
-    return node ? node->string() : fallback;
-  }
-  bool boolean(std::string_view field, bool fallback) const {
-    auto node = get(field);
-    return node ? node->boolean() : fallback;
-  }
-  double number(std::string_view field, double fallback, Bound bound) const {
-    auto node = get(field);
-    return node ? node->number(bound) : fallback;
-  }
-  template <class Int>
-  Int integer(std::string_view field, Int fallback, long long min) const {
-    auto node = get(field);
-    return node ? node->integer<Int>(min) : fallback;
-  }
-  std::vector<std::string> strings(std::string_view field, std::vector<std::string> fallback,
-                                   std::string (Node::*read)() const) const {
-    auto node = get(field);
-    return node ? node->strings(read) : fallback;
-  }
-
- private:
-  std::string path_of(std::string_view field) const {
-    return node_.path.empty() ? std::string(field) : node_.path + "." + std::string(field);
-  }
-
-  std::string suggest(std::string_view key) const {
-    return suggest_field(key, known_);
-  }
-
-  Node node_;
-  std::vector<std::string_view> known_;
+  Reader(const Node& node, const std::string& section) : JsonObject(node, config_fields().at(section)) {}
 };
 
 // The value of `node` when it is one of `options`.
@@ -362,17 +207,17 @@ BenchmarkConfig parse_benchmark(const Node& node) {
 }
 
 std::vector<BenchmarkConfig> parse_benchmarks(const Node& node) {
-  node.expect_array();
-  if (node.value.empty()) node.fail("must list at least one benchmark");
+  expect_array(node);
+  if (node.value().empty()) node.fail("must list at least one benchmark");
   std::vector<BenchmarkConfig> benchmarks;
-  for (std::size_t i = 0; i < node.value.size(); ++i) {
+  for (std::size_t i = 0; i < node.value().size(); ++i) {
     Node element = node.element(i);
     benchmarks.push_back(parse_benchmark(element));
     // Names key the baseline outputs and timings, so two benchmarks must not share one.
     for (std::size_t j = 0; j < i; ++j) {
       if (benchmarks[j].name == benchmarks[i].name) {
-        element.field("name").fail("duplicate name '" + benchmarks[i].name + "' (also used by " +
-                                   node.path + "[" + std::to_string(j) + "])");
+        element.child("name").fail("duplicate name '" + benchmarks[i].name + "' (also used by " + node.path() + "[" +
+                                   std::to_string(j) + "])");
       }
     }
   }
@@ -382,9 +227,9 @@ std::vector<BenchmarkConfig> parse_benchmarks(const Node& node) {
 ScopeConfig parse_scope(const Node& node) {
   Reader r(node, "scope");
   ScopeConfig scope;
-  scope.include = r.strings("include", scope.include, &Node::relative_path);
+  scope.include = r.strings("include", scope.include, relative_path);
   if (scope.include.empty()) r.fail("include", "must list at least one glob");
-  scope.exclude = r.strings("exclude", scope.exclude, &Node::relative_path);
+  scope.exclude = r.strings("exclude", scope.exclude, relative_path);
   return scope;
 }
 
@@ -402,9 +247,9 @@ UnitConfig parse_unit(const Node& node) {
   for (const char* field : {"add", "leave_out"}) {
     auto list = r.get(field);
     if (!list) continue;
-    list->expect_array();
+    expect_array(*list);
     std::vector<std::string>& names = std::string_view(field) == "add" ? unit.add : unit.leave_out;
-    for (std::size_t i = 0; i < list->value.size(); ++i) {
+    for (std::size_t i = 0; i < list->value().size(); ++i) {
       const Node element = list->element(i);
       std::string name = function_name(element);
       if (std::find(names.begin(), names.end(), name) != names.end())
@@ -426,9 +271,9 @@ TargetsConfig parse_targets(const Node& node) {
   targets.signature = r.string("signature");
   if (auto prefer = r.get("prefer")) targets.prefer = one_of(*prefer, "prefer", {"gpu", "cpu"});
   if (auto interface = r.get("interface")) {
-    interface->expect(interface->value.is_object(), "an object");
-    for (const auto& [name, value] : interface->value.items()) {
-      Node size = interface->field(name);
+    interface->expect(interface->value().is_object(), "an object");
+    for (const auto& [name, value] : interface->value().items()) {
+      Node size = interface->child(name);
       const std::string text = size.non_empty_string();
       // A product of parameter names and whole numbers: nothing else is evaluated.
       if (!is_product(text))
@@ -444,8 +289,8 @@ TargetsConfig parse_targets(const Node& node) {
 // A knob value as it will be written into the source: strings as given, numbers in
 // their JSON spelling (8, not 8.0; 0.5 stays 0.5).
 std::string knob_value(const Node& node) {
-  if (node.value.is_number()) return dump_json(node.value);
-  node.expect(node.value.is_string(), "a number or a string");
+  if (node.value().is_number()) return dump_json(node.value());
+  node.expect(node.value().is_string(), "a number or a string");
   return node.non_empty_string();
 }
 
@@ -457,25 +302,25 @@ KnobConfig parse_knob(const Node& node) {
     r.fail("name", "'" + knob.name + "' is not a C/C++ identifier");
   }
   Node values = r.require("values");
-  values.expect_array();
-  if (values.value.empty()) values.fail("must list at least one value");
-  for (std::size_t i = 0; i < values.value.size(); ++i) {
+  expect_array(values);
+  if (values.value().empty()) values.fail("must list at least one value");
+  for (std::size_t i = 0; i < values.value().size(); ++i) {
     knob.values.push_back(knob_value(values.element(i)));
   }
-  if (auto file = r.get("file")) knob.file = file->relative_path();
+  if (auto file = r.get("file")) knob.file = relative_path(*file);
   return knob;
 }
 
 std::vector<KnobConfig> parse_knobs(const Node& node) {
-  node.expect_array();
+  expect_array(node);
   std::vector<KnobConfig> knobs;
-  for (std::size_t i = 0; i < node.value.size(); ++i) {
+  for (std::size_t i = 0; i < node.value().size(); ++i) {
     Node element = node.element(i);
     knobs.push_back(parse_knob(element));
     for (std::size_t j = 0; j < i; ++j) {
       if (knobs[j].name == knobs[i].name && knobs[j].file == knobs[i].file) {
-        element.field("name").fail("duplicate knob '" + knobs[i].name + "' (also " + node.path +
-                                   "[" + std::to_string(j) + "])");
+        element.child("name").fail("duplicate knob '" + knobs[i].name + "' (also " + node.path() + "[" +
+                                   std::to_string(j) + "])");
       }
     }
   }
@@ -496,7 +341,7 @@ SearchConfig parse_search(const Node& node) {
   if (auto reranker = r.get("reranker")) search.reranker = one_of(*reranker, "reranker", {"auto", "llm", "none"});
   search.trajectory_window = r.integer("trajectory_window", search.trajectory_window, 1);
   // Replay may get its directory on the command line instead, so it is not required here.
-  if (auto dir = r.get("replay_dir")) search.replay_dir = dir->relative_path();
+  if (auto dir = r.get("replay_dir")) search.replay_dir = relative_path(*dir);
   if (auto knobs = r.get("knobs")) search.knobs = parse_knobs(*knobs);
   search.seed = r.integer("seed", search.seed, 0);
   search.max_wall_s = r.number("max_wall_s", search.max_wall_s, kPositive);
@@ -506,9 +351,9 @@ SearchConfig parse_search(const Node& node) {
 // Seeds feed MAXCODE_SEED: zero is refused because a benchmark may take it as "no
 // seed" and produce all-zero inputs, and repeats would make three runs prove only one.
 std::vector<std::uint64_t> parse_seeds(const Node& node) {
-  node.expect_array();
+  expect_array(node);
   std::vector<std::uint64_t> seeds;
-  for (std::size_t i = 0; i < node.value.size(); ++i) {
+  for (std::size_t i = 0; i < node.value().size(); ++i) {
     Node element = node.element(i);
     auto seed = element.integer<std::uint64_t>(0);
     if (seed == 0) element.fail("must be non-zero");
@@ -545,11 +390,11 @@ AcceptanceConfig parse_acceptance(const Node& node) {
 WorkspaceConfig parse_workspace(const Node& node) {
   Reader r(node, "workspace");
   WorkspaceConfig workspace;
-  workspace.exclude = r.strings("exclude", workspace.exclude, &Node::relative_path);
+  workspace.exclude = r.strings("exclude", workspace.exclude, relative_path);
   workspace.output_cap_bytes = r.integer("output_cap_bytes", workspace.output_cap_bytes, 1);
   workspace.isolate = r.boolean("isolate", workspace.isolate);
-  workspace.env_allow = r.strings("env_allow", workspace.env_allow, &Node::env_name);
-  workspace.sandbox_paths = r.strings("sandbox_paths", workspace.sandbox_paths, &Node::absolute_path);
+  workspace.env_allow = r.strings("env_allow", workspace.env_allow, env_name);
+  workspace.sandbox_paths = r.strings("sandbox_paths", workspace.sandbox_paths, absolute_path);
   workspace.max_processes = r.integer("max_processes", workspace.max_processes, 0);
   workspace.max_memory_mb = r.integer("max_memory_mb", workspace.max_memory_mb, 0);
   workspace.max_disk_mb = r.integer("max_disk_mb", workspace.max_disk_mb, 0);
@@ -562,8 +407,8 @@ GpuConfig parse_gpu(const Node& node) {
   GpuConfig gpu;
   if (auto tools = r.get("sanitizer")) {
     gpu.sanitizer.clear();
-    tools->expect_array();
-    for (std::size_t i = 0; i < tools->value.size(); ++i)
+    expect_array(*tools);
+    for (std::size_t i = 0; i < tools->value().size(); ++i)
       gpu.sanitizer.push_back(one_of(tools->element(i), "sanitizer tool",
                                      {"memcheck", "racecheck", "synccheck", "initcheck"}));
   }
@@ -577,7 +422,7 @@ GpuConfig parse_gpu(const Node& node) {
   if (auto tolerance = r.get("witness_tolerance")) {
     gpu.witness_tolerance = tolerance->number(kPositive);
     // Beyond 100% (a factor of 2) the witness would pass the very tricks it is there for.
-    if (gpu.witness_tolerance > 1) tolerance->fail("must be <= 1, got " + dump_json(tolerance->value));
+    if (gpu.witness_tolerance > 1) tolerance->fail("must be <= 1, got " + dump_json(tolerance->value()));
   }
   return gpu;
 }
@@ -625,7 +470,7 @@ const std::map<std::string, std::vector<std::string_view>>& config_fields() {
 }
 
 Config parse_config(const json& document, const std::string& file_label) {
-  Node root_node{document, "", file_label};
+  const Node root_node(document, file_label, raise_as<ConfigError>);
   Reader root(root_node, "");
   // For editors only (docs/schema/maxcode.schema.json); the reader itself is the check.
   if (auto schema = root.get("$schema")) schema->non_empty_string();
@@ -642,8 +487,8 @@ Config parse_config(const json& document, const std::string& file_label) {
   if (auto node = root.get("gpu")) config.gpu = parse_gpu(*node);
   if (auto node = root.get("llm")) {
     // Validated by the LLM providers, which know their own fields.
-    node->expect(node->value.is_object(), "an object");
-    config.llm = node->value;
+    node->expect(node->value().is_object(), "an object");
+    config.llm = node->value();
   }
   return config;
 }
@@ -681,91 +526,103 @@ Config load_config(const std::filesystem::path& file) {
 }
 
 // Optional strings that are empty are left out, so the output parses back unchanged.
-json to_json(const Config& config) {
-  auto put_optional = [](json& object, const char* key, const std::string& value) {
-    if (!value.empty()) object[key] = value;
-  };
+namespace {
 
-  json build = {{"command", config.build.command}, {"timeout_s", config.build.timeout_s}};
-  put_optional(build, "configure", config.build.configure);
+void put_optional(json& object, const char* key, const std::string& value) {
+  if (!value.empty()) object[key] = value;
+}
 
-  json benchmarks = json::array();
-  for (const BenchmarkConfig& bench : config.benchmarks) {
-    json entry = {{"name", bench.name},
-                  {"command", bench.command},
-                  {"metric", bench.metric},
-                  {"compare_output", bench.compare_output},
-                  {"rtol", bench.rtol},
-                  {"atol", bench.atol},
-                  {"timeout_s", bench.timeout_s}};
-    if (bench.metric == "kernels") {
-      entry["kernels"] = bench.kernels;
-      entry["warmup_launches"] = bench.warmup_launches;
-      entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
-    }
-    if (!bench.filter.empty()) entry["filter"] = bench.filter;
-    benchmarks.push_back(entry);
+json benchmark_json(const BenchmarkConfig& bench) {
+  json entry = {{"name", bench.name},          {"command", bench.command},
+                {"metric", bench.metric},      {"compare_output", bench.compare_output},
+                {"rtol", bench.rtol},          {"atol", bench.atol},
+                {"timeout_s", bench.timeout_s}};
+  if (bench.metric == "kernels") {
+    entry["kernels"] = bench.kernels;
+    entry["warmup_launches"] = bench.warmup_launches;
+    entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
   }
+  if (!bench.filter.empty()) entry["filter"] = bench.filter;
+  return entry;
+}
 
-  json targets = {{"functions", config.targets.functions}};
-  put_optional(targets, "signature", config.targets.signature);
-  put_optional(targets, "prefer", config.targets.prefer);
-  if (!config.targets.interface.empty()) targets["interface"] = config.targets.interface;
-  if (config.targets.unit != UnitConfig{})
-    targets["unit"] = {{"add", config.targets.unit.add}, {"leave_out", config.targets.unit.leave_out}};
+json targets_json(const TargetsConfig& t) {
+  json targets = {{"functions", t.functions}};
+  put_optional(targets, "signature", t.signature);
+  put_optional(targets, "prefer", t.prefer);
+  if (!t.interface.empty()) targets["interface"] = t.interface;
+  if (t.unit != UnitConfig{}) targets["unit"] = {{"add", t.unit.add}, {"leave_out", t.unit.leave_out}};
+  return targets;
+}
 
+json search_json(const SearchConfig& s) {
   json knobs = json::array();
-  for (const KnobConfig& knob : config.search.knobs) {
+  for (const KnobConfig& knob : s.knobs) {
     json entry = {{"name", knob.name}, {"values", knob.values}};
     put_optional(entry, "file", knob.file);
     knobs.push_back(entry);
   }
-  const SearchConfig& s = config.search;
-  json search = {{"policy", s.policy},         {"max_evaluations", s.max_evaluations},
-                 {"batch", s.batch},           {"knobs", knobs},
-                 {"seed", s.seed},             {"max_wall_s", s.max_wall_s},
-                 {"proposals", s.proposals},   {"max_tokens", s.max_tokens},
-                 {"max_dollars", s.max_dollars}, {"critic", s.critic},
-                 {"reranker", s.reranker},     {"trajectory_window", s.trajectory_window}};
+  json search = {{"policy", s.policy},
+                 {"max_evaluations", s.max_evaluations},
+                 {"batch", s.batch},
+                 {"knobs", knobs},
+                 {"seed", s.seed},
+                 {"max_wall_s", s.max_wall_s},
+                 {"proposals", s.proposals},
+                 {"max_tokens", s.max_tokens},
+                 {"max_dollars", s.max_dollars},
+                 {"critic", s.critic},
+                 {"reranker", s.reranker},
+                 {"trajectory_window", s.trajectory_window}};
   put_optional(search, "replay_dir", s.replay_dir);
+  return search;
+}
 
-  const AcceptanceConfig& a = config.acceptance;
-  json acceptance = {{"min_speedup", a.min_speedup},
-                     {"seeds", a.seeds},
-                     {"warmup_rounds", a.warmup_rounds},
-                     {"min_rounds", a.min_rounds},
-                     {"max_rounds", a.max_rounds},
-                     {"max_timing_s", a.max_timing_s},
-                     {"target_relative_width", a.target_relative_width}};
+json acceptance_json(const AcceptanceConfig& a) {
+  return {{"min_speedup", a.min_speedup},
+          {"seeds", a.seeds},
+          {"warmup_rounds", a.warmup_rounds},
+          {"min_rounds", a.min_rounds},
+          {"max_rounds", a.max_rounds},
+          {"max_timing_s", a.max_timing_s},
+          {"target_relative_width", a.target_relative_width}};
+}
 
+json workspace_json(const WorkspaceConfig& w) {
+  return {{"exclude", w.exclude},
+          {"output_cap_bytes", w.output_cap_bytes},
+          {"isolate", w.isolate},
+          {"env_allow", w.env_allow},
+          {"sandbox_paths", w.sandbox_paths},
+          {"max_processes", w.max_processes},
+          {"max_memory_mb", w.max_memory_mb},
+          {"max_disk_mb", w.max_disk_mb},
+          {"max_cpu_s", w.max_cpu_s}};
+}
+
+json gpu_json(const GpuConfig& g) {
+  return {{"sanitizer", g.sanitizer},         {"sanitize", g.sanitize}, {"sanitizer_timeout_s", g.sanitizer_timeout_s},
+          {"ptxas_report", g.ptxas_report},   {"ncu", g.ncu},           {"ncu_kernels", g.ncu_kernels},
+          {"ncu_timeout_s", g.ncu_timeout_s}, {"witness", g.witness},   {"witness_tolerance", g.witness_tolerance}};
+}
+
+}  // namespace
+
+json to_json(const Config& config) {
+  json build = {{"command", config.build.command}, {"timeout_s", config.build.timeout_s}};
+  put_optional(build, "configure", config.build.configure);
+  json benchmarks = json::array();
+  for (const BenchmarkConfig& bench : config.benchmarks) benchmarks.push_back(benchmark_json(bench));
   json document = {
       {"build", build},
       {"test", {{"command", config.test.command}, {"timeout_s", config.test.timeout_s}}},
       {"benchmarks", benchmarks},
       {"scope", {{"include", config.scope.include}, {"exclude", config.scope.exclude}}},
-      {"targets", targets},
-      {"search", search},
-      {"acceptance", acceptance},
-      {"workspace",
-       {{"exclude", config.workspace.exclude},
-        {"output_cap_bytes", config.workspace.output_cap_bytes},
-        {"isolate", config.workspace.isolate},
-        {"env_allow", config.workspace.env_allow},
-        {"sandbox_paths", config.workspace.sandbox_paths},
-        {"max_processes", config.workspace.max_processes},
-        {"max_memory_mb", config.workspace.max_memory_mb},
-        {"max_disk_mb", config.workspace.max_disk_mb},
-        {"max_cpu_s", config.workspace.max_cpu_s}}},
-      {"gpu",
-       {{"sanitizer", config.gpu.sanitizer},
-        {"sanitize", config.gpu.sanitize},
-        {"sanitizer_timeout_s", config.gpu.sanitizer_timeout_s},
-        {"ptxas_report", config.gpu.ptxas_report},
-        {"ncu", config.gpu.ncu},
-        {"ncu_kernels", config.gpu.ncu_kernels},
-        {"ncu_timeout_s", config.gpu.ncu_timeout_s},
-        {"witness", config.gpu.witness},
-        {"witness_tolerance", config.gpu.witness_tolerance}}},
+      {"targets", targets_json(config.targets)},
+      {"search", search_json(config.search)},
+      {"acceptance", acceptance_json(config.acceptance)},
+      {"workspace", workspace_json(config.workspace)},
+      {"gpu", gpu_json(config.gpu)},
   };
   if (!config.llm.is_null()) document["llm"] = config.llm;
   return document;

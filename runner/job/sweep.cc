@@ -6,8 +6,8 @@
 #include "runner/report/trend_page.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
-#include "runner/util/json_fields.h"
 #include "runner/util/json_io.h"
+#include "runner/util/json_reader.h"
 #include "runner/util/slug.h"
 #include "runner/workspace/clone.h"
 
@@ -87,54 +87,34 @@ SweepInput load_sweep_input(const fs::path& file) {
   } catch (const std::exception& e) {  // JsonInputError, or the file cannot be read
     throw JobInputError(e.what());
   }
-  // A value quoted in an error: a part of it (it may be megabytes long).
-  auto quote = [](const json& value) { return excerpt(dump_json(value), 80); };
   const std::string label = file.string();
-  if (!document.is_object()) throw JobInputError(label + ": expected an object, got " + describe_type(document));
-  const std::vector<std::string_view> known{"$schema", "history", "out",   "night",
-                                           "budget",  "min_growth", "min_z", "same_night_check", "jobs"};
-  for (const auto& [key, value] : document.items())
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      throw JobInputError(label + ": " + excerpt(key, 60) + ": unknown field (" + suggest_field(key, known) + ")");
+  const JsonObject f(
+      JsonNode(document, label, raise_as<JobInputError>),
+      {"$schema", "history", "out", "night", "budget", "min_growth", "min_z", "same_night_check", "jobs"});
   const fs::path base = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   auto path_field = [&](const char* key, const std::string& fallback) {
-    if (!document.contains(key)) return base / fallback;
-    if (!document[key].is_string() || document[key].get<std::string>().empty())
-      throw JobInputError(label + ": " + key + ": expected a non-empty string, got " + describe_type(document[key]));
-    const fs::path p = document[key].get<std::string>();
+    auto node = f.get(key);
+    if (!node) return base / fallback;
+    const fs::path p = node->non_empty_string();
     return p.is_absolute() ? p : base / p;
   };
   SweepInput in;
   in.history = path_field("history", "history.sqlite");
   in.out = path_field("out", file.stem().string() + "-out");
-  if (document.contains("night")) {
-    if (!document["night"].is_string() || !is_date(document["night"].get<std::string>()))
-      throw JobInputError(label + ": night: expected a date YYYY-MM-DD, got " + quote(document["night"]));
-    in.night = document["night"];
+  if (auto night = f.get("night")) {
+    in.night = night->value().is_string() ? night->string() : "";
+    if (!is_date(in.night)) night->fail("expected a date YYYY-MM-DD, got " + excerpt(dump_json(night->value()), 80));
   }
-  if (document.contains("budget")) {
+  if (auto budget = f.get("budget")) {
     // The job reader checks the budget's fields the same way.
-    const JobInput probe = parse_job_input({{"repository", "-"}, {"budget", document["budget"]}}, label);
+    const JobInput probe = parse_job_input({{"repository", "-"}, {"budget", budget->value()}}, label);
     in.budget = probe.budget;
   }
-  if (document.contains("min_growth")) {
-    if (!document["min_growth"].is_number() || document["min_growth"].get<double>() <= 0)
-      throw JobInputError(label + ": min_growth: expected a number > 0, got " + quote(document["min_growth"]));
-    in.rule.min_growth = document["min_growth"];
-  }
-  if (document.contains("min_z")) {
-    if (!document["min_z"].is_number() || document["min_z"].get<double>() <= 0)
-      throw JobInputError(label + ": min_z: expected a number > 0, got " + quote(document["min_z"]));
-    in.rule.min_z = document["min_z"];
-  }
-  if (document.contains("same_night_check")) {
-    if (!document["same_night_check"].is_boolean())
-      throw JobInputError(label + ": same_night_check: expected true or false, got " +
-                          quote(document["same_night_check"]));
-    in.same_night_check = document["same_night_check"];
-  }
-  if (!document.contains("jobs") || !document["jobs"].is_array() || document["jobs"].empty())
-    throw JobInputError(label + ": jobs: expected a non-empty array of job inputs");
+  in.rule.min_growth = f.number("min_growth", in.rule.min_growth, kPositive);
+  in.rule.min_z = f.number("min_z", in.rule.min_z, kPositive);
+  in.same_night_check = f.boolean("same_night_check", in.same_night_check);
+  const JsonNode jobs = f.require("jobs");
+  jobs.expect(jobs.value().is_array() && !jobs.value().empty(), "a non-empty array of job inputs");
   for (std::size_t i = 0; i < document["jobs"].size(); ++i)
     in.jobs.push_back(parse_job_input(document["jobs"][i], label + ": jobs[" + std::to_string(i) + "]"));
   return in;

@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "runner/core/config.h"
-#include "runner/util/json_fields.h"
 #include "runner/llm/endpoint.h"
 #include "runner/llm/provider.h"
+#include "runner/util/json_fields.h"
 #include "runner/util/json_io.h"
+#include "runner/util/json_reader.h"
 
 namespace maxcode::llm {
 namespace {
@@ -46,73 +47,21 @@ bool is_variable_name(std::string_view name) {
   return !name.empty() && head(name.front()) && std::all_of(name.begin() + 1, name.end(), tail);
 }
 
-// One value of the document and its place in it, for checked reads and errors.
-struct Field {
-  const json& value;
-  std::string path;
-  const std::string& label;
+// Checks that `object` holds only `known` fields; a field another provider takes is
+// named as such (the common mistake after switching providers).
+void check_keys(const JsonNode& object, const std::vector<std::string_view>& known, const std::string& owner) {
+  object.expect(object.value().is_object(), "an object");
+  for (const auto& [key, item] : object.value().items())
+    if (!contains(known, key) && contains(kAllFields, key) && !owner.empty())
+      object.child(key).fail("not used by the " + owner + " provider");
+  JsonObject checked(object, known);
+}
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw ConfigError(label + ": " + path + ": " + problem);
-  }
-  void expect(bool ok, const char* expected) const {
-    if (!ok) fail(std::string("expected ") + expected + ", got " + describe_type(value));
-  }
-  Field at(const std::string& key) const { return {value.at(key), path + "." + key, label}; }
-
-  std::string string() const {
-    expect(value.is_string(), "a string");
-    return value.get<std::string>();
-  }
-  std::string non_empty_string() const {
-    std::string text = string();
-    if (text.empty()) fail("must not be empty");
-    return text;
-  }
-  double number(double min, bool strict) const {
-    expect(value.is_number(), "a number");
-    double number = value.get<double>();
-    if (!std::isfinite(number) || (strict ? number <= min : number < min)) {
-      // Whole bounds print as "> 0", not "> 0.0".
-      std::string bound = min == std::trunc(min) ? std::to_string(static_cast<long long>(min))
-                                                 : dump_json(json(min));
-      fail(std::string("must be ") + (strict ? "> " : ">= ") + bound + ", got " + dump_json(value));
-    }
-    return number;
-  }
-  // Whole numbers written as 3.0 are accepted, 1.5 is not.
-  int integer(int min) const {
-    expect(value.is_number(), "an integer");
-    double number = value.get<double>();
-    if (number != std::trunc(number)) fail("expected an integer, got " + dump_json(value));
-    if (number < min || number > std::numeric_limits<int>::max()) {
-      fail("must be between " + std::to_string(min) + " and " +
-           std::to_string(std::numeric_limits<int>::max()) + ", got " + dump_json(value));
-    }
-    return static_cast<int>(number);
-  }
-  void check_keys(const std::vector<std::string_view>& known, const std::string& owner) const {
-    expect(value.is_object(), "an object");
-    for (const auto& [key, item] : value.items()) {
-      if (contains(known, key)) continue;
-      Field field{item, path + "." + key, label};
-      if (contains(kAllFields, key) && !owner.empty()) {
-        field.fail("not used by the " + owner + " provider");
-      }
-      field.fail("unknown field (" + suggest_field(key, known) + ")");
-    }
-  }
-};
-
-Price parse_price(const Field& field) {
-  field.check_keys({"input_per_mtok", "output_per_mtok"}, "");
+Price parse_price(const JsonNode& field) {
+  const JsonObject object(field, {"input_per_mtok", "output_per_mtok"});
   Price price;
-  if (field.value.contains("input_per_mtok")) {
-    price.input_per_mtok = field.at("input_per_mtok").number(0, false);
-  }
-  if (field.value.contains("output_per_mtok")) {
-    price.output_per_mtok = field.at("output_per_mtok").number(0, false);
-  }
+  price.input_per_mtok = object.number("input_per_mtok", price.input_per_mtok, kNonNegative);
+  price.output_per_mtok = object.number("output_per_mtok", price.output_per_mtok, kNonNegative);
   return price;
 }
 
@@ -120,29 +69,28 @@ Price parse_price(const Field& field) {
 
 ProviderConfig parse_provider_config(const json& value, const std::string& file_label,
                                      const std::string& field_path) {
-  Field object{value, field_path, file_label};
+  const JsonNode object = JsonNode(value, file_label, raise_as<ConfigError>).at_path(field_path);
   object.expect(value.is_object(), "an object");
-  if (!value.contains("provider")) {
-    Field{value, field_path + ".provider", file_label}.fail("missing required field");
-  }
+  if (!value.contains("provider")) object.absent("provider").fail("missing required field");
   ProviderConfig config;
-  Field provider = object.at("provider");
+  const JsonNode provider = object.child("provider");
   config.provider = provider.string();
   if (!contains(kProviders, config.provider)) {
     provider.fail("unsupported provider '" + config.provider + "' (supported: " +
                   join_words(kProviders) + ")");
   }
   bool http = config.provider != "command";
-  object.check_keys(config.provider == "openai"      ? kOpenAiFields
-                    : config.provider == "anthropic" ? kAnthropicFields
-                                                     : kCommandFields,
-                    config.provider);
+  check_keys(object,
+             config.provider == "openai"      ? kOpenAiFields
+             : config.provider == "anthropic" ? kAnthropicFields
+                                              : kCommandFields,
+             config.provider);
 
   auto has = [&](const char* key) { return value.contains(key); };
   if (http && !has("model")) {
-    Field{value, field_path + ".model", file_label}.fail("missing required field");
+    object.absent("model").fail("missing required field");
   }
-  if (has("model")) config.model = object.at("model").non_empty_string();
+  if (has("model")) config.model = object.child("model").non_empty_string();
 
   if (config.provider == "openai") {
     config.base_url = "https://api.openai.com/v1";
@@ -152,7 +100,7 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
     config.api_key_env = "ANTHROPIC_API_KEY";
   }
   if (has("base_url")) {
-    Field field = object.at("base_url");
+    const JsonNode field = object.child("base_url");
     config.base_url = field.non_empty_string();
     Endpoint endpoint;
     // The URL itself is not repeated: it might carry credentials.
@@ -161,7 +109,7 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
     }
   }
   if (has("api_key_env")) {
-    Field field = object.at("api_key_env");
+    const JsonNode field = object.child("api_key_env");
     config.api_key_env = field.string();
     // Not echoed: a common mistake is to paste the key itself here.
     if (!config.api_key_env.empty() && !is_variable_name(config.api_key_env)) {
@@ -171,44 +119,44 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
   }
   if (config.provider == "command") {
     if (!has("command")) {
-      Field{value, field_path + ".command", file_label}.fail("missing required field");
+      object.absent("command").fail("missing required field");
     }
-    config.command = object.at("command").non_empty_string();
+    config.command = object.child("command").non_empty_string();
   }
-  if (has("timeout_s")) config.timeout_s = object.at("timeout_s").number(0, true);
-  if (has("max_retries")) config.max_retries = object.at("max_retries").integer(0);
-  if (has("max_retry_wait_s")) config.max_retry_wait_s = object.at("max_retry_wait_s").number(0, false);
-  if (has("max_concurrency")) config.max_concurrency = object.at("max_concurrency").integer(1);
+  if (has("timeout_s")) config.timeout_s = object.child("timeout_s").number(kPositive);
+  if (has("max_retries")) config.max_retries = object.child("max_retries").integer(0);
+  if (has("max_retry_wait_s")) config.max_retry_wait_s = object.child("max_retry_wait_s").number(kNonNegative);
+  if (has("max_concurrency")) config.max_concurrency = object.child("max_concurrency").integer(1);
   if (has("temperature")) {
-    Field field = object.at("temperature");
-    config.temperature = field.number(0, false);
+    const JsonNode field = object.child("temperature");
+    config.temperature = field.number(kNonNegative);
     // The APIs' own ranges: caught here rather than as a 400 on every call.
     double most = config.provider == "anthropic" ? 1 : 2;
     if (config.temperature > most) {
-      field.fail("must be at most " + std::to_string(static_cast<int>(most)) + " for " +
-                 config.provider + ", got " + dump_json(field.value));
+      field.fail("must be at most " + std::to_string(static_cast<int>(most)) + " for " + config.provider + ", got " +
+                 dump_json(field.value()));
     }
   }
-  if (has("max_tokens")) config.max_tokens = object.at("max_tokens").integer(1);
+  if (has("max_tokens")) config.max_tokens = object.child("max_tokens").integer(1);
   if (has("token_limit_field")) {
-    Field field = object.at("token_limit_field");
+    const JsonNode field = object.child("token_limit_field");
     config.token_limit_field = field.non_empty_string();
     if (config.token_limit_field != "auto" && config.token_limit_field != "max_tokens" &&
         config.token_limit_field != "max_completion_tokens")
-      field.fail("must be auto, max_tokens or max_completion_tokens, got " + dump_json(field.value));
+      field.fail("must be auto, max_tokens or max_completion_tokens, got " + dump_json(field.value()));
   }
   if (has("anthropic_version")) {
-    config.anthropic_version = object.at("anthropic_version").non_empty_string();
+    config.anthropic_version = object.child("anthropic_version").non_empty_string();
   }
-  if (has("price")) config.price = parse_price(object.at("price"));
+  if (has("price")) config.price = parse_price(object.child("price"));
   return config;
 }
 
 LlmConfig parse_llm_config(const json& llm, const std::string& file_label) {
   LlmConfig config;
   if (llm.is_null()) return config;
-  Field object{llm, "llm", file_label};
-  object.check_keys({"propose", "critique", "rerank"}, "");
+  const JsonObject object(JsonNode(llm, file_label, raise_as<ConfigError>).at_path("llm"),
+                          {"propose", "critique", "rerank"});
   auto read = [&](const char* role, std::optional<ProviderConfig>& slot) {
     auto found = llm.find(role);
     if (found == llm.end() || found->is_null()) return;

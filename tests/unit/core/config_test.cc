@@ -299,28 +299,20 @@ TEST(ConfigTest, NumbersOutOfRange) {
   const std::vector<Case> cases = {
       {json::json_pointer("/build/timeout_s"), 0, "build.timeout_s: must be > 0, got 0"},
       {json::json_pointer("/test/timeout_s"), -1, "test.timeout_s: must be > 0, got -1"},
-      {json::json_pointer("/benchmarks/0/timeout_s"), 0.0,
-       "benchmarks[0].timeout_s: must be > 0, got 0.0"},
-      {json::json_pointer("/benchmarks/0/rtol"), -1e-3,
-       "benchmarks[0].rtol: must be >= 0, got -0.001"},
+      {json::json_pointer("/benchmarks/0/timeout_s"), 0.0, "benchmarks[0].timeout_s: must be > 0, got 0.0"},
+      {json::json_pointer("/benchmarks/0/rtol"), -1e-3, "benchmarks[0].rtol: must be >= 0, got -0.001"},
       {json::json_pointer("/benchmarks/0/atol"), -1, "benchmarks[0].atol: must be >= 0, got -1"},
-      {json::json_pointer("/acceptance/min_speedup"), 0.9,
-       "acceptance.min_speedup: must be >= 1, got 0.9"},
-      {json::json_pointer("/acceptance/min_rounds"), 2,
-       "acceptance.min_rounds: must be between 3 and 2147483647, got 2"},
-      {json::json_pointer("/acceptance/warmup_rounds"), -1,
-       "acceptance.warmup_rounds: must be between 0 and 2147483647, got -1"},
+      {json::json_pointer("/acceptance/min_speedup"), 0.9, "acceptance.min_speedup: must be >= 1, got 0.9"},
+      {json::json_pointer("/acceptance/min_rounds"), 2, "acceptance.min_rounds: must be >= 3, got 2"},
+      {json::json_pointer("/acceptance/warmup_rounds"), -1, "acceptance.warmup_rounds: must be >= 0, got -1"},
       {json::json_pointer("/acceptance/target_relative_width"), 0,
        "acceptance.target_relative_width: must be > 0, got 0"},
-      {json::json_pointer("/search/max_evaluations"), 0,
-       "search.max_evaluations: must be between 1 and 2147483647, got 0"},
-      {json::json_pointer("/search/batch"), 0,
-       "search.batch: must be between 1 and 2147483647, got 0"},
+      {json::json_pointer("/search/max_evaluations"), 0, "search.max_evaluations: must be >= 1, got 0"},
+      {json::json_pointer("/search/batch"), 0, "search.batch: must be >= 1, got 0"},
       {json::json_pointer("/search/max_evaluations"), 3000000000u,
-       "search.max_evaluations: must be between 1 and 2147483647, got 3000000000"},
+       "search.max_evaluations: must be <= 2147483647, got 3000000000"},
       {json::json_pointer("/search/max_wall_s"), 0, "search.max_wall_s: must be > 0, got 0"},
-      {json::json_pointer("/workspace/output_cap_bytes"), 0,
-       "workspace.output_cap_bytes: must be between 1 and 18446744073709551615, got 0"},
+      {json::json_pointer("/workspace/output_cap_bytes"), 0, "workspace.output_cap_bytes: must be >= 1, got 0"},
   };
   for (const Case& c : cases) {
     json doc = minimal();
@@ -355,9 +347,7 @@ TEST(ConfigTest, SeedsNeedThreeDistinctNonZeroIntegers) {
   doc["acceptance"] = {{"seeds", {1, 2, "3"}}};
   EXPECT_EQ(error_of(doc), kFile + "acceptance.seeds[2]: expected an integer, got a string");
   doc["acceptance"] = {{"seeds", {1, 2, -3}}};
-  EXPECT_EQ(error_of(doc), kFile +
-                               "acceptance.seeds[2]: must be between 0 and "
-                               "18446744073709551615, got -3");
+  EXPECT_EQ(error_of(doc), kFile + "acceptance.seeds[2]: must be >= 0, got -3");
   doc["acceptance"] = {{"seeds", {7, 8, 18446744073709551615u}}};
   EXPECT_EQ(parse_config(doc, "f").acceptance.seeds,
             (std::vector<std::uint64_t>{7, 8, 18446744073709551615u}));
@@ -665,7 +655,7 @@ TEST(ConfigLimits, DefaultsHoldAndZeroTurnsALimitOff) {
   document["workspace"] = {{"max_cpu_s", -1}};
   EXPECT_NE(error_of(document).find("workspace.max_cpu_s"), std::string::npos) << error_of(document);
   document["workspace"] = {{"max_processes", -1}};
-  EXPECT_NE(error_of(document).find("workspace.max_processes: must be between 0 and"), std::string::npos)
+  EXPECT_NE(error_of(document).find("workspace.max_processes: must be >= 0, got -1"), std::string::npos)
       << error_of(document);
   document["workspace"] = {{"max_disk_mb", 1.5}};
   EXPECT_NE(error_of(document).find("workspace.max_disk_mb"), std::string::npos) << error_of(document);

@@ -85,7 +85,7 @@ TEST(LlmConfig, ErrorsNameTheFileAndField) {
   EXPECT_EQ(error_of({{"provider", "openai"}, {"model", "m"}, {"max_retries", 1.5}}),
             ".maxcode.json: llm.propose.max_retries: expected an integer, got 1.5");
   EXPECT_EQ(error_of({{"provider", "openai"}, {"model", "m"}, {"max_concurrency", 0}}),
-            ".maxcode.json: llm.propose.max_concurrency: must be between 1 and 2147483647, got 0");
+            ".maxcode.json: llm.propose.max_concurrency: must be >= 1, got 0");
   EXPECT_EQ(error_of({{"provider", "openai"}, {"model", "m"}, {"timeout_s", 0}}),
             ".maxcode.json: llm.propose.timeout_s: must be > 0, got 0");
   EXPECT_EQ(error_of({{"provider", "openai"}, {"model", ""}}),

@@ -57,23 +57,24 @@ TEST(ServiceConfig, ErrorsNameTheFileAndTheField) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
-  expect_error(R"({"listn": "1:2"})", "service.json: listn: unknown field; did you mean 'listen'?");
+  expect_error(R"({"listn": "1:2"})", "service.json: listn: unknown field (did you mean 'listen'?)");
   expect_error(R"({"listen": "localhost"})", "listen: expected HOST:PORT");
   expect_error(R"({"queue": {"lease_s": "60"}})", "service.json: queue.lease_s: expected a number, got a string");
-  expect_error(R"({"queue": {"max_attempts": 0}})", "queue.max_attempts: must be between 1");
-  expect_error(R"({"github": {"max_tries": 0}})", "github.max_tries: must be between 1");
-  expect_error(R"({"http": {"header_timeout": 5}})", "http.header_timeout: unknown field; did you mean 'header_timeout_s'?");
-  expect_error(R"({"http": {"max_connections": 0}})", "http.max_connections: must be between 1");
-  expect_error(R"({"github": {"max_retry_wait_s": -5}})", "github.max_retry_wait_s:");
+  expect_error(R"({"queue": {"max_attempts": 0}})", "queue.max_attempts: must be >= 1, got 0");
+  expect_error(R"({"github": {"max_tries": 0}})", "github.max_tries: must be >= 1, got 0");
+  expect_error(R"({"http": {"header_timeout": 5}})",
+               "http.header_timeout: unknown field (did you mean 'header_timeout_s'?)");
+  expect_error(R"({"http": {"max_connections": 0}})", "http.max_connections: must be >= 1, got 0");
+  expect_error(R"({"github": {"max_retry_wait_s": -5}})", "github.max_retry_wait_s: must be >= 0, got -5");
   expect_error(R"({"webhook_secret_env": "my secret value"})", "webhook_secret_env: expected the name of an environment variable");
   expect_error(R"({"tls": {"cert_file": "c.pem"}})", "tls: needs both cert_file and key_file");
   expect_error(R"({"repositories": {"histo": {}}})", "repositories.histo: expected a repository as OWNER/NAME");
   expect_error(R"({"repositories": {"a/b": {"regressions": "email"}}})", "repositories.a/b.regressions: expected");
   expect_error(R"({"schedules": [{"cron": "0 3 * * *"}]})", "schedules[0]: needs exactly one of repository and installation");
   expect_error(R"({"schedules": [{"repository": "a/b"}]})", "schedules[0]: needs cron");
-  expect_error(R"({"slurm": {"gpu": 1}})", "slurm.gpu: unknown field; did you mean 'gpus'?");
-  expect_error(R"({"slurm": {"gpus": -1}})", "slurm.gpus: must be between 0");
-  expect_error(R"({"slurm": {"time_limit_s": 5}})", "slurm.time_limit_s:");
+  expect_error(R"({"slurm": {"gpu": 1}})", "slurm.gpu: unknown field (did you mean 'gpus'?)");
+  expect_error(R"({"slurm": {"gpus": -1}})", "slurm.gpus: must be >= 0, got -1");
+  expect_error(R"({"slurm": {"time_limit_s": 5}})", "slurm.time_limit_s: must be >= 60, got 5");
   expect_error(R"({"slurm": {"server_url": "maxcode-head:8080"}})", "slurm.server_url: expected http(s)://HOST:PORT");
   expect_error(R"({"slurm": {"job_name_prefix": "a b"}})", "slurm.job_name_prefix: expected 1 to 40 letters");
   expect_error(R"({"slurm": {"sbatch_args": "--qos=x"}})", "slurm.sbatch_args: expected an array of strings");
