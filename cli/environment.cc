@@ -1,9 +1,12 @@
 #include "cli/environment.h"
 
 #include <cstdlib>
+#include <cstring>
 
 #include "runner/instrument/inject_paths.h"
 #include "runner/util/process.h"
+
+extern char** environ;
 
 namespace maxcode {
 
@@ -39,6 +42,9 @@ Environment read_environment() {
   env.cuda_visible_devices = variable("CUDA_VISIBLE_DEVICES");
   env.lock_dir = given("MAXCODE_LOCK_DIR").value_or(fs::temp_directory_path().string());
   env.cache_dir = cache_dir();
+  for (char** entry = environ; *entry; ++entry)
+    if (const char* eq = std::strchr(*entry, '='))
+      env.variables.emplace(std::string(*entry, static_cast<std::size_t>(eq - *entry)), std::string(eq + 1));
   return env;
 }
 

@@ -1,8 +1,8 @@
 // The process environment as maxcode's configuration: read once, by the CLI
 // (cli/environment.cc, the only reader), and handed down in the options of each command
-// (JobOptions, JobRun, InitOptions, TargetSearch, EvaluatorOptions), so that a service
-// running many jobs can give each its own. Not all of it yet: the variables still read
-// below cli/ are listed in docs/architecture.md ("The environment: read at the CLI").
+// (JobOptions, JobRun, InitOptions, TargetSearch, EvaluatorOptions, MethodInputs), so
+// that a service running many jobs can give each its own (docs/architecture.md, "The
+// environment: read at the CLI").
 //
 // Not here, on purpose: what a child process inherits (PATH, LD_PRELOAD,
 // NVCC_APPEND_FLAGS are passed through or extended for it), and the libraries in
@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,15 @@ struct Environment {
   // <tmp>/maxcode-cache: the build cache (ccache) shared across runs; empty (an
   // Environment not read by the CLI, as in tests): <tmp>/maxcode-cache.
   std::filesystem::path cache_dir;
+  // Every variable as the CLI found it, for the values a config names by variable
+  // (llm.*.api_key_env): looked up here, so that nothing below cli/ reads them with
+  // getenv and a service can hand each job its own. Never written to a result.
+  std::map<std::string, std::string> variables;
+
+  std::optional<std::string> variable(const std::string& name) const {
+    auto it = variables.find(name);
+    return it == variables.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
 };
 
 }  // namespace maxcode

@@ -28,7 +28,7 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     if (!o.replay_dir.empty()) keep_out_of_scope(job.config.scope, o.repo, fs::absolute(o.replay_dir));
     else if (!job.config.search.replay_dir.empty()) keep_out_of_scope(job.config.scope, "", job.config.search.replay_dir);
     // Before the profile that may choose the function, and before any build.
-    if (optimize) check_policy_inputs(job.config, o.repo, o.replay_dir);
+    if (optimize) check_policy_inputs(job.config, o.repo, o.replay_dir, o.env);
     job.function = o.function;
     job.signature = o.signature;
     job.file = o.file;

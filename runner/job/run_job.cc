@@ -165,7 +165,7 @@ class JobRunner {
       throw JobFailure("config", std::string(job_.input.replay_dir.empty() ? "search.replay_dir" : "replay_dir") +
                                      ": \"" + excerpt(replay_dir, 200) + "\" leads outside the repository");
     try {
-      check_policy_inputs(config_, source_dir(), {});
+      check_policy_inputs(config_, source_dir(), {}, run_.env);
     } catch (const std::exception& e) {
       throw JobFailure("config", relative + ": " + e.what());
     }

@@ -101,8 +101,7 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
   if (o.resume) spend.restore(o.resume->spend);
   const std::string file_text = read_text(s.source.root / s.located.target.file);
   auto method = make_method(
-      {o.config, o.repo, o.replay_dir,
-       make_target_context(s.located.target, file_text, s.unit), s.knobs},
+      {o.config, o.repo, o.replay_dir, make_target_context(s.located.target, file_text, s.unit), s.knobs, o.env},
       spend);
 
   // Everything a run learns is kept as it happens: trajectory.jsonl, the rollout

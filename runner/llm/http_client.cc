@@ -123,12 +123,11 @@ HttpClient::HttpClient(const ProviderConfig& config, std::string label)
 
 std::string HttpClient::api_key() const {
   if (config_.api_key_env.empty()) return "";
-  const char* key = std::getenv(config_.api_key_env.c_str());
-  if (!key || !*key) {
+  if (config_.api_key.empty()) {
     throw LlmError(ErrorKind::kConfig,
                    label_ + ": the API key variable " + config_.api_key_env + " is not set");
   }
-  return key;
+  return config_.api_key;
 }
 
 HttpClient::Attempt HttpClient::send_once(const std::string& path, const HeaderList& headers,

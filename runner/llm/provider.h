@@ -87,6 +87,9 @@ struct ProviderConfig {
   std::string base_url;  // default https://api.openai.com/v1 or https://api.anthropic.com
   std::string api_key_env;  // default OPENAI_API_KEY / ANTHROPIC_API_KEY; "" allowed for
                             // local servers when explicitly set to ""
+  // The value of api_key_env, from the environment the CLI read (with_keys in
+  // search/method.cc); never in a file, never in a result. Empty: not set.
+  std::string api_key;
   std::string command;   // for "command": run through /bin/sh -c, prompt on stdin
   double timeout_s = 120;
   int max_retries = 4;

@@ -20,6 +20,15 @@ fs::path replay_directory(const Config& config, const fs::path& repo, const fs::
   return dir;
 }
 
+// The llm section with each provider's key taken from the environment the CLI read.
+llm::LlmConfig keyed_llm_config(const Config& config, const Environment& env) {
+  llm::LlmConfig llm_config = llm::parse_llm_config(config.llm, config.file.string());
+  for (std::optional<llm::ProviderConfig>* provider : {&llm_config.propose, &llm_config.critique, &llm_config.rerank})
+    if (*provider && !(*provider)->api_key_env.empty())
+      (*provider)->api_key = env.variable((*provider)->api_key_env).value_or("");
+  return llm_config;
+}
+
 // A provider that calls a hosted model needs its key variable now, not after the baseline.
 void check_key(const std::optional<llm::ProviderConfig>& provider, const std::string& field) {
   if (!provider || provider->provider == "command") return;
@@ -43,10 +52,11 @@ std::string why_nothing_reaches(const Config& config, const fs::path& repo, cons
                    " or changes " + file;
 }
 
-void check_policy_inputs(const Config& config, const fs::path& repo, const fs::path& replay_dir) {
+void check_policy_inputs(const Config& config, const fs::path& repo, const fs::path& replay_dir,
+                         const Environment& env) {
   const SearchConfig& sc = config.search;
   const std::string file = config.file.string();
-  const llm::LlmConfig llm_config = llm::parse_llm_config(config.llm, file);
+  const llm::LlmConfig llm_config = keyed_llm_config(config, env);
   if (sc.policy == "tune") {
     if (sc.knobs.empty() && !repository_declares_knobs(repo))
       throw PolicyError("the tune policy has nothing to tune: " + repo.string() +
@@ -77,7 +87,7 @@ std::unique_ptr<Method> make_method(const MethodInputs& in, Spend& spend) {
   const std::string file = in.config.file.string();
   m->context = in.context;
   m->prompts = load_prompts(in.repo);
-  const llm::LlmConfig llm_config = llm::parse_llm_config(in.config.llm, file);
+  const llm::LlmConfig llm_config = keyed_llm_config(in.config, in.env);
 
   if (sc.policy == "tune") {
     m->policy = make_tune_policy(in.knobs, sc.max_evaluations, sc.seed);

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "runner/core/config.h"
-#include "runner/search/critic.h"
-#include "runner/workspace/knobs.h"
+#include "runner/core/environment.h"
 #include "runner/llm/provider.h"
+#include "runner/search/critic.h"
 #include "runner/search/policy.h"
 #include "runner/search/prompts.h"
 #include "runner/search/reranker.h"
 #include "runner/search/spend.h"
+#include "runner/workspace/knobs.h"
 
 namespace maxcode {
 
@@ -33,6 +34,7 @@ struct MethodInputs {
   std::filesystem::path replay_dir;  // from the command line; overrides the config's
   TargetContext context;
   std::vector<Knob> knobs;
+  Environment env;  // read by the CLI: the models' key variables
 };
 
 // Checks, before anything is built or run, that the configured policy has what it
@@ -49,7 +51,7 @@ std::string why_nothing_reaches(const Config& config, const std::filesystem::pat
                                 const std::string& file);
 
 void check_policy_inputs(const Config& config, const std::filesystem::path& repo,
-                         const std::filesystem::path& replay_dir);
+                         const std::filesystem::path& replay_dir, const Environment& env);
 
 // Never moved once built: the policy, critic and reranker refer into it.
 std::unique_ptr<Method> make_method(const MethodInputs& inputs, Spend& spend);

@@ -33,9 +33,6 @@ const std::map<std::string, Allowed>& allowed() {
       {"runner/evaluate/gpu/cuda_tools.cc", {{"PATH", "CUDA_HOME"}, "nvcc and its tools found as nvcc would"}},
       {"runner/evaluate/step_runner.cc", {{"NVCC_APPEND_FLAGS"}, "the child's own flags, extended"}},
       {"runner/profile/profile_run.cc", {{"*", "LD_PRELOAD"}, "the child's own preloads and flags, extended"}},
-      // Still to move: the key's variable is named by the repository's config, which is
-      // read below the CLI (docs/architecture.md lists it).
-      {"runner/llm/http_client.cc", {{"*"}, "the LLM key variable the config names"}},
   };
   return table;
 }

@@ -11,7 +11,6 @@ namespace {
 
 using maxcode::testing::fixture_reply;
 using maxcode::testing::LlmServer;
-using maxcode::testing::ScopedEnv;
 using maxcode::testing::ScriptedReply;
 using nlohmann::json;
 
@@ -24,6 +23,7 @@ ProviderConfig config_for(const LlmServer& server) {
   config.model = "claude-sonnet-4-20250514";
   config.base_url = server.url();
   config.api_key_env = kKeyEnv;
+  config.api_key = kKey;  // as the CLI's environment would give it
   config.timeout_s = 5;
   config.max_retries = 0;
   return config;
@@ -55,7 +55,6 @@ std::string expect_error(ErrorKind kind, Call&& call) {
 class AnthropicProviderTest : public ::testing::Test {
  protected:
   LlmServer server;
-  ScopedEnv key{kKeyEnv, kKey};
 };
 
 TEST_F(AnthropicProviderTest, SendsTheDocumentedRequestAndReadsTheReply) {

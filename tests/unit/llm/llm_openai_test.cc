@@ -13,7 +13,6 @@ namespace {
 
 using maxcode::testing::fixture_reply;
 using maxcode::testing::LlmServer;
-using maxcode::testing::ScopedEnv;
 using maxcode::testing::ScriptedReply;
 using nlohmann::json;
 
@@ -28,6 +27,7 @@ ProviderConfig config_for(const LlmServer& server) {
   config.model = "gpt-4.1";
   config.base_url = server.url() + "/v1";
   config.api_key_env = kKeyEnv;
+  config.api_key = kKey;  // as the CLI's environment would give it
   config.timeout_s = 5;
   config.max_retries = 0;
   return config;
@@ -57,7 +57,6 @@ std::string expect_error(ErrorKind kind, Call&& call) {
 class OpenAiProviderTest : public ::testing::Test {
  protected:
   LlmServer server;
-  ScopedEnv key{kKeyEnv, kKey};
 };
 
 TEST_F(OpenAiProviderTest, SendsTheDocumentedRequestAndReadsTheReply) {
@@ -118,8 +117,9 @@ TEST_F(OpenAiProviderTest, NoKeyVariableMeansNoAuthorizationHeader) {
 }
 
 TEST_F(OpenAiProviderTest, AnUnsetKeyVariableIsAConfigErrorNamingIt) {
-  ScopedEnv unset(kKeyEnv, nullptr);
-  auto provider = make_provider(config_for(server));
+  ProviderConfig config = config_for(server);
+  config.api_key = "";  // the variable was not set when the CLI read the environment
+  auto provider = make_provider(config);
   std::string message = expect_error(ErrorKind::kConfig, [&] { provider->complete(sample_request()); });
   EXPECT_NE(message.find(kKeyEnv), std::string::npos) << message;
   EXPECT_TRUE(server.requests().empty());

@@ -18,7 +18,6 @@ namespace {
 
 using maxcode::testing::fixture_reply;
 using maxcode::testing::LlmServer;
-using maxcode::testing::ScopedEnv;
 using maxcode::testing::ScriptedReply;
 using Clock = std::chrono::steady_clock;
 
@@ -31,6 +30,7 @@ ProviderConfig config_for(const std::string& url) {
   config.model = "gpt-4.1";
   config.base_url = url + "/v1";
   config.api_key_env = kKeyEnv;
+  config.api_key = "sk-test-retry-0123456789";  // as the CLI's environment would give it
   config.timeout_s = 5;
   return config;
 }
@@ -67,7 +67,6 @@ std::string expect_error(ErrorKind kind, Call&& call) {
 class LlmRetryTest : public ::testing::Test {
  protected:
   LlmServer server;
-  ScopedEnv key{kKeyEnv, "sk-test-retry-0123456789"};
 };
 
 TEST_F(LlmRetryTest, ARateLimitStormIsWaitedOutAsTheServerAsks) {
@@ -160,7 +159,6 @@ TEST_F(LlmRetryTest, ServerErrorsEveryTimeEndAsAServerError) {
 }
 
 TEST(LlmConnection, ARefusedConnectionIsRetriedThenReported) {
-  ScopedEnv key(kKeyEnv, "sk-test");
   std::string url;
   {
     LlmServer gone;
@@ -178,7 +176,6 @@ TEST(LlmConnection, ARefusedConnectionIsRetriedThenReported) {
 }
 
 TEST(LlmConnection, ASelfSignedCertificateIsRefused) {
-  ScopedEnv key(kKeyEnv, "sk-test");
   LlmServer server(LlmServer::Tls::kSelfSigned);
   server.script(kPath, {fixture_reply("openai_chat_completion.json")});
   ProviderConfig config = config_for(server.url());

@@ -71,7 +71,6 @@ namespace maxcode {
 namespace {
 
 using testing::LlmServer;
-using testing::ScopedEnv;
 using testing::ScriptedReply;
 
 constexpr const char* kPath = "/v1/chat/completions";
@@ -95,12 +94,12 @@ struct PolicyRig {
     config.model = "gpt-4.1";
     config.base_url = server.url() + "/v1";
     config.api_key_env = kKeyEnv;
+    config.api_key = "sk-test-policy";  // as the CLI's environment would give it
     config.timeout_s = 10;
     config.max_retries = 0;
     provider = llm::make_provider(config);
     policy = make_llm_policy("maxcode", make_target_context(target, file, unit), *provider, default_prompts(), spend);
   }
-  ScopedEnv key{kKeyEnv, "sk-test-policy"};
   Spend spend;
   std::unique_ptr<llm::Provider> provider;
   std::unique_ptr<Policy> policy;
