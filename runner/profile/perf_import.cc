@@ -79,97 +79,119 @@ bool parse_srcline(std::string_view line, std::string& file, int& number) {
   return true;
 }
 
-}  // namespace
+// `perf script` output, sample by sample: a header line ("comm pid time: [period]
+// event: [ip sym (dso)]"), then the call chain's frames, indented, each perhaps followed
+// by its source line. Only the first event's samples are ranked; the others are counted.
+class PerfScriptReader {
+ public:
+  explicit PerfScriptReader(const std::string& label) : label_(label) {}
 
-CallStacks parse_perf_script(std::string_view text, const std::string& label) {
-  CallStacks out;
-  std::string first_event;
-  bool have_sample = false, keep = false;
-  std::vector<CodeFrame> frames;
-  double weight = 1;
-  std::map<std::string, std::uint64_t> other_events;
-  auto flush = [&] {
-    if (have_sample && keep && !frames.empty()) {
+  CallStacks read(std::string_view text) {
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+      std::size_t end = text.find('\n', begin);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view line = text.substr(begin, end - begin);
+      begin = end + 1;
+      ++line_number_;
+      if (trim(line, kLineBlanks).empty())
+        flush();
+      else if (line.front() == '#')
+        continue;  // perf script --header
+      else if (line.front() != ' ' && line.front() != '\t')
+        read_sample_line(line);
+      else
+        read_frame_line(line);
+    }
+    flush();
+    if (first_event_.empty()) throw ProfileFormatError(label_ + ":1: no samples (is this `perf script` output?)");
+    for (const auto& [event, count] : other_events_)
+      out_.warnings.push_back(label_ + ": " + std::to_string(count) + " samples of " + event + " left out (ranked by " +
+                              first_event_ + ")");
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ProfileFormatError(label_ + ":" + std::to_string(line_number_) + ": " + problem);
+  }
+
+  void flush() {
+    if (have_sample_ && keep_ && !frames_.empty()) {
       CallStack stack;
-      stack.weight = weight;
+      stack.weight = weight_;
       stack.samples = 1;
-      for (const auto& f : frames) stack.frames.push_back(out.intern(f));
-      out.stacks.push_back(std::move(stack));
+      for (const auto& f : frames_) stack.frames.push_back(out_.intern(f));
+      out_.stacks.push_back(std::move(stack));
     }
-    have_sample = false;
-    frames.clear();
-  };
-  std::size_t line_number = 0, begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(begin, end - begin);
-    begin = end + 1;
-    ++line_number;
-    if (trim(line, kLineBlanks).empty()) {
-      flush();
-      continue;
+    have_sample_ = false;
+    frames_.clear();
+  }
+
+  void read_sample_line(std::string_view line) {
+    flush();
+    auto tokens = split_spaces(line);
+    std::size_t event_at = tokens.size();
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!is_timestamp(tokens[i])) continue;
+      std::size_t e = i + 1;
+      if (e < tokens.size() && all_digits(tokens[e])) ++e;
+      if (e < tokens.size() && tokens[e].back() == ':') event_at = e;
+      break;
     }
-    if (line.front() == '#') continue;  // perf script --header
-    if (line.front() != ' ' && line.front() != '\t') {
-      flush();
-      // Header: comm pid[/tid] [cpu] time: [period] event: [ip sym (dso)]
-      auto tokens = split_spaces(line);
-      std::size_t event_at = tokens.size();
-      for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (!is_timestamp(tokens[i])) continue;
-        std::size_t e = i + 1;
-        if (e < tokens.size() && all_digits(tokens[e])) ++e;
-        if (e < tokens.size() && tokens[e].back() == ':') event_at = e;
-        break;
-      }
-      if (event_at == tokens.size())
-        throw ProfileFormatError(label + ":" + std::to_string(line_number) +
-                                 ": not a perf script sample line (expected 'comm pid time: [period] event:')");
-      std::string event(tokens[event_at].substr(0, tokens[event_at].size() - 1));
-      const bool has_period = all_digits(tokens[event_at - 1]);  // the token before is a timestamp otherwise
-      weight = 1;
-      if (has_period) {
-        const std::string_view period = tokens[event_at - 1];
-        std::from_chars(period.data(), period.data() + period.size(), weight);
-      }
-      if (first_event.empty()) {
-        first_event = event;
-        const std::string base = event.substr(0, event.find(':'));
-        const bool timed = base == "cpu-clock" || base == "task-clock";  // periods in ns
-        out.unit = !has_period ? "samples" : timed ? "ns" : base;
-      }
-      keep = event == first_event;
-      if (!keep) ++other_events[event];
-      have_sample = true;
-      // Without call chains the one frame follows on the header line.
-      if (event_at + 1 < tokens.size()) {
-        const char* rest = tokens[event_at + 1].data();
-        CodeFrame frame;
-        if (parse_frame(std::string_view(rest, line.data() + line.size() - rest), frame)) frames.push_back(frame);
-      }
-      continue;
+    if (event_at == tokens.size()) fail("not a perf script sample line (expected 'comm pid time: [period] event:')");
+    std::string event(tokens[event_at].substr(0, tokens[event_at].size() - 1));
+    const bool has_period = all_digits(tokens[event_at - 1]);  // the token before is a timestamp otherwise
+    weight_ = 1;
+    if (has_period) {
+      const std::string_view period = tokens[event_at - 1];
+      std::from_chars(period.data(), period.data() + period.size(), weight_);
     }
-    if (!have_sample)
-      throw ProfileFormatError(label + ":" + std::to_string(line_number) + ": a stack frame before any sample line");
+    if (first_event_.empty()) {
+      first_event_ = event;
+      const std::string base = event.substr(0, event.find(':'));
+      const bool timed = base == "cpu-clock" || base == "task-clock";  // periods in ns
+      out_.unit = !has_period ? "samples" : timed ? "ns" : base;
+    }
+    keep_ = event == first_event_;
+    if (!keep_) ++other_events_[event];
+    have_sample_ = true;
+    // Without call chains the one frame follows on the header line.
+    if (event_at + 1 < tokens.size()) {
+      const char* rest = tokens[event_at + 1].data();
+      CodeFrame frame;
+      if (parse_frame(std::string_view(rest, line.data() + line.size() - rest), frame)) frames_.push_back(frame);
+    }
+  }
+
+  void read_frame_line(std::string_view line) {
+    if (!have_sample_) fail("a stack frame before any sample line");
     CodeFrame frame;
     std::string file;
     int number = 0;
     if (parse_frame(line, frame)) {
-      frames.push_back(std::move(frame));
-    } else if (!frames.empty() && parse_srcline(line, file, number)) {
-      if (file != "??") frames.back().file = file, frames.back().line = number;
+      frames_.push_back(std::move(frame));
+    } else if (!frames_.empty() && parse_srcline(line, file, number)) {
+      if (file != "??") frames_.back().file = file, frames_.back().line = number;
     } else {
-      throw ProfileFormatError(label + ":" + std::to_string(line_number) +
-                               ": not a stack frame (expected 'address symbol (object)')");
+      fail("not a stack frame (expected 'address symbol (object)')");
     }
   }
-  flush();
-  if (first_event.empty()) throw ProfileFormatError(label + ":1: no samples (is this `perf script` output?)");
-  for (const auto& [event, count] : other_events)
-    out.warnings.push_back(label + ": " + std::to_string(count) + " samples of " + event + " left out (ranked by " +
-                           first_event + ")");
-  return out;
+
+  const std::string& label_;
+  CallStacks out_;
+  std::string first_event_;
+  bool have_sample_ = false, keep_ = false;
+  std::vector<CodeFrame> frames_;
+  double weight_ = 1;
+  std::map<std::string, std::uint64_t> other_events_;
+  std::size_t line_number_ = 0;
+};
+
+}  // namespace
+
+CallStacks parse_perf_script(std::string_view text, const std::string& label) {
+  return PerfScriptReader(label).read(text);
 }
 
 CallStacks read_perf_script(const std::filesystem::path& path) {
