@@ -34,7 +34,8 @@ std::string name(const JsonNode& node) {
   return bounded_string(node);
 }
 
-std::string string(const JsonObject& f, std::string_view key, std::string fallback = {}) {
+// A field that is a name, a path, a URL or a ref.
+std::string bounded_field(const JsonObject& f, std::string_view key, std::string fallback = {}) {
   auto node = f.get(key);
   return node ? bounded_string(*node) : fallback;
 }
@@ -54,16 +55,16 @@ Budget parse_budget(const JsonNode& node) {
 DeliveryInput parse_delivery(const JsonNode& node) {
   const JsonObject f(node, {"mode", "repo", "base", "api_url", "git_url"});
   DeliveryInput d;
-  const std::string mode = string(f, "mode", "none");
+  const std::string mode = bounded_field(f, "mode", "none");
   if (mode == "pr") d.mode = DeliveryMode::kPr;
   else if (mode == "dry-run") d.mode = DeliveryMode::kDryRun;
   else if (mode == "none") d.mode = DeliveryMode::kNone;
   else
     f.fail("mode", "expected \"pr\", \"dry-run\" or \"none\", got \"" + mode + "\"");
-  d.repo = string(f, "repo");
-  d.base = string(f, "base");
-  d.api_url = string(f, "api_url", d.api_url);
-  d.git_url = string(f, "git_url");
+  d.repo = bounded_field(f, "repo");
+  d.base = bounded_field(f, "base");
+  d.api_url = bounded_field(f, "api_url", d.api_url);
+  d.git_url = bounded_field(f, "git_url");
   // A pull request needs the GitHub repository; a dry run only writes the PR's text, so a
   // local repository needs none (a given one must still be well-formed).
   if (d.mode == DeliveryMode::kPr || (d.mode == DeliveryMode::kDryRun && !d.repo.empty())) {
@@ -99,25 +100,25 @@ JobInput parse_job_input(const json& document, const std::string& label) {
                      {"$schema", "repository", "ref", "config", "targets", "max_targets", "min_share", "budget",
                       "policy", "replay_dir", "git_token_env", "delivery", "compare_with"});
   JobInput in;
-  in.repository = string(f, "repository");
+  in.repository = bounded_field(f, "repository");
   if (in.repository.empty()) f.fail("repository", "missing required field (a URL or a local path)");
-  in.ref = string(f, "ref");
-  in.config = string(f, "config");
+  in.ref = bounded_field(f, "ref");
+  in.config = bounded_field(f, "config");
   check_relative(f, "config", in.config);
   in.targets = f.strings("targets", {}, name);
   in.max_targets = f.integer("max_targets", in.max_targets, 1);
   in.min_share = f.number("min_share", in.min_share, kNonNegative);
   if (in.min_share > 1) f.fail("min_share", "must be a share between 0 and 1, got " + std::to_string(in.min_share));
   if (auto b = f.get("budget")) in.budget = parse_budget(*b);
-  in.policy = string(f, "policy");
+  in.policy = bounded_field(f, "policy");
   if (!in.policy.empty() && in.policy != "tune" && in.policy != "replay" && in.policy != "maxcode" &&
       in.policy != "cuda-llm" && in.policy != "effilearner")
     f.fail("policy", "expected tune, replay, maxcode, cuda-llm or effilearner, got \"" + in.policy + "\"");
-  in.replay_dir = string(f, "replay_dir");
+  in.replay_dir = bounded_field(f, "replay_dir");
   check_relative(f, "replay_dir", in.replay_dir);
-  in.git_token_env = string(f, "git_token_env", in.git_token_env);
+  in.git_token_env = bounded_field(f, "git_token_env", in.git_token_env);
   if (auto d = f.get("delivery")) in.delivery = parse_delivery(*d);
-  in.compare_with = string(f, "compare_with");
+  in.compare_with = bounded_field(f, "compare_with");
   return in;
 }
 

@@ -113,7 +113,7 @@ class JsonNode {
   JsonNode(const nlohmann::json& value, std::string path, const JsonNode& parent)
       : value_(&value), path_(std::move(path)), label_(parent.label_), raise_(parent.raise_) {}
   std::string path_to(std::string_view key) const;
-  std::string quoted_value() const;  // the value as JSON, cut short
+  std::string quoted_value() const;  // the value as JSON (fail() cuts the message short)
 
   const nlohmann::json* value_;
   std::string path_;
