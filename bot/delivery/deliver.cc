@@ -46,7 +46,7 @@ std::pair<std::string, std::string> split_repo(const std::string& repo) {
 
 // The time the run started, so the same result always makes the same commit.
 std::int64_t commit_time(const DeliveryInput& in) {
-  const std::string started = in.result.value("started_at", std::string());
+  const std::string& started = in.result.started_at;
   try {
     if (!started.empty()) return parse_github_time(started);
   } catch (const std::exception&) {
@@ -55,10 +55,11 @@ std::int64_t commit_time(const DeliveryInput& in) {
 }
 
 std::string commit_message(const DeliveryInput& in, const PrText& text) {
-  const auto& sp = in.winner()["speedup"];
+  const RatioInterval& sp = in.winner().confirmed.speedup;
   char line[200];
-  std::snprintf(line, sizeof line, "Measured %.3fx faster (95%% interval %.3f-%.3f, %lld rounds), confirmed in a fresh A/B session.",
-                sp.value("median", 0.0), sp.value("low", 0.0), sp.value("high", 0.0), sp.value("rounds", 0LL));
+  std::snprintf(line, sizeof line,
+                "Measured %.3fx faster (95%% interval %.3f-%.3f, %d rounds), confirmed in a fresh A/B session.",
+                sp.median, sp.low, sp.high, sp.rounds);
   return text.title + "\n\n" + line + "\n\n" + kRunTrailer + in.run_id() + "\nMaxcode-Target: " + in.git_path() + ":" +
          in.function() + "\n";
 }
@@ -71,7 +72,7 @@ bool made_by_maxcode(const CommitInfo& c, const GitIdentity& identity) {
 }
 
 std::string short_result(const DeliveryInput& in) {
-  const double s = in.winner()["speedup"].value("median", 0.0);
+  const double s = in.winner().confirmed.speedup.median;
   char text[64];
   std::snprintf(text, sizeof text, "%.2fx", s);
   return std::string(text) + " (" + time_change(s) + " time)";
@@ -120,9 +121,8 @@ class Delivery {
       : options_(options), tokens_(std::move(tokens)), log_(log), in_(load_delivery_input(options.result_dir)) {
     report_.branch = branch_for(in_.git_path(), in_.function());
     ctx_ = {options.repo, report_.branch, in_.commit(), "", 0};
-    const auto& target = in_.result["target"];
-    line_begin_ = target.value("line_begin", std::size_t{0});
-    line_end_ = target.value("line_end", std::size_t{0});
+    line_begin_ = in_.result.target.line_begin;
+    line_end_ = in_.result.target.line_end;
   }
 
   DeliveryReport run() {
@@ -166,7 +166,7 @@ class Delivery {
   // Nothing pushed or opened: the PR as it would read. The hash needs the original
   // code: read it from the local repository if it is here.
   DeliveryReport dry_run() {
-    const std::string path = in_.result["repository"].value("path", std::string());
+    const std::string& path = in_.result.repository.path;
     if (!path.empty() && !ctx_.base_commit.empty())
       if (auto original = GitRemote::read_local_file(path, ctx_.base_commit, in_.git_path()))
         ctx_.target_hash = code_hash(lines_of(*original, line_begin_, line_end_));

@@ -15,12 +15,6 @@ namespace {
 
 std::string read_or_empty(const fs::path& path) { return try_read_text(path).value_or(""); }
 
-std::string field(const nlohmann::json& j, const char* object, const char* key) {
-  if (!j.contains(object) || !j[object].is_object()) return "";
-  const auto& o = j[object];
-  return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
-}
-
 bool ends_with_path(const std::string& path, const std::string& suffix) {
   return path == suffix ||
          (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0 &&
@@ -28,11 +22,6 @@ bool ends_with_path(const std::string& path, const std::string& suffix) {
 }
 
 }  // namespace
-
-std::string DeliveryInput::function() const { return field(result, "target", "function"); }
-std::string DeliveryInput::file() const { return field(result, "target", "file"); }
-std::string DeliveryInput::commit() const { return field(result, "repository", "commit"); }
-const nlohmann::json& DeliveryInput::winner() const { return result.at("winner"); }
 
 std::string DeliveryInput::git_path() const {
   // maxcode may run in a subdirectory of the git repository; the patch names the path
@@ -42,12 +31,9 @@ std::string DeliveryInput::git_path() const {
   return file();
 }
 
-nlohmann::json DeliveryInput::winner_candidate() const {
-  const std::string id = winner().value("id", std::string());
-  if (result.contains("candidates") && result["candidates"].is_array())
-    for (const auto& c : result["candidates"])
-      if (c.value("id", std::string()) == id) return c;
-  return nullptr;
+const Evaluation* DeliveryInput::winner_candidate() const {
+  const ResultCandidate* c = result.candidate(winner().id);
+  return c ? &c->evaluation : nullptr;
 }
 
 std::string DeliveryInput::run_id() const { return sha256_hex(result_text).substr(0, 16); }
@@ -56,30 +42,25 @@ DeliveryInput load_delivery_input(const fs::path& dir) {
   DeliveryInput in;
   in.dir = dir;
   if (!fs::is_directory(dir)) throw DeliveryError(dir.string() + ": not a directory (give the --out of `maxcode optimize`)");
+  const std::string label = (dir / "result.json").string();
   in.result_text = read_or_empty(dir / "result.json");
-  if (in.result_text.empty()) throw DeliveryError((dir / "result.json").string() + ": missing or empty");
-  in.result = nlohmann::json::parse(in.result_text, nullptr, false);
-  if (!in.result.is_object()) throw DeliveryError((dir / "result.json").string() + ": not a JSON object");
-  const std::string schema = in.result.value("schema", std::string());
-  if (schema != "maxcode.result/1")
-    throw DeliveryError((dir / "result.json").string() + ": schema '" + schema + "', this maxcode reads maxcode.result/1");
-  if (in.function().empty() || in.file().empty())
-    throw DeliveryError((dir / "result.json").string() + ": target.file and target.function are required");
-  if (!in.result.contains("winner") || !in.result["winner"].is_object()) {
-    std::string why = in.result.value("unconfirmed", std::string());
-    throw DeliveryError("no winner in " + (dir / "result.json").string() + ": nothing to deliver" +
-                        (why.empty() ? "" : " (" + why + ")"));
+  if (in.result_text.empty()) throw DeliveryError(label + ": missing or empty");
+  const nlohmann::json parsed = nlohmann::json::parse(in.result_text, nullptr, false);
+  if (!parsed.is_object()) throw DeliveryError(label + ": not a JSON object");
+  try {
+    in.result = run_result_from_json(parsed, label);
+  } catch (const RunResultError& e) {
+    throw DeliveryError(e.what());
   }
-  const auto& w = in.result["winner"];
-  if (!w.contains("speedup") || !w["speedup"].is_object() || !w["speedup"].contains("median") ||
-      !w.contains("baseline_median_s") || !w.contains("candidate_median_s"))
-    throw DeliveryError((dir / "result.json").string() + ": winner lacks speedup or medians");
-  if (const auto& changes = in.result["repository"]["local_changes"]; changes.is_array() && !changes.empty())
-    throw DeliveryError("the run included uncommitted changes (" + dump_json(changes) +
+  if (!in.result.winner)
+    throw DeliveryError("no winner in " + label + ": nothing to deliver" +
+                        (in.result.unconfirmed ? " (" + *in.result.unconfirmed + ")" : ""));
+  if (const auto& changes = in.result.repository.local_changes; !changes.empty())
+    throw DeliveryError("the run included uncommitted changes (" + dump_json(nlohmann::json(changes)) +
                         "): its patch is against them, not against commit " + in.commit() +
                         "; commit and push them, then run maxcode optimize again");
-  if (const std::string c = in.commit(); !c.empty() && c.size() != 40)
-    throw DeliveryError((dir / "result.json").string() + ": repository.commit is not a commit id: " + c);
+  if (const std::string& c = in.commit(); !c.empty() && c.size() != 40)
+    throw DeliveryError(label + ": repository.commit is not a commit id: " + c);
   in.patch = read_or_empty(dir / "patch.diff");
   if (in.patch.empty()) throw DeliveryError((dir / "patch.diff").string() + ": missing or empty");
   std::vector<DiffFile> files;
@@ -92,14 +73,22 @@ DeliveryInput load_delivery_input(const fs::path& dir) {
   for (const DiffFile& f : files) touches_target = touches_target || ends_with_path(f.new_path, in.file());
   if (!touches_target) throw DeliveryError((dir / "patch.diff").string() + ": does not change " + in.file());
 
+  // trajectory.jsonl is a log written as the search went: a line that is not a whole
+  // evaluation (a run killed mid-write) is left out; result.candidates stands in for an
+  // empty one.
   std::istringstream lines(read_or_empty(dir / "trajectory.jsonl"));
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object()) in.trajectory.push_back(std::move(j));
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    try {
+      in.trajectory.push_back(evaluation_from_json(j));
+    } catch (const std::exception&) {
+      continue;  // a line cut short or of another shape: left out
+    }
   }
-  if (in.trajectory.empty() && in.result.contains("candidates") && in.result["candidates"].is_array())
-    for (const auto& c : in.result["candidates"]) in.trajectory.push_back(c);
+  if (in.trajectory.empty())
+    for (const ResultCandidate& c : in.result.candidates) in.trajectory.push_back(c.evaluation);
   return in;
 }
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "runner/core/evaluation.h"
+#include "runner/core/run_result.h"
 #include "runner/util/error.h"
 
 namespace maxcode::bot {
@@ -20,27 +20,28 @@ class DeliveryError : public Error {
 
 struct DeliveryInput {
   std::filesystem::path dir;
-  nlohmann::json result;                 // result.json
-  std::string result_text;               // its bytes (the run id is their hash)
-  std::string patch;                     // patch.diff
-  std::vector<nlohmann::json> trajectory;  // trajectory.jsonl, or result.candidates without it
+  RunResult result;                    // result.json, read by runner/core/run_result.h
+  std::string result_text;             // its bytes (the run id is their hash)
+  std::string patch;                   // patch.diff
+  std::vector<Evaluation> trajectory;  // trajectory.jsonl, or result.candidates without it
 
   // Shortcuts into result.json.
-  std::string function() const;
-  std::string file() const;        // relative to the directory maxcode ran in
-  std::string git_path() const;    // the target file's path in the git repository (from patch.diff)
-  std::string commit() const;      // the commit the run started from (may be empty)
-  const nlohmann::json& winner() const;
-  // The winning candidate's entry in result.candidates (null when missing).
-  nlohmann::json winner_candidate() const;
+  const std::string& function() const { return result.target.function; }
+  const std::string& file() const { return result.target.file; }  // relative to where maxcode ran
+  std::string git_path() const;  // the target file's path in the git repository (from patch.diff)
+  const std::string& commit() const { return result.repository.commit; }  // may be empty
+  // The winner; load_delivery_input checked that there is one.
+  const ResultWinner& winner() const { return *result.winner; }
+  // The winning candidate's evaluation in result.candidates (null when missing).
+  const Evaluation* winner_candidate() const;
   // A stable id of this run: the first 16 hex digits of SHA-256(result.json).
   std::string run_id() const;
 };
 
 // Reads and checks `dir`. Throws DeliveryError saying what is wrong: no result.json,
-// not JSON, another schema, no winner (nothing to deliver), no patch.diff, a patch that
-// does not touch the target's file, a run made with uncommitted local changes (the
-// patch would not apply to the commit it names).
+// not JSON, another schema, a field of the wrong type (named by its path), no winner (nothing to deliver), no
+// patch.diff, a patch that does not touch the target's file, a run made with uncommitted local changes (the patch would
+// not apply to the commit it names).
 DeliveryInput load_delivery_input(const std::filesystem::path& dir);
 
 }  // namespace maxcode::bot

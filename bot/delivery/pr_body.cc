@@ -9,7 +9,6 @@
 
 #include "bot/delivery/pr_metadata.h"
 #include "bot/delivery/sanitize.h"
-#include "runner/core/witness_record.h"
 #include "runner/util/format.h"
 #include "runner/util/json_io.h"
 #include "runner/util/process.h"
@@ -21,14 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-double num(const json& j, const char* key, double fallback = 0) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
-}
-
-std::string str(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 std::string ratio(double r) { return fixed(r, 2) + "x"; }
 
 // A code span that is also safe in a table cell.
@@ -39,36 +30,25 @@ std::string cell_code(const std::string& text, std::size_t limit = 80) {
   return out;
 }
 
-// The critique may be a string, or an object with the text under "text".
-std::string critique_of(const json& candidate) {
-  if (!candidate.is_object() || !candidate.contains("critique")) return "";
-  const json& c = candidate["critique"];
-  if (c.is_string()) return c.get<std::string>();
-  if (c.is_object() && c.contains("text") && c["text"].is_string()) return c["text"].get<std::string>();
-  return c.is_null() ? "" : dump_json(c, 2);
+// "1.75x [1.70, 1.80]": a speedup and its 95% interval.
+std::string interval_text(const RatioInterval& s) {
+  return ratio(s.median) + " [" + fixed(s.low, 2) + ", " + fixed(s.high, 2) + "]";
 }
 
-std::string speedup_cell(const json& candidate) {
-  const json& s = candidate.is_object() && candidate.contains("speedup") ? candidate["speedup"] : json();
-  if (!s.is_object()) return "—";
-  return ratio(num(s, "median")) + " [" + fixed(num(s, "low"), 2) + ", " + fixed(num(s, "high"), 2) + "]";
+std::string speedup_cell(const Evaluation& candidate) {
+  return candidate.timing ? interval_text(candidate.timing->speedup) : "—";
 }
 
 // ---- sections --------------------------------------------------------------------
 
 std::string header(const DeliveryInput& in) {
-  const json& w = in.winner();
-  const double s = num(w["speedup"], "median");
+  const double s = in.winner().confirmed.speedup.median;
   std::string out = "maxcode found a faster version of " + cell_code(in.function()) + " in " + cell_code(in.git_path()) +
                     " and measured it: **" + ratio(s) + " faster** (" + time_change(s) +
                     " time), confirmed in a fresh A/B session against the original.\n\n";
   // The unit (result.json target.unit): the function and what it calls in its file,
   // a kernel rewritten in place included.
-  std::vector<std::string> unit;
-  const json& target = in.result.contains("target") ? in.result["target"] : json::object();
-  if (target.is_object() && target.contains("unit") && target["unit"].is_array())
-    for (const auto& f : target["unit"])
-      if (f.is_string()) unit.push_back(f.get<std::string>());
+  const std::vector<std::string>& unit = in.result.target.unit;
   if (unit.size() > 1) {
     std::string names;
     for (std::size_t i = 0; i < unit.size() && i < 12; ++i) names += (i ? ", " : "") + cell_code(unit[i], 80);
@@ -85,19 +65,16 @@ std::string header(const DeliveryInput& in) {
 
 // A Google Benchmark program (result.json winner.confirmation.entries): the round's
 // figure is the sum of its entries' times per iteration; each entry shows which moved.
-std::string entries(const json& confirmation) {
-  if (!confirmation.is_object() || !confirmation.contains("entries") || !confirmation["entries"].is_array() ||
-      confirmation["entries"].empty())
-    return "";
+std::string entries(const Timing& confirmation) {
+  const std::vector<Timing::Entry>& list = confirmation.entries;
+  if (list.empty()) return "";
   constexpr std::size_t kShown = 20;
-  const json& list = confirmation["entries"];
   std::string out = "\nThe benchmark entries timed (Google Benchmark, median time per iteration over the rounds):\n\n"
                     "| entry | original | this PR | speedup |\n|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < list.size() && i < kShown; ++i) {
-    const json& e = list[i];
-    if (!e.is_object()) continue;
-    const double a = num(e, "baseline_median_s"), b = num(e, "candidate_median_s");
-    out += "| " + cell_code(str(e, "benchmark") + ": " + str(e, "name"), 120) + " | " + format_duration(a) + " | " +
+    const Timing::Entry& e = list[i];
+    const double a = e.baseline_median_s, b = e.candidate_median_s;
+    out += "| " + cell_code(e.benchmark + ": " + e.name, 120) + " | " + format_duration(a) + " | " +
            format_duration(b) + " | " + (b > 0 ? ratio(a / b) : std::string("—")) + " |\n";
   }
   if (list.size() > kShown) out += "\n" + std::to_string(list.size() - kShown) + " more in result.json.\n";
@@ -105,92 +82,80 @@ std::string entries(const json& confirmation) {
 }
 
 std::string results(const DeliveryInput& in) {
-  const json& w = in.winner();
-  const json& confirmation = w.contains("confirmation") ? w["confirmation"] : json::object();
-  const json& sp = w["speedup"];
-  const double s = num(sp, "median");
-  const double min_speedup = num(confirmation, "min_speedup", num(in.result["settings"], "min_speedup", 1.05));
-  const double noise = num(confirmation, "noise_floor", 1.0);
+  const ResultWinner& w = in.winner();
+  const Timing& confirmation = w.confirmed;
+  const RatioInterval& sp = confirmation.speedup;
+  const double s = sp.median;
   std::string out = "### Results\n\n";
   out += "| | median time per round |\n|---|---:|\n";
-  out += "| original | " + format_duration(num(w, "baseline_median_s")) + " |\n";
-  out += "| this PR | " + format_duration(num(w, "candidate_median_s")) + " |\n\n";
+  out += "| original | " + format_duration(confirmation.baseline_median_s) + " |\n";
+  out += "| this PR | " + format_duration(confirmation.candidate_median_s) + " |\n\n";
   out += "| speedup | 95% interval | rounds | accepted when |\n|---|---|---:|---|\n";
-  out += "| **" + ratio(s) + "** (" + time_change(s) + " time) | " + ratio(num(sp, "low")) + " – " + ratio(num(sp, "high")) +
-         " | " + std::to_string(static_cast<long long>(num(sp, "rounds"))) + " | lower bound > " + fixed(min_speedup, 2) +
-         "x (minimum) and > " + fixed(noise, 3) + "x (A/A noise floor) |\n\n";
+  out += "| **" + ratio(s) + "** (" + time_change(s) + " time) | " + ratio(sp.low) + " – " + ratio(sp.high) + " | " +
+         std::to_string(sp.rounds) + " | lower bound > " + fixed(confirmation.min_speedup, 2) + "x (minimum) and > " +
+         fixed(confirmation.noise_floor, 3) + "x (A/A noise floor) |\n\n";
   // The headline is the median of per-round ratios, not the ratio of the medians above;
   // where the two differ at the shown precision the body says so, so the table and the
   // headline never seem to disagree.
-  const double of_medians = num(w, "baseline_median_s") / std::max(num(w, "candidate_median_s"), 1e-300);
+  const double of_medians = confirmation.baseline_median_s / std::max(confirmation.candidate_median_s, 1e-300);
   out += "Speedup = the median of the per-round ratios (the original's time / this PR's time, both timed in each "
          "interleaved A/B round, in random order after warm-up); the 95% interval is the wider of a sign-test "
          "(order-statistic) interval and a block bootstrap of those ratios. A round times all benchmarks once";
-  const std::string stop = str(confirmation, "stop_reason");
+  const std::string& stop = confirmation.stop_reason;
   out += stop.empty() ? ".\n" : " (rounds stopped: " + sanitize_inline(stop, 60) + ").\n";
-  if (num(w, "candidate_median_s") > 0 && ratio(of_medians) != ratio(s))
+  if (confirmation.candidate_median_s > 0 && ratio(of_medians) != ratio(s))
     out += "The two median times above give " + ratio(of_medians) + "; the speedup pairs each round's two times, "
            "so a change of load between rounds moves it less.\n";
   // What the claim rests on besides the in-process timer (GPU winners).
-  if (w.contains("witness") && w["witness"].is_object()) {
-    try {
-      out += "Out-of-process check (Nsight Compute, run by maxcode): " +
-             sanitize_inline(describe(witness_record_from_json(w["witness"])), 400) + ".\n";
-    } catch (const json::exception&) {
-      out += "Out-of-process check: the record in result.json is malformed.\n";
-    }
-  }
-  if (w.contains("search_speedup") && w["search_speedup"].is_object())
-    out += "During the search the same candidate measured " + ratio(num(w["search_speedup"], "median")) + " [" +
-           fixed(num(w["search_speedup"], "low"), 2) + ", " + fixed(num(w["search_speedup"], "high"), 2) + "].\n";
+  if (w.witness)
+    out +=
+        "Out-of-process check (Nsight Compute, run by maxcode): " + sanitize_inline(describe(*w.witness), 400) + ".\n";
+  if (w.search_speedup)
+    out += "During the search the same candidate measured " + interval_text(*w.search_speedup) + ".\n";
   out += entries(confirmation);
   return out;
 }
 
 // The winner's largest error against the original, per output (result.json
 // winner.precision), with reduced precision called out.
-std::string precision(const json& winner) {
-  if (!winner.is_object() || !winner.contains("precision") || !winner["precision"].is_array() ||
-      winner["precision"].empty())
-    return "";
+std::string precision(const std::vector<OutputError>& errors) {
+  if (errors.empty()) return "";
   std::string out = "\n**Precision against the original** (largest error per output):\n\n"
                     "| output | type | values | max relative error | max ulp |\n|---|---|---|---|---|\n";
   std::string flags;
-  for (const auto& p : winner["precision"]) {
+  for (const OutputError& p : errors) {
     char rel[32];
-    std::snprintf(rel, sizeof rel, "%.2g", p.value("max_relative_error", 0.0));
-    const std::string type = str(p, "type");
-    out += "| " + cell_code(str(p, "output"), 60) + " | " + sanitize_inline(type, 30) + " | " +
-           std::to_string(p.value("values", 0)) + " | " + rel + " | " +
-           (type == "text" ? "—" : fixed(p.value("max_ulp_error", 0.0), 0)) + " |\n";
-    if (p.value("loose", false)) flags += "\n**Reduced precision:** " + sanitize_inline(str(p, "note"), 300) + ".\n";
+    std::snprintf(rel, sizeof rel, "%.2g", p.max_relative);
+    out += "| " + cell_code(p.output, 60) + " | " + sanitize_inline(p.type, 30) + " | " + std::to_string(p.values) +
+           " | " + rel + " | " + (p.type == "text" ? "—" : fixed(p.max_ulp, 0)) + " |\n";
+    if (p.loose) flags += "\n**Reduced precision:** " + sanitize_inline(p.note, 300) + ".\n";
   }
   return out + flags + "\n";
 }
 
 // The benchmark audit (result.json audit): what the project's benchmark can and cannot
 // catch, and what maxcode checked on its own.
-std::string audit(const json& audits) {
-  if (!audits.is_array() || audits.empty()) return "";
+std::string audit(const std::vector<BenchmarkAudit>& audits) {
+  if (audits.empty()) return "";
   std::string out = "\n**Benchmark audit:**\n\n";
-  for (const auto& a : audits) {
-    out += "- " + cell_code(str(a, "benchmark")) + " (" + std::to_string(a.value("calls", 0)) + " call(s) per run):\n";
-    for (const auto& finding : a.value("findings", json::array()))
-      if (finding.is_string()) out += "  - " + sanitize_inline(finding.get<std::string>(), 300) + "\n";
-    out += "  - maxcode's own check: " + sanitize_inline(str(a, "call_check"), 300) + "\n";
+  for (const BenchmarkAudit& a : audits) {
+    out += "- " + cell_code(a.benchmark) + " (" + std::to_string(a.calls) + " call(s) per run):\n";
+    for (const std::string& finding : a.findings) out += "  - " + sanitize_inline(finding, 300) + "\n";
+    out += "  - maxcode's own check: " + sanitize_inline(a.call_check, 300) + "\n";
   }
   return out + "\n";
 }
 
 std::string correctness(const DeliveryInput& in) {
-  const json winner = in.winner_candidate();
+  const Evaluation* winner = in.winner_candidate();
   std::string out = "### Correctness\n\n";
   std::vector<std::string> seeds;
   std::map<std::string, std::vector<std::string>> checks;  // benchmark -> seeds
   std::vector<std::string> sanitizers;
-  if (winner.is_object() && winner.contains("steps") && winner["steps"].is_array()) {
-    for (const auto& step : winner["steps"]) {
-      const std::string name = str(step, "name"), status = str(step, "status");
+  if (winner) {
+    for (const StepRecord& step : winner->steps) {
+      const std::string& name = step.name;
+      const std::string& status = step.status;
       if (name.rfind("check ", 0) == 0) {
         const std::size_t at = name.find(" seed=");
         checks[name.substr(6, at == std::string::npos ? std::string::npos : at - 6)].push_back(
@@ -199,10 +164,10 @@ std::string correctness(const DeliveryInput& in) {
                  name.find("racecheck") != std::string::npos) {
         sanitizers.push_back(cell_code(name) + ": " + sanitize_inline(status, 80));
       } else if (name == "test") {
-        out += "- The project's tests passed with this change: " + cell_code(str(step, "command"), 160) + " (" +
+        out += "- The project's tests passed with this change: " + cell_code(step.command, 160) + " (" +
                sanitize_inline(status, 60) + ").\n";
       } else if (name == "build") {
-        out += "- It builds: " + cell_code(str(step, "command"), 160) + ".\n";
+        out += "- It builds: " + cell_code(step.command, 160) + ".\n";
       }
     }
   }
@@ -213,29 +178,29 @@ std::string correctness(const DeliveryInput& in) {
            std::to_string(bench_seeds.size()) + " seed(s) (`MAXCODE_SEED` = " + list +
            "): exact for integers and text, within the configured relative tolerance for floating point.\n";
   }
-  if (checks.empty() && in.result["settings"].contains("seeds"))
-    out += "- Seeds configured: " + sanitize_inline(dump_json(in.result["settings"]["seeds"]), 100) + ".\n";
+  if (checks.empty() && in.result.settings.contains("seeds"))
+    out += "- Seeds configured: " + sanitize_inline(dump_json(in.result.settings["seeds"]), 100) + ".\n";
   if (!sanitizers.empty()) {
     for (const auto& s : sanitizers) out += "- Sanitizer " + s + ".\n";
   } else {
-    const bool gpu = in.result["environment"].is_object() && in.result["environment"].contains("gpu");
+    const bool gpu = in.result.environment.contains("gpu");
     out += gpu ? "- compute-sanitizer: not run for this result.\n"
                : "- compute-sanitizer: not applicable (CPU code).\n";
   }
-  const std::string isolation = str(winner, "isolation");
+  const std::string isolation = winner ? winner->isolation : "";
   if (!isolation.empty()) out += "- Candidate code ran isolated with " + sanitize_inline(isolation, 40) + ".\n";
 
   // The candidates that failed show that the checks bite.
   std::map<std::string, int> verdicts;
   std::vector<std::string> rejected;
-  const std::string winner_id = str(in.winner(), "id");
-  for (const auto& c : in.result.value("candidates", json::array())) {
-    const std::string verdict = str(c, "verdict");
-    if (str(c, "id") == winner_id) continue;
+  for (const ResultCandidate& entry : in.result.candidates) {
+    const Evaluation& c = entry.evaluation;
+    if (c.candidate_id == in.winner().id) continue;
+    const std::string verdict = verdict_name(c.verdict);
     ++verdicts[verdict];
-    if (verdict != "faster" && verdict != "not-faster" && rejected.size() < 5)
-      rejected.push_back(cell_code(str(c, "id"), 60) + " — " + sanitize_inline(verdict, 30) + ": " +
-                         sanitize_inline(str(c, "reason"), 160));
+    if (c.verdict != Verdict::kFaster && c.verdict != Verdict::kNotFaster && rejected.size() < 5)
+      rejected.push_back(cell_code(c.candidate_id, 60) + " — " + sanitize_inline(verdict, 30) + ": " +
+                         sanitize_inline(c.reason, 160));
   }
   if (!verdicts.empty()) {
     std::string summary;
@@ -243,40 +208,41 @@ std::string correctness(const DeliveryInput& in) {
     out += "- The other candidates of this search: " + summary + ".\n";
     for (const auto& r : rejected) out += "  - " + r + "\n";
   }
-  const json& w = in.winner();
-  if (w.is_object() && w.contains("call_check") && w["call_check"].is_string())
-    out += "- Call check (maxcode's wrapper around the function, in every run that was timed: inputs perturbed, "
-           "every call's outputs compared with the original's): " + sanitize_inline(w["call_check"].get<std::string>(), 400) + ".\n";
-  out += precision(w);
-  out += audit(in.result.value("audit", json::array()));
-  for (const auto& warning : in.result.value("warnings", json::array()))
-    if (warning.is_string()) out += "- Warning: " + sanitize_inline(warning.get<std::string>(), 300) + "\n";
+  const ResultWinner& w = in.winner();
+  if (!w.call_check.empty())
+    out +=
+        "- Call check (maxcode's wrapper around the function, in every run that was timed: inputs perturbed, "
+        "every call's outputs compared with the original's): " +
+        sanitize_inline(w.call_check, 400) + ".\n";
+  out += precision(w.precision);
+  out += audit(in.result.audit);
+  for (const std::string& warning : in.result.warnings) out += "- Warning: " + sanitize_inline(warning, 300) + "\n";
   return out;
 }
 
 // Who wrote a critique: result.json's `critic` is "llm <model>" or "metrics" (maxcode's
 // rule-based critic); without it the text is treated as model-written, the cautious label.
-std::string critic_label(const json& candidate) {
-  const std::string critic = str(candidate, "critic");
+std::string critic_label(const Evaluation& candidate) {
+  const std::string& critic = candidate.critic;
   if (critic == "metrics") return "";
   if (critic.rfind("llm", 0) == 0 && critic.size() > 4) return " (" + sanitize_inline(critic.substr(4), 60) + ")";
   return "";
 }
 
 std::string rationale(const DeliveryInput& in, std::size_t max_bytes) {
-  const json winner = in.winner_candidate();
-  const std::string critique = critique_of(winner);
-  if (critique.empty()) return "";
+  const Evaluation* winner = in.winner_candidate();
+  if (!winner || winner->critique.empty()) return "";
+  const std::string& critique = winner->critique;
   std::string text(utf8_prefix(critique, max_bytes));
   const bool cut = text.size() < critique.size();
-  const bool rules = str(winner, "critic") == "metrics";
+  const bool rules = winner->critic == "metrics";
   std::string out;
   if (rules) {
     out = "### Why it is faster (rule-based diagnosis)\n\n> [!NOTE]\n> Written by maxcode's rule-based critic from the "
           "measured metrics, not by a person. The numbers above are measured.\n\n";
   } else {
     out = "### Why it is faster (model-written)\n\n> [!NOTE]\n> This rationale was written by a language model" +
-          critic_label(winner) +
+          critic_label(*winner) +
           " from the measurements. It explains; it does not prove. The numbers above are measured.\n\n";
   }
   out += sanitize_markdown(text);
@@ -286,8 +252,8 @@ std::string rationale(const DeliveryInput& in, std::size_t max_bytes) {
 }
 
 std::string environment(const DeliveryInput& in) {
-  const json& env = in.result["environment"];
-  if (!env.is_object() || env.empty()) return "";
+  const json& env = in.result.environment;
+  if (env.empty()) return "";
   static const std::vector<std::string> order = {"gpu", "driver", "cuda", "nvcc", "compiler", "cpu", "cores",
                                                  "os", "isolation", "runner", "maxcode", "time"};
   std::string out = "### Environment\n\n| | |\n|---|---|\n";
@@ -330,26 +296,27 @@ std::string trajectory(const DeliveryInput& in, std::size_t max_rows, bool evide
       break;
     }
     ++n;
-    out += "| " + std::to_string(n) + " | " + cell_code(str(c, "id"), 60) + " | " + sanitize_inline(str(c, "verdict"), 30) +
-           " | " + speedup_cell(c) + " | " + sanitize_inline(str(c, "reason"), 160) + " |\n";
+    out += "| " + std::to_string(n) + " | " + cell_code(c.candidate_id, 60) + " | " +
+           sanitize_inline(verdict_name(c.verdict), 30) + " | " + speedup_cell(c) + " | " +
+           sanitize_inline(c.reason, 160) + " |\n";
   }
   out += "\n";
   if (evidence) {
     n = 0;
     for (const auto& c : in.trajectory) {
       if (++n > max_rows) break;
-      std::string proof = str(c, "compiler_output");
-      if (proof.empty()) proof = str(c, "test_output");
-      if (proof.empty()) proof = str(c, "mismatch");
-      const std::string critique = critique_of(c);
+      std::string proof = c.compiler_output;
+      if (proof.empty()) proof = c.test_output;
+      if (proof.empty()) proof = c.mismatch;
+      const std::string& critique = c.critique;
       if (proof.empty() && critique.empty()) continue;
-      out += "**" + std::to_string(n) + ". " + cell_code(str(c, "id"), 60) + "**\n\n";
+      out += "**" + std::to_string(n) + ". " + cell_code(c.candidate_id, 60) + "**\n\n";
       if (!proof.empty()) {
         const std::string tail = proof.size() > 1500 ? "…" + proof.substr(proof.size() - 1500) : proof;
         out += code_block(tail);
       }
       if (!critique.empty())
-        out += std::string("\nCritique (") + (str(c, "critic") == "metrics" ? "rule-based" : "model-written") +
+        out += std::string("\nCritique (") + (c.critic == "metrics" ? "rule-based" : "model-written") +
                "): " + sanitize_inline(critique, 600) + "\n";
       out += "\n";
     }
@@ -368,7 +335,7 @@ std::string footer(const DeliveryInput& in, const std::vector<std::string>& trim
     out += "*Shortened to fit GitHub's 65,536-character limit: " + list +
            ". The full record is in the run's report.md and trajectory.jsonl.*\n\n";
   }
-  out += "<sub>Opened by maxcode " + sanitize_inline(str(in.result["environment"], "maxcode"), 20) + " · run `" +
+  out += "<sub>Opened by maxcode " + sanitize_inline(in.result.environment_text("maxcode"), 20) + " · run `" +
          in.run_id() +
          "` · A re-run updates this PR. Closing it without merging tells maxcode to leave this function alone until "
          "its code changes.</sub>\n";
@@ -376,17 +343,17 @@ std::string footer(const DeliveryInput& in, const std::vector<std::string>& trim
 }
 
 json metadata(const DeliveryInput& in, const PrContext& ctx) {
-  const json& w = in.winner();
+  const RatioInterval& speedup = in.winner().confirmed.speedup;
   return {{"version", 1},
           {"run", in.run_id()},
-          {"target", {{"file", in.git_path()}, {"function", in.function()}, {"signature", str(in.result["target"], "signature")}}},
+          {"target", {{"file", in.git_path()}, {"function", in.function()}, {"signature", in.result.target.signature}}},
           {"target_hash", ctx.target_hash},
           {"base_commit", ctx.base_commit},
           {"branch", ctx.branch},
-          {"speedup", num(w["speedup"], "median")},
-          {"interval", {num(w["speedup"], "low"), num(w["speedup"], "high")}},
-          {"rounds", static_cast<long long>(num(w["speedup"], "rounds"))},
-          {"maxcode", str(in.result["environment"], "maxcode")}};
+          {"speedup", speedup.median},
+          {"interval", {speedup.low, speedup.high}},
+          {"rounds", static_cast<long long>(speedup.rounds)},
+          {"maxcode", in.result.environment_text("maxcode")}};
 }
 
 // A section and its renditions from full to absent; trimming steps down one at a time,
@@ -409,7 +376,7 @@ std::string time_change(double speedup) {
 }
 
 std::string pr_title(const DeliveryInput& in) {
-  const double s = num(in.winner()["speedup"], "median");
+  const double s = in.winner().confirmed.speedup.median;
   // The name comes from the repository: no mentions, no references, short.
   return "perf: speed up " + sanitize_plain(in.function(), 120) + " " + ratio(s) + " (" + time_change(s) + " time)";
 }

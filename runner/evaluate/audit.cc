@@ -114,19 +114,4 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
   return a;
 }
 
-nlohmann::json to_json(const BenchmarkAudit& a) {
-  nlohmann::json j = {{"benchmark", a.benchmark},       {"printed_numbers", a.printed_numbers},
-                      {"summary_only", a.summary_only}, {"calls", a.calls},
-                      {"interface", a.interface},       {"call_check", a.call_check},
-                      {"findings", a.findings}};
-  auto optional = [&](const char* key, const std::optional<bool>& v) {
-    j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  };
-  optional("seed_changes_output", a.seed_changes_output);
-  optional("input_changes_output", a.input_changes_output);
-  optional("inputs_reused", a.inputs_reused);
-  optional("outputs_unpoisoned", a.outputs_unpoisoned);
-  return j;
-}
-
 }  // namespace maxcode

@@ -15,24 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/benchmark_audit.h"
 #include "runner/evaluate/call_records.h"
 #include "runner/evaluate/output_compare.h"
 
 namespace maxcode {
-
-struct BenchmarkAudit {
-  std::string benchmark;
-  std::optional<bool> seed_changes_output;   // unknown when the output is not compared
-  std::optional<bool> input_changes_output;  // unknown without a perturb run
-  std::size_t printed_numbers = 0;
-  bool summary_only = false;
-  long calls = 0;                            // calls of the target in one run; 0 = none seen
-  std::optional<bool> inputs_reused;         // same buffers with the same contents every call
-  std::optional<bool> outputs_unpoisoned;    // each call finds the last call's output in place
-  std::string interface;                     // "described", "inferred", "none"
-  std::string call_check;                    // what the evaluation adds ("" = no call check), or why not
-  std::vector<std::string> findings;         // sentences, the weaknesses first
-};
 
 struct AuditInputs {
   std::string benchmark;
@@ -52,7 +39,5 @@ struct AuditInputs {
 inline constexpr const char* kTimedByKernels = "timed by its kernels";
 
 BenchmarkAudit audit_benchmark(const AuditInputs& inputs);
-
-nlohmann::json to_json(const BenchmarkAudit& audit);
 
 }  // namespace maxcode

@@ -230,7 +230,7 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   }
   for (const std::string& note : s.unit.notes) progress.note("unit: " + note);
   evaluator.prepare_baseline();
-  for (const BenchmarkAudit& audit : evaluator.audits()) s.info.audit.push_back(to_json(audit));
+  s.info.audit = evaluator.audits();
   s.info.tests = to_json(evaluator.original_tests());
   s.info.tests["judged_by"] = evaluator.original_tests().reported() ? "reports" : "exit code";
   if (!evaluator.baseline_ncu().empty()) {

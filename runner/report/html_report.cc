@@ -115,14 +115,13 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
     for (const OutputError& p : result.winner->evaluation.precision)
       if (p.loose) html << "<p class=\"incorrect\">Reduced precision: " << html_escape(p.note) << "</p>\n";
   }
-  if (info.audit.is_array() && !info.audit.empty()) {
+  if (!info.audit.empty()) {
     html << "<h2>Benchmark audit</h2>\n";
-    for (const auto& a : info.audit) {
-      html << "<p><code>" << html_escape(a.value("benchmark", "")) << "</code>: " << a.value("calls", 0)
+    for (const BenchmarkAudit& a : info.audit) {
+      html << "<p><code>" << html_escape(a.benchmark) << "</code>: " << a.calls
            << " call(s) of the target per run.</p><ul>";
-      for (const auto& finding : a.value("findings", nlohmann::json::array()))
-        html << "<li>" << html_escape(finding.get<std::string>()) << "</li>";
-      html << "<li>maxcode's own check: " << html_escape(a.value("call_check", "")) << "</li></ul>\n";
+      for (const std::string& finding : a.findings) html << "<li>" << html_escape(finding) << "</li>";
+      html << "<li>maxcode's own check: " << html_escape(a.call_check) << "</li></ul>\n";
     }
   }
   if (!patch.empty()) html << "<h2>Patch</h2>\n<pre>" << html_escape(patch) << "</pre>\n";

@@ -42,63 +42,45 @@ nlohmann::json trajectory_line(const TrajectoryEntry& entry) {
   return j;
 }
 
-nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
-  nlohmann::json candidates = nlohmann::json::array();
-  double wall = 0, child = 0;
-  for (const auto& entry : result.trajectory) {
-    nlohmann::json j = to_json(entry.evaluation);
-    j["step"] = entry.step;
-    j["origin"] = entry.candidate.origin;
-    if (!entry.candidate.knobs.empty()) j["knobs"] = entry.candidate.knobs;
-    if (!entry.candidate.note.empty()) j["note"] = entry.candidate.note;
-    candidates.push_back(std::move(j));
-    if (!entry.evaluation.duplicate_of) {
-      wall += entry.evaluation.wall_s;
-      child += entry.evaluation.child_s;
-    }
-  }
-  nlohmann::json winner = nullptr;
+RunResult run_result(const RunInfo& info, const SearchResult& result) {
+  RunResult r;
+  r.command = info.command;
+  r.repository = {info.repository, info.commit, info.local_changes};
+  r.target = info.target;
+  r.policy = info.policy;
+  r.environment = info.environment;
+  r.settings = info.settings;
+  r.noise = info.noise;
+  for (const auto& entry : result.trajectory)
+    r.candidates.push_back(
+        {entry.step, entry.candidate.origin, entry.candidate.knobs, entry.candidate.note, entry.evaluation});
   if (result.winner) {
-    const Timing& t = result.winner->confirmed;
-    winner = {{"id", result.winner->id},
-              {"speedup", to_json(t.speedup)},
-              {"baseline_median_s", t.baseline_median_s},
-              {"candidate_median_s", t.candidate_median_s},
-              {"confirmation", to_json(t)},
-              {"search_speedup", result.winner->evaluation.timing
-                                     ? to_json(result.winner->evaluation.timing->speedup)
-                                     : nlohmann::json(nullptr)}};
-    if (!result.winner->evaluation.gpu.empty()) winner["gpu"] = result.winner->evaluation.gpu;
-    winner["precision"] = nlohmann::json::array();
-    for (const OutputError& p : result.winner->evaluation.precision) winner["precision"].push_back(to_json(p));
-    if (!result.winner->evaluation.call_check.empty()) winner["call_check"] = result.winner->evaluation.call_check;
-    if (result.winner->evaluation.witness) winner["witness"] = to_json(*result.winner->evaluation.witness);
-    if (!result.winner->evaluation.tests.empty()) winner["tests"] = result.winner->evaluation.tests;
+    const Evaluation& e = result.winner->evaluation;
+    r.winner = ResultWinner{result.winner->id,
+                            result.winner->confirmed,
+                            e.timing ? std::optional(e.timing->speedup) : std::nullopt,
+                            e.gpu,
+                            e.precision,
+                            e.call_check,
+                            e.witness,
+                            e.tests};
   }
-  nlohmann::json j{
-      {"schema", "maxcode.result/1"},
-      {"command", info.command},
-      {"repository", {{"path", info.repository}, {"commit", info.commit}, {"local_changes", info.local_changes}}},
-      {"target", to_json(info.target)},
-      {"policy", info.policy},
-      {"environment", info.environment},
-      {"settings", info.settings},
-      {"noise", info.noise ? to_json(*info.noise) : nlohmann::json(nullptr)},
-      {"candidates", candidates},
-      {"winner", winner},
-      {"stop_reason", result.stop_reason},
-      {"evaluations", result.evaluations},
-      {"warnings", info.warnings},
-      {"audit", info.audit},
-      {"started_at", info.started_at},
-      {"wall_s", info.wall_s},
-      {"evaluator_cost", {{"wall_s", wall}, {"child_s", child}, {"ratio", child > 0 ? wall / child : 0}}}};
-  if (result.unconfirmed) j["unconfirmed"] = *result.unconfirmed;
-  if (result.fatal) j["fatal"] = *result.fatal;
-  if (!result.spend.is_null()) j["spend"] = result.spend;
-  if (!info.gpu.is_null()) j["gpu"] = info.gpu;
-  if (!info.tests.empty()) j["tests"] = info.tests;
-  return j;
+  r.unconfirmed = result.unconfirmed;
+  r.fatal = result.fatal;
+  r.stop_reason = result.stop_reason;
+  r.evaluations = result.evaluations;
+  r.warnings = info.warnings;
+  r.audit = info.audit;
+  r.started_at = info.started_at;
+  r.wall_s = info.wall_s;
+  r.spend = result.spend;
+  r.gpu = info.gpu;
+  r.tests = info.tests;
+  return r;
+}
+
+nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
+  return to_json(run_result(info, result));
 }
 
 // The out-of-process witness's line and its figures (runner/core/witness_record.h).
@@ -216,15 +198,14 @@ static std::string tests_section(const nlohmann::json& tests, const SearchResult
 }
 
 // What the benchmark audit found, per benchmark.
-static std::string audit_section(const nlohmann::json& audit) {
-  if (!audit.is_array() || audit.empty()) return "";
+static std::string audit_section(const std::vector<BenchmarkAudit>& audit) {
+  if (audit.empty()) return "";
   std::ostringstream md;
   md << "## Benchmark audit\n\n";
-  for (const auto& a : audit) {
-    md << "`" << a.value("benchmark", "") << "`: " << a.value("calls", 0) << " call(s) of the target per run.\n\n";
-    for (const auto& finding : a.value("findings", nlohmann::json::array()))
-      md << "- " << finding.get<std::string>() << "\n";
-    md << "- maxcode's own check: " << a.value("call_check", "") << "\n\n";
+  for (const BenchmarkAudit& a : audit) {
+    md << "`" << a.benchmark << "`: " << a.calls << " call(s) of the target per run.\n\n";
+    for (const std::string& finding : a.findings) md << "- " << finding << "\n";
+    md << "- maxcode's own check: " << a.call_check << "\n\n";
   }
   return md.str();
 }

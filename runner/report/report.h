@@ -9,8 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/search/search.h"
+#include "runner/core/benchmark_audit.h"
+#include "runner/core/run_result.h"
 #include "runner/core/target.h"
+#include "runner/search/search.h"
 
 namespace maxcode {
 
@@ -25,7 +27,7 @@ struct RunInfo {
   nlohmann::json settings;  // acceptance settings the verdicts used
   std::vector<std::string> warnings;
   std::optional<Timing> noise;  // the A/A session
-  nlohmann::json audit = nlohmann::json::array();  // the benchmark audit, one per benchmark
+  std::vector<BenchmarkAudit> audit;  // the benchmark audit, one per benchmark
   // What the test frameworks reported on the original's test run (docs/result-format.md
   // "tests"); empty when unknown.
   nlohmann::json tests = nlohmann::json::object();
@@ -34,6 +36,8 @@ struct RunInfo {
   double wall_s = 0;
 };
 
+// The run as result.json holds it (runner/core/run_result.h), and that JSON.
+RunResult run_result(const RunInfo& info, const SearchResult& result);
 nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result);
 std::string render_report(const RunInfo& info, const SearchResult& result, const std::string& patch);
 

@@ -20,34 +20,23 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string speedup_text(const json& winner) {
+std::string speedup_text(const RatioInterval& s) {
   char buf[64];
-  const json& s = winner.contains("speedup") ? winner["speedup"] : json();
-  if (s.is_object() && s.contains("median") && s["median"].is_number()) {
-    std::snprintf(buf, sizeof buf, "%.2fx (95%% interval %.2f-%.2f)", s["median"].get<double>(), s.value("low", 0.0),
-                  s.value("high", 0.0));
-    return buf;
-  }
-  if (s.is_number()) {
-    std::snprintf(buf, sizeof buf, "%.2fx", s.get<double>());
-    return buf;
-  }
-  return "faster";
+  std::snprintf(buf, sizeof buf, "%.2fx (95%% interval %.2f-%.2f)", s.median, s.low, s.high);
+  return buf;
 }
 
 }  // namespace
 
-std::string why_no_winner(const json& result) {
-  if (result.contains("fatal") && result["fatal"].is_string()) return "the run stopped: " + result["fatal"].get<std::string>();
-  if (result.contains("unconfirmed") && result["unconfirmed"].is_string())
-    return "the best candidate did not hold up in the confirmation run: " + result["unconfirmed"].get<std::string>();
+std::string why_no_winner(const RunResult& result) {
+  if (result.fatal) return "the run stopped: " + *result.fatal;
+  if (result.unconfirmed) return "the best candidate did not hold up in the confirmation run: " + *result.unconfirmed;
   std::map<std::string, int> verdicts;
   int total = 0;
-  if (result.contains("candidates") && result["candidates"].is_array())
-    for (const auto& c : result["candidates"]) {
-      ++verdicts[c.value("verdict", std::string("unknown"))];
-      ++total;
-    }
+  for (const ResultCandidate& c : result.candidates) {
+    ++verdicts[verdict_name(c.evaluation.verdict)];
+    ++total;
+  }
   std::string text = "no candidate was significantly faster";
   if (total) {
     text += " (" + std::to_string(total) + " tried:";
@@ -58,8 +47,7 @@ std::string why_no_winner(const json& result) {
     }
     text += ")";
   }
-  if (result.contains("stop_reason") && result["stop_reason"].is_string())
-    text += "; the search ended: " + result["stop_reason"].get<std::string>();
+  if (!result.stop_reason.empty()) text += "; the search ended: " + result.stop_reason;
   return text;
 }
 
@@ -87,18 +75,19 @@ class JobDelivery {
   // try finds the branch and PR made so far.
   bool deliver_target(const std::string& slug) {
     const fs::path target_dir = fs::path(result_.value("dir", std::string())) / "targets" / slug;
-    json target_result = fs::exists(target_dir / "result.json")
-                             ? json::parse(read_text(target_dir / "result.json"), nullptr, false)
-                             : json();
-    const std::string function = target_result.is_object() && target_result.contains("target")
-                                     ? target_result["target"].value("function", slug)
-                                     : slug;
-    if (!target_result.is_object()) {
-      lines_.push_back("- `" + function + "`: no readable result.json");
+    RunResult target_result;
+    try {
+      const std::string label = "targets/" + slug + "/result.json";
+      const auto text = try_read_text(target_dir / "result.json");
+      const json parsed = text ? json::parse(*text, nullptr, false) : json();
+      if (!text || parsed.is_discarded()) throw RunResultError(label + (text ? ": not JSON" : ": missing"));
+      target_result = run_result_from_json(parsed, label);
+    } catch (const RunResultError& e) {
+      lines_.push_back("- `" + slug + "`: no readable result.json (" + sanitize_inline(e.what(), 300) + ")");
       return true;
     }
-    if (!target_result.contains("winner") || !target_result["winner"].is_object() ||
-        !fs::exists(target_dir / "patch.diff")) {
+    const std::string& function = target_result.target.function;
+    if (!target_result.winner || !fs::exists(target_dir / "patch.diff")) {
       lines_.push_back("- `" + function + "`: " + why_no_winner(target_result));
       deliveries_.push_back({{"target", function}, {"outcome", "no-winner"}});
       return true;
@@ -114,7 +103,7 @@ class JobDelivery {
     std::ostringstream log;
     try {
       const DeliveryReport report = deliver(options, context_.github.installation(job_.installation_id), log);
-      delivered(function, target_result["winner"], report);
+      delivered(function, *target_result.winner, report);
     } catch (const DeliveryError& e) {
       lines_.push_back("- `" + function + "`: the result could not be delivered: " + e.what());
       deliveries_.push_back({{"target", function}, {"outcome", "invalid-result"}});
@@ -130,16 +119,12 @@ class JobDelivery {
     return true;
   }
 
-  void delivered(const std::string& function, const json& winner, const DeliveryReport& report) {
+  void delivered(const std::string& function, const ResultWinner& winner, const DeliveryReport& report) {
     const std::string name = outcome_name(report.outcome);
     context_.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", name}});
     deliveries_.push_back({{"target", function}, {"outcome", name}, {"pr", report.pr_url}});
-    const json& s = winner.contains("speedup") ? winner["speedup"] : json();
-    if (s.is_object() && s.contains("median") && s["median"].is_number())
-      speedups_[function] = s["median"];
-    else if (s.is_number())
-      speedups_[function] = s;
-    std::string line = "- `" + function + "`: " + speedup_text(winner) + "; " + report.message;
+    speedups_[function] = winner.confirmed.speedup.median;
+    std::string line = "- `" + function + "`: " + speedup_text(winner.confirmed.speedup) + "; " + report.message;
     if (!report.pr_url.empty() && report.message.find(report.pr_url) == std::string::npos) line += " " + report.pr_url;
     if (!report.pr_url.empty() && pr_url_.empty()) pr_url_ = report.pr_url;
     lines_.push_back(line);

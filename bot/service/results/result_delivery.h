@@ -7,14 +7,13 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "bot/service/service_context.h"
+#include "runner/core/run_result.h"
 
 namespace maxcode::bot::service {
 
 // Why a target's result has no winner, in one sentence (from result.json).
-std::string why_no_winner(const nlohmann::json& result);
+std::string why_no_winner(const RunResult& result);
 
 enum class DeliveryStep { kFinished, kRetryLater };
 

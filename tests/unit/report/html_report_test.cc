@@ -47,9 +47,12 @@ TEST(HtmlReport, EscapesEverythingFromCandidates) {
 TEST(HtmlReport, StatesPrecisionAndTheAudit) {
   RunInfo info;
   info.command = "optimize";
-  info.audit = nlohmann::json::array({{{"benchmark", "main"}, {"calls", 40},
-                                       {"findings", {"it prints only a summary <2 numbers>"}},
-                                       {"call_check", "per-call times"}}});
+  BenchmarkAudit audit;
+  audit.benchmark = "main";
+  audit.calls = 40;
+  audit.findings = {"it prints only a summary <2 numbers>"};
+  audit.call_check = "per-call times";
+  info.audit = {audit};
   SearchResult r;
   Winner w;
   w.id = "fast.cpp";

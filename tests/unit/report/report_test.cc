@@ -28,10 +28,12 @@ RunInfo info_with_audit() {
   RunInfo info;
   info.command = "optimize";
   info.target.function = "blur";
-  info.audit = nlohmann::json::array({{{"benchmark", "main"},
-                                       {"calls", 40},
-                                       {"findings", {"it prints only a summary (2 number(s)): a wrong result can match it by chance"}},
-                                       {"call_check", "per-call times, inputs perturbed and outputs poisoned"}}});
+  BenchmarkAudit audit;
+  audit.benchmark = "main";
+  audit.calls = 40;
+  audit.findings = {"it prints only a summary (2 number(s)): a wrong result can match it by chance"};
+  audit.call_check = "per-call times, inputs perturbed and outputs poisoned";
+  info.audit = {audit};
   return info;
 }
 

@@ -60,26 +60,35 @@ class Deliver : public ::testing::Test {
     const fs::path out = dir.path() / name;
     std::string changed = code;
     changed.replace(changed.find("std::size_t i = 0;"), 18, "std::size_t i = 0;  // faster");
-    const json candidate{{"id", "01-four-lanes.cpp"}, {"verdict", "faster"}, {"reason", "1.70x"}, {"isolation", "bubblewrap"},
-                         {"steps", json::array({{{"name", "test"}, {"command", "ctest"}, {"status", "exit code 0"}}})},
-                         {"speedup", {{"median", 1.7}, {"low", 1.6}, {"high", 1.8}, {"rounds", 20}}},
-                         {"critique", "Four lanes break the store-to-load chain. cc @alice, fixes #1"}, {"critic", "llm test-model"}};
-    json r{{"schema", "maxcode.result/1"},
-           {"command", "optimize"},
-           {"repository", {{"path", (dir.path() / "nowhere").string()}, {"commit", commit}, {"local_changes", json::array()}}},
-           {"target", {{"file", "src/histogram.cpp"}, {"function", "histogram"}, {"line_begin", 11}, {"line_end", 23},
-                       {"signature", "void histogram(const std::uint8_t* data, std::size_t n, std::uint32_t* bins)"}}},
-           {"environment", {{"maxcode", "0.1.0"}, {"compiler", "g++ 12"}, {"cpu", "test"}}},
-           {"settings", {{"min_speedup", 1.05}, {"seeds", {1, 2, 3}}}},
-           {"candidates", json::array({candidate})},
-           {"winner", {{"id", "01-four-lanes.cpp"}, {"speedup", {{"median", 1.75}, {"low", 1.7}, {"high", 1.8}, {"rounds", 20}}},
-                       {"baseline_median_s", 0.2}, {"candidate_median_s", 0.114}}},
-           {"warnings", json::array()},
-           {"started_at", started_at}};
+    Evaluation candidate;
+    candidate.candidate_id = "01-four-lanes.cpp";
+    candidate.verdict = Verdict::kFaster;
+    candidate.reason = "1.70x";
+    candidate.isolation = "bubblewrap";
+    candidate.steps = {{"test", "ctest", "exit code 0"}};
+    candidate.timing = Timing{};
+    candidate.timing->speedup = {1.7, 1.6, 1.8, 20};
+    candidate.critique = "Four lanes break the store-to-load chain. cc @alice, fixes #1";
+    candidate.critic = "llm test-model";
+    RunResult run;
+    run.command = "optimize";
+    run.repository = {(dir.path() / "nowhere").string(), commit, {}};
+    run.target = {"src/histogram.cpp", "histogram",
+                  "void histogram(const std::uint8_t* data, std::size_t n, std::uint32_t* bins)", 11, 23};
+    run.environment = {{"maxcode", "0.1.0"}, {"compiler", "g++ 12"}, {"cpu", "test"}};
+    run.settings = {{"min_speedup", 1.05}, {"seeds", {1, 2, 3}}};
+    run.candidates = {{1, "llm", json::object(), "", candidate}};
+    run.winner = ResultWinner{};
+    run.winner->id = candidate.candidate_id;
+    run.winner->confirmed.speedup = {1.75, 1.7, 1.8, 20};
+    run.winner->confirmed.baseline_median_s = 0.2;
+    run.winner->confirmed.candidate_median_s = 0.114;
+    run.started_at = started_at;
+    json r = to_json(run);
     r.update(extra);
     testing::write_file(out / "result.json", r.dump(2));
     testing::write_file(out / "patch.diff", unified_diff("src/histogram.cpp", code, changed));
-    testing::write_file(out / "trajectory.jsonl", candidate.dump() + "\n");
+    testing::write_file(out / "trajectory.jsonl", to_json(candidate).dump() + "\n");
     return out;
   }
   fs::path result(const std::string& name, const std::string& started_at) { return result(name, base, started_at, original); }
@@ -314,6 +323,15 @@ TEST_F(Deliver, BadInputIsNamed) {
                 .find("uncommitted changes"),
             std::string::npos);
   EXPECT_NE(error(result("unpushed", std::string(40, 'b'), "2026-01-01T00:00:00Z", original)).find("is not in"), std::string::npos);
+  // A field of the wrong type is named by its path, before anything is pushed.
+  const std::string wrong_type =
+      error(result("wrong", base, "2026-01-01T00:00:00Z", original, {{"winner", {{"id", 7}, {"confirmation", {}}}}}));
+  EXPECT_NE(wrong_type.find("result.json: winner.id: expected a string, got a number"), std::string::npos)
+      << wrong_type;
+  const std::string cut =
+      error(result("cut", base, "2026-01-01T00:00:00Z", original,
+                   {{"winner", {{"id", "01-four-lanes.cpp"}, {"confirmation", {{"speedup", {}}}}}}}));
+  EXPECT_NE(cut.find("result.json: winner.confirmation: key 'baseline_s' not found"), std::string::npos) << cut;
   const fs::path no_patch = result("nopatch", "2026-01-01T00:00:00Z");
   fs::remove(no_patch / "patch.diff");
   EXPECT_NE(error(no_patch).find("patch.diff: missing"), std::string::npos);

@@ -11,40 +11,54 @@ namespace {
 
 using nlohmann::json;
 
-json candidate(const std::string& id, const std::string& verdict, double speedup) {
-  json c{{"id", id}, {"verdict", verdict}, {"reason", verdict + " because"}, {"isolation", "bubblewrap"},
-         {"steps", json::array({{{"name", "build"}, {"command", "cmake --build build"}, {"status", "exit code 0"}},
-                                {{"name", "test"}, {"command", "ctest"}, {"status", "exit code 0"}},
-                                {{"name", "check main seed=1"}, {"command", "./bench"}, {"status", "exit code 0"}},
-                                {{"name", "check main seed=2"}, {"command", "./bench"}, {"status", "exit code 0"}},
-                                {{"name", "check main seed=3"}, {"command", "./bench"}, {"status", "exit code 0"}}})}};
-  c["speedup"] = speedup > 0 ? json{{"median", speedup}, {"low", speedup - 0.05}, {"high", speedup + 0.05}, {"rounds", 20}}
-                             : json(nullptr);
+Evaluation candidate(const std::string& id, Verdict verdict, double speedup) {
+  Evaluation c;
+  c.candidate_id = id;
+  c.verdict = verdict;
+  c.reason = std::string(verdict_name(verdict)) + " because";
+  c.isolation = "bubblewrap";
+  c.steps = {{"build", "cmake --build build", "exit code 0"},
+             {"test", "ctest", "exit code 0"},
+             {"check main seed=1", "./bench", "exit code 0"},
+             {"check main seed=2", "./bench", "exit code 0"},
+             {"check main seed=3", "./bench", "exit code 0"}};
+  if (speedup > 0) {
+    c.timing = Timing{};
+    c.timing->speedup = {speedup, speedup - 0.05, speedup + 0.05, 20};
+  }
   return c;
 }
 
+// A result as the report writes it, read back as delivery reads it.
 DeliveryInput sample(const std::string& critique = "", const std::string& critic = "llm claude-x") {
-  DeliveryInput in;
-  json winner_candidate = candidate("w.cpp", "faster", 1.7);
+  Evaluation winner_candidate = candidate("w.cpp", Verdict::kFaster, 1.7);
   if (!critique.empty()) {
-    winner_candidate["critique"] = critique;
-    winner_candidate["critic"] = critic;
+    winner_candidate.critique = critique;
+    winner_candidate.critic = critic;
   }
-  in.result = {
-      {"schema", "maxcode.result/1"},
-      {"repository", {{"path", "/nowhere"}, {"commit", std::string(40, 'a')}, {"local_changes", json::array()}}},
-      {"target", {{"file", "src/h.cpp"}, {"function", "histogram"}, {"signature", "void histogram()"}, {"line_begin", 1}, {"line_end", 3}}},
-      {"environment", {{"maxcode", "0.1.0"}, {"compiler", "g++ 12"}, {"cpu", "EPYC"}, {"gpu", "NVIDIA H100"}, {"cuda", "13.0"}}},
-      {"settings", {{"min_speedup", 1.05}, {"seeds", {1, 2, 3}}}},
-      {"candidates", json::array({winner_candidate, candidate("wrong.cpp", "incorrect", 0)})},
-      {"winner", {{"id", "w.cpp"}, {"speedup", {{"median", 1.75}, {"low", 1.70}, {"high", 1.80}, {"rounds", 24}}},
-                  {"baseline_median_s", 0.0123}, {"candidate_median_s", 0.00703},
-                  {"confirmation", {{"noise_floor", 1.012}, {"min_speedup", 1.05}, {"stop_reason", "interval narrow"}}}}},
-      {"warnings", json::array()},
-      {"started_at", "2026-01-02T03:04:05Z"}};
-  in.result_text = in.result.dump();
+  RunResult r;
+  r.repository = {"/nowhere", std::string(40, 'a'), {}};
+  r.target = {"src/h.cpp", "histogram", "void histogram()", 1, 3};
+  r.environment = {
+      {"maxcode", "0.1.0"}, {"compiler", "g++ 12"}, {"cpu", "EPYC"}, {"gpu", "NVIDIA H100"}, {"cuda", "13.0"}};
+  r.settings = {{"min_speedup", 1.05}, {"seeds", {1, 2, 3}}};
+  r.candidates = {{1, "llm", json::object(), "", winner_candidate},
+                  {1, "llm", json::object(), "", candidate("wrong.cpp", Verdict::kIncorrect, 0)}};
+  ResultWinner w;
+  w.id = "w.cpp";
+  w.confirmed.speedup = {1.75, 1.70, 1.80, 24};
+  w.confirmed.baseline_median_s = 0.0123;
+  w.confirmed.candidate_median_s = 0.00703;
+  w.confirmed.noise_floor = 1.012;
+  w.confirmed.min_speedup = 1.05;
+  w.confirmed.stop_reason = "interval narrow";
+  r.winner = w;
+  r.started_at = "2026-01-02T03:04:05Z";
+  DeliveryInput in;
+  in.result_text = to_json(r).dump();
+  in.result = run_result_from_json(json::parse(in.result_text));
   in.patch = "diff --git a/lib/src/h.cpp b/lib/src/h.cpp\n--- a/lib/src/h.cpp\n+++ b/lib/src/h.cpp\n@@ -1 +1 @@\n-a\n+b\n";
-  in.trajectory = in.result["candidates"].get<std::vector<json>>();
+  for (const ResultCandidate& c : in.result.candidates) in.trajectory.push_back(c.evaluation);
   return in;
 }
 
@@ -97,7 +111,7 @@ TEST(PrBody, NamesItsEstimatorAndReconcilesTheTimesWithTheHeadline) {
   EXPECT_NE(body.find("Speedup = the median of the per-round ratios"), std::string::npos) << body;
   EXPECT_EQ(body.find("median(original) / median(candidate)"), std::string::npos) << body;
   EXPECT_EQ(body.find("The two median times above give"), std::string::npos) << body;  // 12.3/7.03 = 1.75x
-  in.result["winner"]["candidate_median_s"] = 0.0061;  // 12.3 / 6.1 = 2.02x against a headline of 1.75x
+  in.result.winner->confirmed.candidate_median_s = 0.0061;  // 12.3 / 6.1 = 2.02x against a headline of 1.75x
   body = compose_pr(in, context()).body;
   EXPECT_NE(body.find("The two median times above give 2.02x; the speedup pairs each round's two times"),
             std::string::npos) << body;
@@ -105,14 +119,22 @@ TEST(PrBody, NamesItsEstimatorAndReconcilesTheTimesWithTheHeadline) {
 
 TEST(PrBody, StatesPrecisionAuditAndCallCheck) {
   DeliveryInput in = sample();
-  in.result["winner"]["precision"] = json::array(
-      {{{"output", "out"}, {"type", "float"}, {"values", 6291456}, {"max_relative_error", 3.1e-4},
-        {"max_ulp_error", 5200}, {"loose", true},
-        {"note", "90% of the values of 'out' are off by up to 3.0e-04 relative, far above float rounding"}}});
-  in.result["winner"]["call_check"] = "'main': 40 calls, per-call times alike";
-  in.result["audit"] = json::array({{{"benchmark", "main"}, {"calls", 40},
-                                     {"findings", {"it prints only a summary (2 number(s)): a wrong result can match it by chance"}},
-                                     {"call_check", "per-call times, inputs perturbed and outputs poisoned"}}});
+  OutputError out;
+  out.output = "out";
+  out.type = "float";
+  out.values = 6291456;
+  out.max_relative = 3.1e-4;
+  out.max_ulp = 5200;
+  out.loose = true;
+  out.note = "90% of the values of 'out' are off by up to 3.0e-04 relative, far above float rounding";
+  in.result.winner->precision = {out};
+  in.result.winner->call_check = "'main': 40 calls, per-call times alike";
+  BenchmarkAudit audit;
+  audit.benchmark = "main";
+  audit.calls = 40;
+  audit.findings = {"it prints only a summary (2 number(s)): a wrong result can match it by chance"};
+  audit.call_check = "per-call times, inputs perturbed and outputs poisoned";
+  in.result.audit = {audit};
   const std::string body = compose_pr(in, context()).body;
   for (const std::string part :
        {"**Precision against the original**", "| `out` | float | 6291456 | 0.00031 | 5200 |",
@@ -127,30 +149,26 @@ TEST(PrBody, StatesPrecisionAuditAndCallCheck) {
 TEST(PrBody, NamesTheUnitAndTheWitness) {
   DeliveryInput in = sample();
   EXPECT_NE(compose_pr(in, context()).body.find("Only the body of this function changed"), std::string::npos);
-  in.result["target"]["unit"] = {"histogram", "histogram_kernel"};
-  in.result["winner"]["witness"] = {{"status", "agrees"},
-                                    {"tolerance", 0.25},
-                                    {"claimed_speedup", 1.75},
-                                    {"witness_speedup", 1.71},
-                                    {"original", {{"ncu_launches", 20}, {"ncu_ns", 2.8e6}, {"cupti_launches", 20}, {"cupti_ns", 2.9e6}}},
-                                    {"candidate", {{"ncu_launches", 20}, {"ncu_ns", 1.6e6}, {"cupti_launches", 20}, {"cupti_ns", 1.7e6}}}};
+  in.result.target.unit = {"histogram", "histogram_kernel"};
+  WitnessRecord witness;
+  witness.status = "agrees";
+  witness.claimed_speedup = 1.75;
+  witness.witness_speedup = 1.71;
+  witness.original = {20, 2.8e6, 20, 2.9e6};
+  witness.candidate = {20, 1.6e6, 20, 1.7e6};
+  in.result.winner->witness = witness;
   std::string body = compose_pr(in, context()).body;
   EXPECT_NE(body.find("Only the functions of its unit changed (`histogram`, `histogram_kernel`"), std::string::npos) << body;
   EXPECT_NE(body.find("Out-of-process check (Nsight Compute, run by maxcode): witness: ncu 1.71x vs claimed 1.75x"),
             std::string::npos)
       << body;
-  in.result["winner"]["witness"]["status"] = 3;  // malformed: said, never a crash
-  body = compose_pr(in, context()).body;
-  EXPECT_NE(body.find("Out-of-process check: the record in result.json is malformed."), std::string::npos) << body;
 }
 
 // A Google Benchmark winner: each timed entry's times, which the round's sum hides.
 TEST(PrBody, ShowsEachTimedBenchmarkEntry) {
   DeliveryInput in = sample();
   EXPECT_EQ(compose_pr(in, context()).body.find("benchmark entries timed"), std::string::npos);
-  in.result["winner"]["confirmation"]["entries"] = json::array(
-      {{{"benchmark", "prefix"}, {"name", "BM_prefix_sum/2048"}, {"baseline_median_s", 5.2e-4},
-        {"candidate_median_s", 7.0e-7}, {"speedup", 742.9}}});
+  in.result.winner->confirmed.entries = {{"prefix", "BM_prefix_sum/2048", 5.2e-4, 7.0e-7}};
   const std::string body = compose_pr(in, context()).body;
   EXPECT_NE(body.find("| `prefix: BM_prefix_sum/2048` | 520 µs | 700 ns | 742.86x |"), std::string::npos)
       << body.substr(0, 3000);
@@ -185,8 +203,8 @@ TEST(PrBody, CritiqueWithMentionsReferencesAndHtmlIsSanitized) {
 TEST(PrBody, OversizedBodyIsTrimmedLeastImportantFirst) {
   DeliveryInput in = sample(std::string(30000, 'c') + " why");
   for (int i = 0; i < 3000; ++i) {
-    json c = candidate("cand-" + std::to_string(i) + ".cpp", "compile-error", 0);
-    c["compiler_output"] = std::string(400, 'e');
+    Evaluation c = candidate("cand-" + std::to_string(i) + ".cpp", Verdict::kCompileError, 0);
+    c.compiler_output = std::string(400, 'e');
     in.trajectory.push_back(c);
   }
   const PrText pr = compose_pr(in, context());
