@@ -78,6 +78,10 @@ class SearchLoop {
     Candidate original;
     original.id = "original";
     seen_[evaluator.materialize(original).source_hash] = "the original";
+    if (hooks_.spend)
+      hooks_.spend->set_deadline(start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                              std::chrono::duration<double>(limits_.max_wall_s)),
+                                 limits_.max_wall_s);
   }
 
   SearchResult run(const SearchState* resume_from) {
@@ -239,7 +243,7 @@ class SearchLoop {
       std::vector<std::future<void>> timers;
       for (int w = 0; w < workers; ++w)
         timers.push_back(std::async(std::launch::async, [&, w] {
-          for (std::size_t i = next++; i < checked.size(); i = next++) evaluator_.time(checked[i], w);
+          for (std::size_t i = next++; i < checked.size(); i = next++) time_unless_out_of_time(checked[i], w);
         }));
       for (auto& t : timers) t.get();
     }
@@ -250,7 +254,7 @@ class SearchLoop {
       if (batch.fresh[i].rejection.empty()) ++state_.evaluations;
       progress_.status("[" + std::to_string(state_.evaluations) + "/" + std::to_string(limits_.max_evaluations) + "] " +
                        c.evaluation.candidate_id);
-      if (workers <= 1) evaluator_.time(c);
+      if (workers <= 1) time_unless_out_of_time(c, 0);
       count_timing(c.evaluation);
       batch.entries[batch.slot[i]].evaluation = c.evaluation;
       const double reward = c.evaluation.reward();
@@ -261,6 +265,19 @@ class SearchLoop {
         evaluator_.release(c);
       }
     }
+  }
+
+  // A timing session takes a while (rounds of both versions): none starts once the wall
+  // budget is spent, so that a search overruns it by at most the session in progress.
+  // A candidate left untimed has no speedup, so no claim: it is said in its reason.
+  void time_unless_out_of_time(Checked& c, int worker) {
+    if (c.passed && since(start_) >= limits_.max_wall_s) {
+      c.evaluation.verdict = Verdict::kNotFaster;
+      c.evaluation.reason = "passed its checks; not timed: the time budget (" + format_duration(limits_.max_wall_s) +
+                            ") ran out during this step";
+      return;
+    }
+    evaluator_.time(c, worker);
   }
 
   // The seconds a session held the machine, into the spend; a session that ended early

@@ -21,6 +21,12 @@ std::string Spend::over_limit(long in_flight) const {
   return "";
 }
 
+void Spend::set_deadline(std::chrono::steady_clock::time_point deadline, double budget_s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  deadline_ = deadline;
+  budget_s_ = budget_s;
+}
+
 bool Spend::admit() {
   std::unique_lock<std::mutex> lock(mutex_);
   const bool limited = limits_.max_tokens > 0 || limits_.max_dollars > 0;
@@ -33,6 +39,8 @@ bool Spend::admit() {
     return over_limit(in_flight_).empty();
   });
   if (exhausted_.empty() && limited) exhausted_ = over_limit(0);
+  if (exhausted_.empty() && deadline_ && std::chrono::steady_clock::now() >= *deadline_)
+    exhausted_ = "time budget reached: the search's " + format_duration(budget_s_) + " are up";
   if (!exhausted_.empty()) {
     ++refused_calls_;
     return false;

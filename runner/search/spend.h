@@ -7,8 +7,12 @@
 // k calls (issue: 1,500 tokens allowed, 2,318 spent). A call is admitted while what is
 // spent, plus one call as large as the largest so far for each call in flight and for
 // itself, stays within the limits, so a run stops within one call of either.
+//
+// The search's wall budget is a deadline here too: no call is admitted past it, so the
+// critiques and proposals of a step that began just before it are not made after it.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -34,6 +38,10 @@ class Spend {
   // counted as a failed call and rethrown.
   std::optional<llm::Reply> complete(llm::Provider& provider, const llm::Request& request);
 
+  // No call is admitted from `deadline` on ("time budget reached: the search's 20 s are
+  // up"); the search sets it when it starts, `budget_s` after.
+  void set_deadline(std::chrono::steady_clock::time_point deadline, double budget_s);
+
   void add_unusable_reply() { std::lock_guard<std::mutex> l(mutex_); ++unusable_; }
   void add_timing_seconds(double s) { std::lock_guard<std::mutex> l(mutex_); timing_s_ += s; }
 
@@ -53,6 +61,8 @@ class Spend {
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // a call came back
   SpendLimits limits_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  double budget_s_ = 0;
   long tokens_ = 0;
   double dollars_ = 0;
   long calls_ = 0, failed_calls_ = 0, refused_calls_ = 0, unusable_ = 0;

@@ -162,6 +162,20 @@ TEST(LlmPolicy, ATokenBudgetStopsWithinOneCallOfItsLimit) {
   EXPECT_EQ(proposed[1].id, "maxcode-2");
 }
 
+// The search's wall budget is a deadline for model calls too: none goes out after it.
+TEST(LlmPolicy, NoCallGoesOutPastTheSearchDeadline) {
+  LlmServer server;
+  server.script(kPath, {completion("```cpp\nint f(int x) { return x > 0 ? x : 0; }\n```")});
+  PolicyRig rig(server);
+  rig.spend.set_deadline(std::chrono::steady_clock::now() + std::chrono::hours(1), 3600);
+  EXPECT_EQ(rig.policy->propose(SearchState{}, 1).size(), 1u);
+  rig.spend.set_deadline(std::chrono::steady_clock::now() - std::chrono::seconds(1), 20);
+  EXPECT_TRUE(rig.policy->propose(SearchState{}, 3).empty());
+  EXPECT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(rig.spend.exhausted(), "time budget reached: the search's 20 s are up");
+  EXPECT_EQ(rig.spend.to_json()["refused_calls"], 3);
+}
+
 // After a resume the numbering goes on after every candidate proposed before, those the
 // reranker dropped (never in the trajectory) included.
 TEST(LlmPolicy, AResumedPolicyNeverReusesACandidateId) {

@@ -45,6 +45,30 @@ TEST(Search, TuneFindsAndConfirmsTheKnobThatRemovesWork) {
   EXPECT_NE(result.winner->files.at("src/sum.cpp").find("#define PASSES 1 "), std::string::npos);
 }
 
+// The wall budget holds within a step: a step that began in time builds its candidates,
+// but no timing session starts once the budget is spent (model calls: policy_llm_test).
+TEST(Search, AWallBudgetSpentDuringAStepStartsNoTiming) {
+  FixtureRepo repo("sum");
+  Evaluator& evaluator = repo.evaluator();
+  Knob passes{"PASSES", "src/sum.cpp", 9, "16", {"16", "4", "1"}};
+  auto policy = make_tune_policy({passes}, 6, 1);
+  Progress progress(stderr, true);
+  SearchHooks hooks;
+  // Building a candidate takes far longer than 50 ms: the budget runs out in step 1.
+  SearchResult result = run_search(evaluator, *policy, Target{"src/sum.cpp", "sum_squares"},
+                                   SearchLimits{6, 2, 2, 0.05}, progress, hooks);
+  ASSERT_EQ(result.trajectory.size(), 2u);
+  for (const TrajectoryEntry& e : result.trajectory) {
+    EXPECT_EQ(e.evaluation.verdict, Verdict::kNotFaster) << e.evaluation.reason;
+    EXPECT_FALSE(e.evaluation.timing);
+    EXPECT_NE(e.evaluation.reason.find("not timed: the time budget (50 ms) ran out during this step"),
+              std::string::npos)
+        << e.evaluation.reason;
+  }
+  EXPECT_FALSE(result.winner);
+  EXPECT_NE(result.stop_reason.find("time budget spent"), std::string::npos) << result.stop_reason;
+}
+
 TEST(Search, DuplicatesCostNothingAndReuseTheVerdict) {
   FixtureRepo repo("sum");
   Evaluator& evaluator = repo.evaluator();
