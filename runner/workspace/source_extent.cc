@@ -12,7 +12,7 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 // Lexing. Comments and preprocessor lines produce no tokens, so nothing in them can be
 // mistaken for code; literals become single tokens, so no brace inside one counts.
 
-enum class Kind { kWord, kNumber, kLiteral, kPunct };
+enum class Kind { kWord, kNumber, kLiteral, kPunct, kDirective };
 
 struct Token {
   Kind kind;
@@ -165,7 +165,9 @@ std::pair<Kind, std::size_t> lex_token(std::string_view text, std::size_t i) {
   return {Kind::kPunct, i + 1};
 }
 
-std::vector<Token> lex(std::string_view text) {
+// The tokens of `text`; a preprocessor line is one kDirective token when
+// `keep_directives`, else none (it only marks a break).
+std::vector<Token> lex(std::string_view text, bool keep_directives = false) {
   std::vector<Token> tokens;
   bool line_start = true;  // only whitespace and comments so far on this line
   bool line_empty = true;  // only whitespace so far on this line
@@ -187,7 +189,9 @@ std::vector<Token> lex(std::string_view text) {
     } else if (at(text, i, "/*")) {
       i = skip_block_comment(text, i);
     } else if (c == '#' && line_start) {
-      i = skip_directive(text, i);
+      const std::size_t end = skip_directive(text, i);
+      if (keep_directives) tokens.push_back({Kind::kDirective, i, end, break_pending});
+      i = end;
       break_pending = true;
     } else {
       const auto [kind, end] = lex_token(text, i);
@@ -859,9 +863,10 @@ std::vector<Extent> find_definitions(std::string_view text, std::string_view nam
   return out;
 }
 
-std::vector<CodeToken> code_tokens(std::string_view text) {
+std::vector<CodeToken> code_tokens(std::string_view text, Directives directives) {
   std::vector<CodeToken> out;
-  for (const Token& t : lex(text)) out.push_back({t.begin, t.end, t.kind == Kind::kWord});
+  for (const Token& t : lex(text, directives == Directives::kKeep))
+    out.push_back({t.begin, t.end, t.kind == Kind::kWord, t.kind == Kind::kDirective});
   return out;
 }
 

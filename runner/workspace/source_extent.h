@@ -41,15 +41,18 @@ class SourceError : public Error {
 // without a body, calls and mentions in comments or strings never match.
 std::vector<Extent> find_definitions(std::string_view text, std::string_view name);
 
-// A token of code as the scanner sees it: comments and preprocessor lines make no
-// tokens, a literal is one token, `::` `->` `...` are one token, other punctuation one
-// character each (`<<<` is three `<`).
+// A token of code as the scanner sees it: comments make no tokens, a literal is one
+// token, `::` `->` `...` are one token, other punctuation one character each (`<<<` is
+// three `<`). A preprocessor line (continuations and comments in it included) is one
+// token with kKeep, and none with kSkip.
 struct CodeToken {
   std::size_t begin = 0;  // byte offsets in the text
   std::size_t end = 0;
-  bool word = false;      // an identifier or keyword
+  bool word = false;       // an identifier or keyword
+  bool directive = false;  // a whole preprocessor line
 };
-std::vector<CodeToken> code_tokens(std::string_view text);
+enum class Directives { kSkip, kKeep };
+std::vector<CodeToken> code_tokens(std::string_view text, Directives directives = Directives::kSkip);
 
 // Exactly one definition. Throws SourceError when there is none ("no definition of
 // 'fn' in src/a.cpp") or several and `signature` does not pick one (the message lists

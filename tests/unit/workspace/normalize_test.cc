@@ -24,6 +24,12 @@ TEST(Normalize, LiteralsAreKeptExactly) {
 TEST(Normalize, DirectivesKeepTheirLineEnds) {
   EXPECT_NE(normalize_code("#define A 1\nint x = A;"), normalize_code("#define A 1 int x = A;"));
   EXPECT_EQ(normalize_code("#define A 1\n   int x;"), normalize_code("#define A 1\nint   x;"));
+  // Inside a preprocessor line: comments and layout do not matter either; a continued
+  // line is one directive, and a `#` that is not first on its line is no directive.
+  EXPECT_EQ(normalize_code("int y;\n  #  define  A(x) /* twice */ ((x) + \\\n (x))\nint z;"),
+            "int y;\n#define A(x)((x)+(x))\nint z;");
+  EXPECT_EQ(normalize_code("a = b # c;"), "a=b#c;");
+  EXPECT_EQ(normalize_code("#include <a/b.h> // why\n"), "#include<a/b.h>\n");
 }
 
 }  // namespace
