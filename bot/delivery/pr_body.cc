@@ -146,29 +146,28 @@ std::string audit(const std::vector<BenchmarkAudit>& audits) {
   return out + "\n";
 }
 
-std::string correctness(const DeliveryInput& in) {
+// What the winner's own run went through (result.json candidates[].steps): the build,
+// the tests, each benchmark's output per seed, the sanitizers, the isolation.
+std::string winner_checks(const DeliveryInput& in) {
   const Evaluation* winner = in.winner_candidate();
-  std::string out = "### Correctness\n\n";
-  std::vector<std::string> seeds;
+  std::string out;
   std::map<std::string, std::vector<std::string>> checks;  // benchmark -> seeds
   std::vector<std::string> sanitizers;
-  if (winner) {
-    for (const StepRecord& step : winner->steps) {
-      const std::string& name = step.name;
-      const std::string& status = step.status;
-      if (name.rfind("check ", 0) == 0) {
-        const std::size_t at = name.find(" seed=");
-        checks[name.substr(6, at == std::string::npos ? std::string::npos : at - 6)].push_back(
-            at == std::string::npos ? "" : name.substr(at + 6));
-      } else if (name.find("sanitizer") != std::string::npos || name.find("memcheck") != std::string::npos ||
-                 name.find("racecheck") != std::string::npos) {
-        sanitizers.push_back(cell_code(name) + ": " + sanitize_inline(status, 80));
-      } else if (name == "test") {
-        out += "- The project's tests passed with this change: " + cell_code(step.command, 160) + " (" +
-               sanitize_inline(status, 60) + ").\n";
-      } else if (name == "build") {
-        out += "- It builds: " + cell_code(step.command, 160) + ".\n";
-      }
+  const std::vector<StepRecord> no_steps;
+  for (const StepRecord& step : winner ? winner->steps : no_steps) {
+    const std::string& name = step.name;
+    if (name.rfind("check ", 0) == 0) {
+      const std::size_t at = name.find(" seed=");
+      checks[name.substr(6, at == std::string::npos ? std::string::npos : at - 6)].push_back(
+          at == std::string::npos ? "" : name.substr(at + 6));
+    } else if (name.find("sanitizer") != std::string::npos || name.find("memcheck") != std::string::npos ||
+               name.find("racecheck") != std::string::npos) {
+      sanitizers.push_back(cell_code(name) + ": " + sanitize_inline(step.status, 80));
+    } else if (name == "test") {
+      out += "- The project's tests passed with this change: " + cell_code(step.command, 160) + " (" +
+             sanitize_inline(step.status, 60) + ").\n";
+    } else if (name == "build") {
+      out += "- It builds: " + cell_code(step.command, 160) + ".\n";
     }
   }
   for (const auto& [bench, bench_seeds] : checks) {
@@ -184,13 +183,17 @@ std::string correctness(const DeliveryInput& in) {
     for (const auto& s : sanitizers) out += "- Sanitizer " + s + ".\n";
   } else {
     const bool gpu = in.result.environment.contains("gpu");
-    out += gpu ? "- compute-sanitizer: not run for this result.\n"
-               : "- compute-sanitizer: not applicable (CPU code).\n";
+    out +=
+        gpu ? "- compute-sanitizer: not run for this result.\n" : "- compute-sanitizer: not applicable (CPU code).\n";
   }
-  const std::string isolation = winner ? winner->isolation : "";
-  if (!isolation.empty()) out += "- Candidate code ran isolated with " + sanitize_inline(isolation, 40) + ".\n";
+  if (winner && !winner->isolation.empty())
+    out += "- Candidate code ran isolated with " + sanitize_inline(winner->isolation, 40) + ".\n";
+  return out;
+}
 
-  // The candidates that failed show that the checks bite.
+// The candidates that failed show that the checks bite: their verdicts, and the first
+// few rejections with their reasons.
+std::string other_candidates(const DeliveryInput& in) {
   std::map<std::string, int> verdicts;
   std::vector<std::string> rejected;
   for (const ResultCandidate& entry : in.result.candidates) {
@@ -202,12 +205,17 @@ std::string correctness(const DeliveryInput& in) {
       rejected.push_back(cell_code(c.candidate_id, 60) + " — " + sanitize_inline(verdict, 30) + ": " +
                          sanitize_inline(c.reason, 160));
   }
-  if (!verdicts.empty()) {
-    std::string summary;
-    for (const auto& [v, n] : verdicts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + sanitize_inline(v, 30);
-    out += "- The other candidates of this search: " + summary + ".\n";
-    for (const auto& r : rejected) out += "  - " + r + "\n";
-  }
+  if (verdicts.empty()) return "";
+  std::string summary;
+  for (const auto& [v, n] : verdicts)
+    summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + sanitize_inline(v, 30);
+  std::string out = "- The other candidates of this search: " + summary + ".\n";
+  for (const auto& r : rejected) out += "  - " + r + "\n";
+  return out;
+}
+
+std::string correctness(const DeliveryInput& in) {
+  std::string out = "### Correctness\n\n" + winner_checks(in) + other_candidates(in);
   const ResultWinner& w = in.winner();
   if (!w.call_check.empty())
     out +=
