@@ -140,12 +140,17 @@ struct Service::State {
         secrets(std::move(s)),
         // PostgreSQL: a few connections, so that webhook threads do not wait in line
         // for each other's round trips (sql_pool.h).
-        queue(open_store(config, secrets), [c = config, s = secrets] { return open_store(c, s); },
-              config.store.empty() ? 1 : kStoreConnections, queue_options(config)),
+        queue(
+            open_store(config, secrets), [c = config, s = secrets] { return open_store(c, s); },
+            config.store.empty() ? 1 : kStoreConnections, queue_options(config)),
         deferred(open_store(config, secrets), [this] { return queue.now(); }),
         github(config, metrics, log),
-        context{config, queue, metrics, github, log,
-                config.data_dir.empty() ? fs::path(config.db.string() + ".d") : config.data_dir, nullptr, nullptr},
+        context{.config = config,
+                .queue = queue,
+                .metrics = metrics,
+                .github = github,
+                .log = log,
+                .data_dir = config.data_dir.empty() ? fs::path(config.db.string() + ".d") : config.data_dir},
         runners(context, secrets.runner_token) {
     context.deferred = &deferred;
     context.history = config.history.empty() ? context.data_dir / "history.sqlite" : config.history;

@@ -116,104 +116,161 @@ std::string PageScrub::operator()(std::string text) const {
   return redact_secrets(std::move(text));
 }
 
+namespace {
+
+// One job's page, section by section in reading order.
+class JobPage {
+ public:
+  JobPage(const Job& job, const std::map<std::string, std::vector<std::string>>& files, const std::string& link_query,
+          const PageScrub& scrub, double now)
+      : job(job), files(files), link_query(link_query), scrub(scrub), now(now), id(std::to_string(job.id)) {}
+
+  std::string esc(const std::string& s) const { return html_escape(scrub(s)); }
+
+  std::string head() const {
+    std::string h =
+        "<!doctype html><html lang=en><head><meta charset='utf-8'><meta name=viewport content='width=device-width'>"
+        "<meta name=referrer content=no-referrer><title>maxcode job " +
+        id + ": " + esc(job.repo) +
+        "</title><style>"
+        "body{font:14px system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1b1f24}"
+        "h1{font-size:20px}h2{font-size:16px;margin-top:28px}table{border-collapse:collapse}"
+        "td,th{border-bottom:1px solid #d8dee4;padding:4px "
+        "10px;text-align:left;vertical-align:top}th{background:#f6f8fa}"
+        ".muted{color:#656d76}.state{font-weight:600}.queued{color:#9a6700}.running,.delivering{color:#0969da}"
+        ".done{color:#1a7f37}.failed{color:#cf222e}.cancelled{color:#656d76}"
+        "pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:10px;border-radius:6px}"
+        ".cause{background:#ffebe9;border:1px solid #ff8182}</style></head><body>";
+    h += "<h1>maxcode job " + id + " <span class='state " + esc(job.state) + "'>" + esc(job.state) + "</span></h1>";
+
+    return h;
+  }
+
+  // Repository, commit, target, trigger, times and pull requests.
+  std::string facts() const {
+    std::string h;
+    const std::string wanted = job.target.empty() ? "the hottest functions (profiled)" : job.target;
+    h += "<table><tr><th>repository</th><td>" + esc(job.repo) + "</td></tr><tr><th>commit</th><td><code>" +
+         esc(job.commit) + "</code></td></tr><tr><th>target</th><td>" + esc(wanted) +
+         "</td></tr><tr><th>trigger</th><td>" + esc(job.trigger) +
+         (job.requested_by.empty() ? "" : " by " + esc(job.requested_by)) + "</td></tr>";
+    if (!job.policy.empty()) h += "<tr><th>policy</th><td>" + esc(job.policy) + "</td></tr>";
+    h += "<tr><th>attempts</th><td>" + std::to_string(job.attempts) + " of " + std::to_string(job.max_attempts) +
+         "</td></tr>";
+    h += "<tr><th>queued</th><td>" + utc(job.created_at) + "</td></tr>";
+    if (job.started_at > 0)
+      h += "<tr><th>started</th><td>" + utc(job.started_at) + " <span class=muted>(waited " +
+           duration(job.started_at - job.created_at) + ")</span></td></tr>";
+    if (job.finished_at > 0) {
+      h += "<tr><th>finished</th><td>" + utc(job.finished_at) + "</td></tr><tr><th>duration</th><td>";
+      if (job.started_at > 0) h += duration(job.finished_at - job.started_at) + " running, ";
+      h += duration(job.finished_at - job.created_at) + " in all</td></tr>";
+    } else if (job.started_at > 0) {
+      h += "<tr><th>duration</th><td>running for " + duration(now - job.started_at) + "</td></tr>";
+    }
+
+    // Pull requests: the job's, and each delivered target's.
+    std::vector<std::string> prs;
+    if (!job.pr_url.empty()) prs.push_back(job.pr_url);
+    if (job.result.is_object() && job.result.contains("deliveries") && job.result["deliveries"].is_array())
+      for (const json& d : job.result["deliveries"])
+        if (std::string pr = text_of(d, "pr"); !pr.empty() && std::find(prs.begin(), prs.end(), pr) == prs.end())
+          prs.push_back(pr);
+    h += "<tr><th>pull request</th><td>";
+    if (prs.empty()) h += "<span class=muted>none</span>";
+    for (std::size_t i = 0; i < prs.size(); ++i) h += (i ? "<br>" : "") + link(prs[i], scrub);
+    h += "</td></tr></table>";
+
+    return h;
+  }
+
+  // Why it failed (the cause whole), or the summary.
+  std::string outcome() const {
+    std::string h;
+    if (job.state == "failed" || (job.state != "done" && !job.error.empty())) {
+      h += "<h2>" + std::string(job.state == "failed" ? "Why it failed" : "The last attempt's error") +
+           "</h2><pre class=cause>" + esc(job.state == "failed" ? cause_of(job) : job.error) + "</pre>";
+    } else if (!job.summary.empty()) {
+      h += "<h2>Summary</h2><pre>" + esc(job.summary) + "</pre>";
+    }
+
+    return h;
+  }
+
+  std::string targets() const {
+    std::string h;
+    // Targets: job.json's record of each (speedup, verdict), the files the runner sent.
+    const json record = job.result.is_object() && job.result.contains("job") ? job.result["job"] : json();
+    std::map<std::string, json> recorded;
+    if (record.is_object() && record.contains("targets") && record["targets"].is_array())
+      for (const json& t : record["targets"])
+        if (std::string slug = text_of(t, "slug"); !slug.empty()) recorded[slug] = t;
+    const json speedups = job.result.is_object() && job.result.contains("speedups") ? job.result["speedups"] : json();
+    std::set<std::string> slugs;
+    for (const auto& [slug, _] : files) slugs.insert(slug);
+    for (const auto& [slug, _] : recorded) slugs.insert(slug);
+    if (!slugs.empty()) {
+      h += "<h2>Targets</h2><table><tr><th>function</th><th>status</th><th>speedup</th><th>original "
+           "time</th><th>files</th></tr>";
+      for (const std::string& slug : slugs) {
+        const json t = recorded.count(slug) ? recorded[slug] : json::object();
+        const std::string function = text_of(t, "function").empty() ? slug : text_of(t, "function");
+        std::string status = text_of(t, "status");
+        for (const char* why : {"verdict", "reason", "no_pr"})
+          if (std::string more = text_of(t, why); !more.empty() && more != status)
+            status += (status.empty() ? "" : ": ") + more;
+        std::string speedup = t.contains("speedup") ? speedup_text(t["speedup"]) : "";
+        if (speedup.empty() && speedups.is_object() && speedups.contains(function))
+          speedup = speedup_text(speedups[function]);
+        std::string original;
+        if (t.contains("original_s") && t["original_s"].is_number() && t["original_s"].get<double>() > 0)
+          original = format_numbers("%.4g s", t["original_s"].get<double>());
+        std::string links;
+        if (auto it = files.find(slug); it != files.end())
+          for (const std::string& name : it->second)
+            links += "<a href='/jobs/" + id + "/targets/" + html_escape(slug) + "/" + name + "?" +
+                     html_escape(link_query) + "'>" + name + "</a> ";
+        h += "<tr><td><code>" + esc(function) + "</code>" +
+             (text_of(t, "file").empty() ? "" : " <span class=muted>" + esc(text_of(t, "file")) + "</span>") +
+             "</td><td>" + esc(status) + "</td><td>" + (speedup.empty() ? "<span class=muted>-</span>" : esc(speedup)) +
+             "</td><td>" + esc(original) + "</td><td>" + (links.empty() ? "<span class=muted>none</span>" : links) +
+             "</td></tr>";
+      }
+      h += "</table>";
+    }
+
+    return h;
+  }
+
+  std::string log() const {
+    std::string h;
+    const std::string log = text_of(job.result, "log");
+    if (!log.empty()) {
+      const std::size_t keep = 8000;  // the end, where the cause is; the runner keeps the whole
+      h += std::string("<h2>The job's log</h2><details") + (job.state == "failed" ? " open" : "") + "><summary>" +
+           (log.size() > keep ? "its last " + std::to_string(keep) + " characters" : "all of it") + "</summary><pre>" +
+           esc(log.substr(log.size() > keep ? log.size() - keep : 0)) + "</pre></details>";
+    }
+    return h;
+  }
+
+ private:
+  const Job& job;
+  const std::map<std::string, std::vector<std::string>>& files;
+  const std::string& link_query;
+  const PageScrub& scrub;
+  const double now;
+  const std::string id;
+};
+
+}  // namespace
+
 std::string render_job_page(const Job& job, const std::map<std::string, std::vector<std::string>>& files,
                             const std::string& link_query, double expires, const PageScrub& scrub, double now) {
-  auto esc = [&](const std::string& s) { return html_escape(scrub(s)); };
-  const std::string id = std::to_string(job.id);
-  std::string h =
-      "<!doctype html><html lang=en><head><meta charset='utf-8'><meta name=viewport content='width=device-width'>"
-      "<meta name=referrer content=no-referrer><title>maxcode job " + id + ": " + esc(job.repo) + "</title><style>"
-      "body{font:14px system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1b1f24}"
-      "h1{font-size:20px}h2{font-size:16px;margin-top:28px}table{border-collapse:collapse}"
-      "td,th{border-bottom:1px solid #d8dee4;padding:4px 10px;text-align:left;vertical-align:top}th{background:#f6f8fa}"
-      ".muted{color:#656d76}.state{font-weight:600}.queued{color:#9a6700}.running,.delivering{color:#0969da}"
-      ".done{color:#1a7f37}.failed{color:#cf222e}.cancelled{color:#656d76}"
-      "pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:10px;border-radius:6px}"
-      ".cause{background:#ffebe9;border:1px solid #ff8182}</style></head><body>";
-  h += "<h1>maxcode job " + id + " <span class='state " + esc(job.state) + "'>" + esc(job.state) + "</span></h1>";
-
-  const std::string targets = job.target.empty() ? "the hottest functions (profiled)" : job.target;
-  h += "<table><tr><th>repository</th><td>" + esc(job.repo) + "</td></tr><tr><th>commit</th><td><code>" + esc(job.commit) +
-       "</code></td></tr><tr><th>target</th><td>" + esc(targets) + "</td></tr><tr><th>trigger</th><td>" + esc(job.trigger) +
-       (job.requested_by.empty() ? "" : " by " + esc(job.requested_by)) + "</td></tr>";
-  if (!job.policy.empty()) h += "<tr><th>policy</th><td>" + esc(job.policy) + "</td></tr>";
-  h += "<tr><th>attempts</th><td>" + std::to_string(job.attempts) + " of " + std::to_string(job.max_attempts) + "</td></tr>";
-  h += "<tr><th>queued</th><td>" + utc(job.created_at) + "</td></tr>";
-  if (job.started_at > 0)
-    h += "<tr><th>started</th><td>" + utc(job.started_at) + " <span class=muted>(waited " +
-         duration(job.started_at - job.created_at) + ")</span></td></tr>";
-  if (job.finished_at > 0) {
-    h += "<tr><th>finished</th><td>" + utc(job.finished_at) + "</td></tr><tr><th>duration</th><td>";
-    if (job.started_at > 0) h += duration(job.finished_at - job.started_at) + " running, ";
-    h += duration(job.finished_at - job.created_at) + " in all</td></tr>";
-  } else if (job.started_at > 0) {
-    h += "<tr><th>duration</th><td>running for " + duration(now - job.started_at) + "</td></tr>";
-  }
-
-  // Pull requests: the job's, and each delivered target's.
-  std::vector<std::string> prs;
-  if (!job.pr_url.empty()) prs.push_back(job.pr_url);
-  if (job.result.is_object() && job.result.contains("deliveries") && job.result["deliveries"].is_array())
-    for (const json& d : job.result["deliveries"])
-      if (std::string pr = text_of(d, "pr"); !pr.empty() && std::find(prs.begin(), prs.end(), pr) == prs.end()) prs.push_back(pr);
-  h += "<tr><th>pull request</th><td>";
-  if (prs.empty()) h += "<span class=muted>none</span>";
-  for (std::size_t i = 0; i < prs.size(); ++i) h += (i ? "<br>" : "") + link(prs[i], scrub);
-  h += "</td></tr></table>";
-
-  if (job.state == "failed" || (job.state != "done" && !job.error.empty())) {
-    h += "<h2>" + std::string(job.state == "failed" ? "Why it failed" : "The last attempt's error") + "</h2><pre class=cause>" +
-         esc(job.state == "failed" ? cause_of(job) : job.error) + "</pre>";
-  } else if (!job.summary.empty()) {
-    h += "<h2>Summary</h2><pre>" + esc(job.summary) + "</pre>";
-  }
-
-  // Targets: job.json's record of each (speedup, verdict), the files the runner sent.
-  const json record = job.result.is_object() && job.result.contains("job") ? job.result["job"] : json();
-  std::map<std::string, json> recorded;
-  if (record.is_object() && record.contains("targets") && record["targets"].is_array())
-    for (const json& t : record["targets"])
-      if (std::string slug = text_of(t, "slug"); !slug.empty()) recorded[slug] = t;
-  const json speedups = job.result.is_object() && job.result.contains("speedups") ? job.result["speedups"] : json();
-  std::set<std::string> slugs;
-  for (const auto& [slug, _] : files) slugs.insert(slug);
-  for (const auto& [slug, _] : recorded) slugs.insert(slug);
-  if (!slugs.empty()) {
-    h += "<h2>Targets</h2><table><tr><th>function</th><th>status</th><th>speedup</th><th>original time</th><th>files</th></tr>";
-    for (const std::string& slug : slugs) {
-      const json t = recorded.count(slug) ? recorded[slug] : json::object();
-      const std::string function = text_of(t, "function").empty() ? slug : text_of(t, "function");
-      std::string status = text_of(t, "status");
-      for (const char* why : {"verdict", "reason", "no_pr"})
-        if (std::string more = text_of(t, why); !more.empty() && more != status) status += (status.empty() ? "" : ": ") + more;
-      std::string speedup = t.contains("speedup") ? speedup_text(t["speedup"]) : "";
-      if (speedup.empty() && speedups.is_object() && speedups.contains(function)) speedup = speedup_text(speedups[function]);
-      std::string original;
-      if (t.contains("original_s") && t["original_s"].is_number() && t["original_s"].get<double>() > 0)
-        original = format_numbers("%.4g s", t["original_s"].get<double>());
-      std::string links;
-      if (auto it = files.find(slug); it != files.end())
-        for (const std::string& name : it->second)
-          links += "<a href='/jobs/" + id + "/targets/" + html_escape(slug) + "/" + name + "?" + html_escape(link_query) + "'>" +
-                   name + "</a> ";
-      h += "<tr><td><code>" + esc(function) + "</code>" +
-           (text_of(t, "file").empty() ? "" : " <span class=muted>" + esc(text_of(t, "file")) + "</span>") + "</td><td>" +
-           esc(status) + "</td><td>" + (speedup.empty() ? "<span class=muted>-</span>" : esc(speedup)) + "</td><td>" + esc(original) +
-           "</td><td>" + (links.empty() ? "<span class=muted>none</span>" : links) + "</td></tr>";
-    }
-    h += "</table>";
-  }
-
-  const std::string log = text_of(job.result, "log");
-  if (!log.empty()) {
-    const std::size_t keep = 8000;  // the end, where the cause is; the runner keeps the whole
-    h += std::string("<h2>The job's log</h2><details") + (job.state == "failed" ? " open" : "") + "><summary>" +
-         (log.size() > keep ? "its last " + std::to_string(keep) + " characters" : "all of it") + "</summary><pre>" +
-         esc(log.substr(log.size() > keep ? log.size() - keep : 0)) + "</pre></details>";
-  }
-  h += "<p class=muted>This page's link is valid until " + utc(expires) +
-       ". Anyone who has it can read this job's page and reports until then, and nothing else.</p></body></html>\n";
-  return h;
+  const JobPage page(job, files, link_query, scrub, now);
+  return page.head() + page.facts() + page.outcome() + page.targets() + page.log() +
+         "<p class=muted>This page's link is valid until " + utc(expires) +
+         ". Anyone who has it can read this job's page and reports until then, and nothing else.</p></body></html>\n";
 }
 
 void add_job_page_routes(httplib::Server& server, ServiceContext& context, const LinkSigner& links,
