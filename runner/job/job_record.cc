@@ -21,7 +21,9 @@ RatioInterval interval_from(const json& j) {
   return {j.value("median", 0.0), j.value("low", 0.0), j.value("high", 0.0), j.value("rounds", 0)};
 }
 
-TargetRecord target_from(const json& j) {
+}  // namespace
+
+TargetRecord target_record_from_json(const json& j) {
   TargetRecord t;
   t.slug = j.at("slug");
   t.function = j.at("function");
@@ -50,8 +52,6 @@ TargetRecord target_from(const json& j) {
   if (j.contains("spent")) t.spent = allowance_from_json(j["spent"]);
   return t;
 }
-
-}  // namespace
 
 std::string target_slug(const std::string& file, const std::string& function) {
   return ref_slug(file) + "--" + ref_slug(function);
@@ -101,7 +101,7 @@ JobRecord read_job_record(const fs::path& file) {
     job.finished_at = j.value("finished_at", "");
     job.budget = allowance_from_json(j.value("budget", json::object()));
     job.spent = allowance_from_json(j.value("spent", json::object()));
-    for (const json& t : j.value("targets", json::array())) job.targets.push_back(target_from(t));
+    for (const json& t : j.value("targets", json::array())) job.targets.push_back(target_record_from_json(t));
     job.profile = j.value("profile", json::array());
   } catch (const JobInputError&) {
     throw;

@@ -71,6 +71,9 @@ struct JobRecord {
 
 nlohmann::json to_json(const TargetRecord& target);
 nlohmann::json to_json(const JobRecord& job);
+// One entry of job.json's targets, as to_json wrote it. Throws nlohmann::json::exception
+// on a wrong shape (no slug or function, a field of the wrong type).
+TargetRecord target_record_from_json(const nlohmann::json& j);
 // Reads what to_json wrote (for --resume). Throws std::runtime_error naming the file.
 JobRecord read_job_record(const std::filesystem::path& file);
 // Atomically: a kill never leaves half a job.json.

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bot/service/service_context.h"
+#include "runner/job/job_record.h"
 #include "runner/util/files.h"
 #include "runner/util/format.h"
 #include "runner/util/html_escape.h"
@@ -73,12 +74,9 @@ std::string text_of(const json& j, const char* name) {
 }
 
 // "1.42x (1.38x to 1.47x)" from a speedup interval or a bare number.
-std::string speedup_text(const json& s) {
-  if (s.is_number()) return format_numbers("%.2fx", s.get<double>());
-  if (!s.is_object() || !s.contains("median") || !s["median"].is_number()) return "";
-  std::string text = format_numbers("%.2fx", s["median"].get<double>());
-  if (s.contains("low") && s["low"].is_number() && s.contains("high") && s["high"].is_number() && s["low"].get<double>() > 0)
-    text += format_numbers(" (95%% interval %.2fx to %.2fx)", s["low"].get<double>(), s["high"].get<double>());
+std::string speedup_text(const RatioInterval& s) {
+  std::string text = format_numbers("%.2fx", s.median);
+  if (s.low > 0) text += format_numbers(" (95%% interval %.2fx to %.2fx)", s.low, s.high);
   return text;
 }
 
@@ -200,11 +198,16 @@ class JobPage {
   std::string targets() const {
     std::string h;
     // Targets: job.json's record of each (speedup, verdict), the files the runner sent.
+    // A record of another shape (a runner of another version) shows as its files only.
+    std::map<std::string, TargetRecord> recorded;
     const json record = job.result.is_object() && job.result.contains("job") ? job.result["job"] : json();
-    std::map<std::string, json> recorded;
     if (record.is_object() && record.contains("targets") && record["targets"].is_array())
-      for (const json& t : record["targets"])
-        if (std::string slug = text_of(t, "slug"); !slug.empty()) recorded[slug] = t;
+      for (const json& t : record["targets"]) try {
+          TargetRecord target = target_record_from_json(t);
+          if (!target.slug.empty()) recorded[target.slug] = std::move(target);
+        } catch (const json::exception&) {
+          continue;
+        }
     const json speedups = job.result.is_object() && job.result.contains("speedups") ? job.result["speedups"] : json();
     std::set<std::string> slugs;
     for (const auto& [slug, _] : files) slugs.insert(slug);
@@ -213,28 +216,27 @@ class JobPage {
       h += "<h2>Targets</h2><table><tr><th>function</th><th>status</th><th>speedup</th><th>original "
            "time</th><th>files</th></tr>";
       for (const std::string& slug : slugs) {
-        const json t = recorded.count(slug) ? recorded[slug] : json::object();
-        const std::string function = text_of(t, "function").empty() ? slug : text_of(t, "function");
-        std::string status = text_of(t, "status");
-        for (const char* why : {"verdict", "reason", "no_pr"})
-          if (std::string more = text_of(t, why); !more.empty() && more != status)
-            status += (status.empty() ? "" : ": ") + more;
-        std::string speedup = t.contains("speedup") ? speedup_text(t["speedup"]) : "";
-        if (speedup.empty() && speedups.is_object() && speedups.contains(function))
-          speedup = speedup_text(speedups[function]);
-        std::string original;
-        if (t.contains("original_s") && t["original_s"].is_number() && t["original_s"].get<double>() > 0)
-          original = format_numbers("%.4g s", t["original_s"].get<double>());
+        const auto found = recorded.find(slug);
+        TargetRecord t;
+        t.status.clear();  // nothing recorded: no status to show
+        if (found != recorded.end()) t = found->second;
+        const std::string function = t.function.empty() ? slug : t.function;
+        std::string status = t.status;
+        for (const std::string& more : {t.verdict, t.reason, t.no_pr})
+          if (!more.empty() && more != status) status += (status.empty() ? "" : ": ") + more;
+        std::string speedup = t.speedup ? speedup_text(*t.speedup) : "";
+        if (speedup.empty() && speedups.is_object() && speedups.contains(function) && speedups[function].is_number())
+          speedup = format_numbers("%.2fx", speedups[function].get<double>());
+        const std::string original = t.original_s > 0 ? format_numbers("%.4g s", t.original_s) : "";
         std::string links;
         if (auto it = files.find(slug); it != files.end())
           for (const std::string& name : it->second)
             links += "<a href='/jobs/" + id + "/targets/" + html_escape(slug) + "/" + name + "?" +
                      html_escape(link_query) + "'>" + name + "</a> ";
         h += "<tr><td><code>" + esc(function) + "</code>" +
-             (text_of(t, "file").empty() ? "" : " <span class=muted>" + esc(text_of(t, "file")) + "</span>") +
-             "</td><td>" + esc(status) + "</td><td>" + (speedup.empty() ? "<span class=muted>-</span>" : esc(speedup)) +
-             "</td><td>" + esc(original) + "</td><td>" + (links.empty() ? "<span class=muted>none</span>" : links) +
-             "</td></tr>";
+             (t.file.empty() ? "" : " <span class=muted>" + esc(t.file) + "</span>") + "</td><td>" + esc(status) +
+             "</td><td>" + (speedup.empty() ? "<span class=muted>-</span>" : esc(speedup)) + "</td><td>" +
+             esc(original) + "</td><td>" + (links.empty() ? "<span class=muted>none</span>" : links) + "</td></tr>";
       }
       h += "</table>";
     }
