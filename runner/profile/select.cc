@@ -67,66 +67,76 @@ std::vector<ProfileEntry> select_targets(const Profile& profile, int top, double
   return out;
 }
 
-TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig& scope, const ProfileEntry& e) {
-  TargetChoice choice;
-  std::string why;
-  std::string signature;
-  if (e.kind == "gpu") {
-    const std::string place = e.file.empty() ? "definition not found"
-                              : e.line > 0   ? e.file + ":" + std::to_string(e.line)
-                                             : e.file;
-    const std::string kernel = "kernel " + e.function + " (" + place + ", " + of_list(e) + ")";
-    if (e.launchers.empty())
-      throw SourceError(kernel + " has no launcher maxcode can read: " + e.launch_note +
-                        "; name the host function to optimize with targets.functions (or --function)");
-    std::vector<const KernelLauncher*> distinct;
-    for (const KernelLauncher& l : e.launchers) {
-      const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const KernelLauncher* d) {
-        return d->function == l.function && d->signature == l.signature && d->file == l.file;
-      });
-      if (!seen) distinct.push_back(&l);
-    }
-    // Launchers outside the scope (copies in replay/ or tests/, callers in tools) cannot
-    // be targets; when one launcher in scope remains, it is the target.
-    std::size_t outside = 0;
-    if (distinct.size() > 1) {
-      std::vector<const KernelLauncher*> inside;
-      for (const KernelLauncher* l : distinct) {
-        const auto found = locate_definitions(repo, scope, l->function, l->signature);
-        const bool here = std::any_of(found.begin(), found.end(), [&](const Located& d) { return d.target.file == l->file; });
-        if (here) inside.push_back(l);
-      }
-      if (!inside.empty()) {
-        outside = distinct.size() - inside.size();
-        distinct = inside;
-      }
-    }
-    if (distinct.size() > 1) {
-      std::string list;
-      for (const KernelLauncher* l : distinct)
-        list += "\n  " + l->function + " (" + l->file + ":" + std::to_string(l->line) + ")";
-      throw SourceError(kernel + " is launched from " + std::to_string(distinct.size()) +
-                        " host functions, and a target is one launcher with its kernel:" + list +
-                        "\nchoose one with targets.functions in the config (or --function)");
-    }
-    const KernelLauncher& l = *distinct.front();
-    if (l.file != e.file)
-      throw SourceError(kernel + " is launched by " + l.function + " in another file (" + l.file + ":" +
-                        std::to_string(l.line) + "), and a target unit stays in one file; move the launcher next "
-                        "to the kernel, or name a function of one file with targets.functions (or --function)");
-    if (locate_definitions(repo, scope, l.function, l.signature).empty())
-      throw SourceError(kernel + " is launched by " + l.function + " (" + l.file + ":" + std::to_string(l.line) +
-                        "), which is outside the configured scope; widen scope.include or name another "
-                        "function with targets.functions");
-    choice.function = l.function;
-    signature = l.signature;
-    why = "launcher of " + e.function + ", which takes " + of_list(e);
-    if (outside > 0) why += " (" + std::to_string(outside) + " more launcher(s) outside the scope left aside)";
-  } else {
-    choice.function = e.function;
-    choice.benchmark_entries = e.benchmark_entries;
-    why = of_list(e);
+namespace {
+
+// The host function that launches a hot kernel, which becomes the target with it: the
+// one launcher in scope, in the kernel's file. Throws SourceError saying what to set
+// when there is none, or several.
+struct Launcher {
+  std::string function, signature;
+  std::string why;  // for the choice's note
+};
+
+Launcher kernel_launcher(const std::filesystem::path& repo, const ScopeConfig& scope, const ProfileEntry& e) {
+  const std::string place = e.file.empty() ? "definition not found"
+                            : e.line > 0   ? e.file + ":" + std::to_string(e.line)
+                                           : e.file;
+  const std::string kernel = "kernel " + e.function + " (" + place + ", " + of_list(e) + ")";
+  if (e.launchers.empty())
+    throw SourceError(kernel + " has no launcher maxcode can read: " + e.launch_note +
+                      "; name the host function to optimize with targets.functions (or --function)");
+  std::vector<const KernelLauncher*> distinct;
+  for (const KernelLauncher& l : e.launchers) {
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const KernelLauncher* d) {
+      return d->function == l.function && d->signature == l.signature && d->file == l.file;
+    });
+    if (!seen) distinct.push_back(&l);
   }
+  // Launchers outside the scope (copies in replay/ or tests/, callers in tools) cannot
+  // be targets; when one launcher in scope remains, it is the target.
+  std::size_t outside = 0;
+  if (distinct.size() > 1) {
+    std::vector<const KernelLauncher*> inside;
+    for (const KernelLauncher* l : distinct) {
+      const auto found = locate_definitions(repo, scope, l->function, l->signature);
+      const bool here =
+          std::any_of(found.begin(), found.end(), [&](const Located& d) { return d.target.file == l->file; });
+      if (here) inside.push_back(l);
+    }
+    if (!inside.empty()) {
+      outside = distinct.size() - inside.size();
+      distinct = inside;
+    }
+  }
+  if (distinct.size() > 1) {
+    std::string list;
+    for (const KernelLauncher* l : distinct)
+      list += "\n  " + l->function + " (" + l->file + ":" + std::to_string(l->line) + ")";
+    throw SourceError(kernel + " is launched from " + std::to_string(distinct.size()) +
+                      " host functions, and a target is one launcher with its kernel:" + list +
+                      "\nchoose one with targets.functions in the config (or --function)");
+  }
+  const KernelLauncher& l = *distinct.front();
+  if (l.file != e.file)
+    throw SourceError(kernel + " is launched by " + l.function + " in another file (" + l.file + ":" +
+                      std::to_string(l.line) +
+                      "), and a target unit stays in one file; move the launcher next "
+                      "to the kernel, or name a function of one file with targets.functions (or --function)");
+  if (locate_definitions(repo, scope, l.function, l.signature).empty())
+    throw SourceError(kernel + " is launched by " + l.function + " (" + l.file + ":" + std::to_string(l.line) +
+                      "), which is outside the configured scope; widen scope.include or name another "
+                      "function with targets.functions");
+  std::string why = "launcher of " + e.function + ", which takes " + of_list(e);
+  if (outside > 0) why += " (" + std::to_string(outside) + " more launcher(s) outside the scope left aside)";
+  return {l.function, l.signature, why};
+}
+
+// The one definition of `choice.function` the profile entry means: by the profile's
+// file where the name is defined in several (per-architecture copies), else by the
+// launcher's signature or the overload the symbol names. Sets choice.signature where it
+// picked one and says how in `why`.
+Located pick_definition(const std::filesystem::path& repo, const ScopeConfig& scope, const ProfileEntry& e,
+                        const std::string& signature, TargetChoice& choice, std::string& why) {
   std::vector<Located> definitions = locate_definitions(repo, scope, choice.function);
   std::vector<std::size_t> in_profile_file;
   for (std::size_t i = 0; i < definitions.size(); ++i)
@@ -153,7 +163,26 @@ TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig
     why += "; of its " + std::to_string(locate_definitions(repo, scope, choice.function).size()) +
            " definitions, the profile's " + e.name + " is this one";
   }
-  const Located located = definitions.empty() ? locate_target(repo, scope, choice.function) : definitions.front();
+  return definitions.empty() ? locate_target(repo, scope, choice.function) : definitions.front();
+}
+
+}  // namespace
+
+TargetChoice resolve_target(const std::filesystem::path& repo, const ScopeConfig& scope, const ProfileEntry& e) {
+  TargetChoice choice;
+  std::string why;
+  std::string signature;
+  if (e.kind == "gpu") {
+    Launcher launcher = kernel_launcher(repo, scope, e);
+    choice.function = launcher.function;
+    signature = launcher.signature;
+    why = launcher.why;
+  } else {
+    choice.function = e.function;
+    choice.benchmark_entries = e.benchmark_entries;
+    why = of_list(e);
+  }
+  const Located located = pick_definition(repo, scope, e, signature, choice, why);
   choice.file = located.target.file;
   choice.line = static_cast<int>(located.target.line_begin);
   choice.note = "chose " + choice.function + " (" + choice.file + ":" + std::to_string(choice.line) + "), " + why;
