@@ -26,6 +26,46 @@ std::string shown(const CodeOrigin& origin, const std::string& file, bool* insid
   return rel.empty() ? file : rel;
 }
 
+// The frame of `stack` its self time goes to: among the leaf instruction's inline
+// levels, the innermost that is the repository's own code, else the innermost.
+std::size_t self_frame(const CallStacks& cs, const CallStack& stack, const std::vector<bool>& external) {
+  std::size_t group_end = 0;
+  while (group_end + 1 < stack.frames.size() && cs.frames[stack.frames[group_end]].inlined) ++group_end;
+  for (std::size_t k = 0; k <= group_end; ++k)
+    if (!external[stack.frames[k]]) return k;
+  return 0;
+}
+
+// An accumulated entry made whole: its hottest lines, where it is defined (the debug
+// information's declaration, else a definition found by name, else its hottest line),
+// its calls, whether it is in scope and its share of `all`.
+ProfileEntry finish_entry(Accumulator& a, const CallStacks& cs, const CodeOrigin& origin, SourceIndex* sources,
+                          double all) {
+  ProfileEntry& e = a.entry;  // callers with no self time stay, for their inclusive time
+  std::vector<std::pair<double, std::pair<std::string, int>>> hot;
+  for (const auto& [place, weight] : a.lines) hot.push_back({weight, place});
+  std::sort(hot.begin(), hot.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (std::size_t i = 0; i < hot.size() && i < kHotLines; ++i)
+    e.lines.push_back(
+        {shown(origin, hot[i].second.first), hot[i].second.second, e.self > 0 ? hot[i].first / e.self : 0});
+  bool inside = false;
+  if (!a.decl_file.empty()) {
+    e.file = shown(origin, a.decl_file, &inside);
+    e.line = a.decl_line;
+  } else if (!e.external && sources) {
+    // No line information: look for the definition by name.
+    if (auto found = sources->find(e.function)) e.file = found->file, e.line = found->line, inside = true;
+  }
+  if (e.file.empty() && !hot.empty()) {
+    e.file = shown(origin, hot[0].second.first, &inside);
+    e.line = hot[0].second.second;
+  }
+  if (auto it = cs.calls.find(e.name); it != cs.calls.end()) e.calls = it->second;
+  e.in_scope = !e.external && inside && origin.in_scope(e.file);
+  e.share = all > 0 ? e.self / all : 0;
+  return std::move(e);
+}
+
 }  // namespace
 
 std::vector<ProfileEntry> rank_cpu(const CallStacks& cs, const CodeOrigin& origin, SourceIndex* sources) {
@@ -59,17 +99,7 @@ std::vector<ProfileEntry> rank_cpu(const CallStacks& cs, const CodeOrigin& origi
   for (const CallStack& stack : cs.stacks) {
     all += stack.weight;
     if (stack.frames.empty()) continue;
-    // The leaf instruction's inline levels; self time to the innermost that is the
-    // repository's own code, else to the innermost.
-    std::size_t group_end = 0;
-    while (group_end + 1 < stack.frames.size() && cs.frames[stack.frames[group_end]].inlined) ++group_end;
-    std::size_t self = 0;
-    for (std::size_t k = 0; k <= group_end; ++k) {
-      if (!external[stack.frames[k]]) {
-        self = k;
-        break;
-      }
-    }
+    const std::size_t self = self_frame(cs, stack, external);
     const CodeFrame& leaf = cs.frames[stack.frames[self]];
     Accumulator& a = entry_for(stack.frames[self]);
     a.entry.self += stack.weight;
@@ -87,31 +117,7 @@ std::vector<ProfileEntry> rank_cpu(const CallStacks& cs, const CodeOrigin& origi
   }
 
   std::vector<ProfileEntry> out;
-  for (auto& [key, a] : entries) {
-    ProfileEntry& e = a.entry;  // callers with no self time stay, for their inclusive time
-    std::vector<std::pair<double, std::pair<std::string, int>>> hot;
-    for (const auto& [place, weight] : a.lines) hot.push_back({weight, place});
-    std::sort(hot.begin(), hot.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (std::size_t i = 0; i < hot.size() && i < kHotLines; ++i)
-      e.lines.push_back({shown(origin, hot[i].second.first), hot[i].second.second,
-                         e.self > 0 ? hot[i].first / e.self : 0});
-    bool inside = false;
-    if (!a.decl_file.empty()) {
-      e.file = shown(origin, a.decl_file, &inside);
-      e.line = a.decl_line;
-    } else if (!e.external && sources) {
-      // No line information: look for the definition by name.
-      if (auto found = sources->find(e.function)) e.file = found->file, e.line = found->line, inside = true;
-    }
-    if (e.file.empty() && !hot.empty()) {
-      e.file = shown(origin, hot[0].second.first, &inside);
-      e.line = hot[0].second.second;
-    }
-    if (auto it = cs.calls.find(e.name); it != cs.calls.end()) e.calls = it->second;
-    e.in_scope = !e.external && inside && origin.in_scope(e.file);
-    e.share = all > 0 ? e.self / all : 0;
-    out.push_back(std::move(e));
-  }
+  for (auto& [key, a] : entries) out.push_back(finish_entry(a, cs, origin, sources, all));
   std::sort(out.begin(), out.end(), [](const ProfileEntry& x, const ProfileEntry& y) {
     if (x.self != y.self) return x.self > y.self;
     if (x.total != y.total) return x.total > y.total;
