@@ -24,6 +24,10 @@ using testing::TempDir;
 
 // Scale of hot_cold's work: ~0.35 s of CPU, ~90 samples at the kernel's 250 Hz tick.
 constexpr const char* kScale = "20";
+// The fork, exec and threads modes do one round of the ten the normal mode does: at
+// kScale a process of theirs ran ~15 ms, 1 to 3 samples, and now and then none (then it
+// writes no file: CI once saw one profile of two). Ten times the scale: 20 to 40 each.
+constexpr const char* kOneRoundScale = "200";
 
 std::vector<fs::path> profile_files(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -145,7 +149,7 @@ TEST_F(Sampler, RankingAgreesWithCallgrind) {
 }
 
 TEST_F(Sampler, AForkedChildWritesItsOwnProfile) {
-  Outcome o = sampled(program_.string() + " " + kScale + " fork");
+  Outcome o = sampled(program_.string() + " " + kOneRoundScale + " fork");
   ASSERT_TRUE(o.ok()) << o.tail();
   auto files = profile_files(out_->path());
   ASSERT_EQ(files.size(), 2u);
@@ -163,7 +167,7 @@ TEST_F(Sampler, AForkedChildWritesItsOwnProfile) {
 TEST_F(Sampler, ExecHandsOverToTheNewImage) {
   // Interval timers survive exec, SIGPROF handlers do not: an unguarded sampler gets
   // the new image killed by "Profiling timer expired".
-  Outcome o = sampled(program_.string() + " " + kScale + " exec");
+  Outcome o = sampled(program_.string() + " " + kOneRoundScale + " exec");
   ASSERT_TRUE(o.ok()) << o.describe() << "\n" << o.tail();
   EXPECT_NE(o.out.find("before exec"), std::string::npos);
   auto files = profile_files(out_->path());
@@ -175,7 +179,7 @@ TEST_F(Sampler, ExecHandsOverToTheNewImage) {
 }
 
 TEST_F(Sampler, ThreadsAreSampledOnTheirOwnStacks) {
-  Outcome o = sampled(program_.string() + " " + kScale + " threads");
+  Outcome o = sampled(program_.string() + " " + kOneRoundScale + " threads");
   ASSERT_TRUE(o.ok()) << o.tail();
   Profile p = rank_file(profile_files(out_->path()).at(0), dir_->path());
   EXPECT_EQ(top_functions(p, 2), (std::vector<std::string>{"hot", "warm"}));
