@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <set>
 #include <thread>
 
@@ -233,7 +234,16 @@ TEST_F(Run, SigtermStopsCleanlyAndADryRunWritesThePr) {
   job = job_json(out);
   EXPECT_EQ(job["status"], "completed");
   EXPECT_EQ(job["targets"][0]["share"], nullptr);  // named, not profiled
-  // A winner is certain here (PASSES 8 -> 1); if there is none, say why.
+  // PASSES 8 -> 1 measures about 1.4x here against an A/A of +-15%: whether it confirms is
+  // a timing, and on a loaded machine it once did not (1.19x [0.89, 1.31]). Then there is
+  // no PR to write: a figure, printed; the stop and the resume above are this test's
+  // subject (a dry run's PR is also checked by bot_e2e_test).
+  if (job["targets"][0]["verdict"] == "no winner") {
+    std::cout << "NOTE: no winner to write a PR for on this machine: " << job["targets"][0]["reason"] << "\n";
+    EXPECT_EQ(job["targets"][0]["no_pr"], "no winner");
+    EXPECT_EQ(github_->stats()["requests"], 0);
+    return;
+  }
   ASSERT_EQ(job["targets"][0]["pr"]["outcome"], "dry-run") << job["targets"][0].dump(2) << "\n" << resumed.err;
   const fs::path result = out / "targets/src-sum-cpp--sum_squares";
   EXPECT_EQ(read_text(result / "pr-branch.txt"), "maxcode/src-sum-cpp/sum_squares\n");
