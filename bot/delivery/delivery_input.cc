@@ -1,6 +1,5 @@
 #include "bot/delivery/delivery_input.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "runner/util/files.h"
