@@ -11,20 +11,7 @@ fn=${3:-histogram}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The original definition, exactly as it stands, taken from the file that defines it.
-python3 - "$repo" "$fn" "$work/same.cpp" <<'PY'
-import pathlib, re, sys
-repo, fn, out = sys.argv[1:]
-for path in pathlib.Path(repo, "src").rglob("*.c*"):
-    text = path.read_text()
-    m = re.search(r"^[^\n#/]*\b" + fn + r"\s*\(", text, re.M)
-    if m:
-        start = m.start(); depth = 0; i = text.index("{", m.end())
-        for j in range(i, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            if depth == 0:
-                pathlib.Path(out).write_text(text[start:j + 1]); sys.exit(0)
-sys.exit("definition not found")
-PY
+scripts/original-definition.py "$repo" "$fn" "$work/same.cpp"
 printf '%-4s %-10s %-28s %-10s %s\n' run verdict "speedup [95% CI]" "contains1" noise_floor
 sig=0; miss=0
 for i in $(seq "$n"); do

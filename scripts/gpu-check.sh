@@ -75,31 +75,7 @@ if want plain; then
   build/maxcode optimize examples/cuda-plain --policy replay --replay-dir examples/cuda-plain/replay \
     --out "$work/plain" -q > "$out/plain.log" 2>&1
   keep plain
-  python3 - "$work/plain/result.json" examples/cuda-plain/cheats-expected.json <<'PY' || status=1
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-except OSError:
-    print("plain: no result.json"); sys.exit(1)
-expected = json.load(open(sys.argv[2]))
-def alternatives(field):  # a string, or an array of which any one will do
-    return [field] if isinstance(field, str) else field
-bad = 0
-for c in r["candidates"]:
-    want = expected.get(c["id"])
-    ok = want is None or (c["verdict"] in alternatives(want["verdict"]) and
-                          any(part in c.get("reason", "") for part in alternatives(want["reason"])))
-    bad += not ok
-    print("plain %-34s %-10s %s %s" % (c["id"], c["verdict"], "" if ok else "UNEXPECTED", c.get("reason", "")[:200]))
-for name in sorted(set(expected) - {c["id"] for c in r["candidates"]}):
-    bad += 1
-    print("plain %-34s NOT EVALUATED" % name)
-w = r.get("winner")
-print("plain winner: %s" % (w["id"] + " %.3fx" % w["speedup"]["median"] if w else "none"))
-for a in r.get("audit", []):
-    for f in a.get("findings", []): print("plain audit: " + f)
-sys.exit(1 if bad or not w or w["id"] != "05-rows-per-thread.cu" else 0)
-PY
+  python3 scripts/plain-verdicts.py "$work/plain/result.json" examples/cuda-plain/cheats-expected.json || status=1
 fi
 
 if want ops; then
