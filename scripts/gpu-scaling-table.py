@@ -39,6 +39,7 @@ for line in open(os.path.join(out, "runs.jsonl")):
                                               "checks_s": steps, "timing_s": session,
                                               "speedup": (c.get("speedup") or {}).get("median")}
             rec["checks_s"], rec["timing_s"] = checks, timing
+            rec["evaluated"] = sum(1 for c in r["candidates"] if not c.get("duplicate_of"))
             rec["timed"] = sum(1 for c in r["candidates"] if (c.get("timing") or {}).get("session_s"))
     else:
         c = (r or {}).get("candidates", [{}])[0] if r else {}
@@ -55,13 +56,14 @@ aas = [r for r in runs if r["kind"] == "aa"]
 lines = ["# One search over 1 and 2 GPUs (examples/cuda-plain, replay, 13 candidates)", ""]
 bad = 0
 if searches:
-    lines += ["| GPUs | wall s | candidates timed | per GPU-hour | builds+checks s (sum) | timing sessions s (sum) | winner |",
+    lines += ["| GPUs | wall s | candidates evaluated (timed) | evaluated per GPU-hour | builds+checks s (sum) "
+              "| timing sessions s (sum) | winner |",
               "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for s in searches:
-        per_gpu_hour = s.get("timed", 0) / (s["wall_s"] * s["gpus"] / 3600) if s["wall_s"] else 0
+        per_gpu_hour = s.get("evaluated", 0) / (s["wall_s"] * s["gpus"] / 3600) if s["wall_s"] else 0
         win = "%s %.3fx" % (s["winner"], s["winner_speedup"]) if s.get("winner") else "none"
-        lines.append("| %d | %.0f | %d | %.0f | %.0f | %.0f | %s |" % (
-            s["gpus"], s["wall_s"], s.get("timed", 0), per_gpu_hour, s.get("checks_s", 0), s.get("timing_s", 0), win))
+        lines.append("| %d | %.0f | %d (%d) | %.0f | %.0f | %.0f | %s |" % (
+            s["gpus"], s["wall_s"], s.get("evaluated", 0), s.get("timed", 0), per_gpu_hour, s.get("checks_s", 0), s.get("timing_s", 0), win))
     ids = sorted(set().union(*(s["candidates"].keys() for s in searches)))
     differ = [i for i in ids if len({s["candidates"].get(i, {}).get("verdict") for s in searches}) > 1]
     lines += ["", "Verdicts: " + ("identical for all %d candidates" % len(ids) if not differ and len(searches) > 1

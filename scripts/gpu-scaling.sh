@@ -68,14 +68,17 @@ if want aa; then
   scripts/original-definition.py "$example" "$function" "$work/same.cu" || exit 2
   for g in "${gpus[@]}"; do
     (
-      # A copy of the project per GPU: the runs share nothing but the machine.
-      repo=$work/aa-repo-$g
-      rm -rf "$repo" && cp -r "$example" "$repo" && rm -rf "$repo/build"
+      # A copy of the project per GPU, so that the runs share nothing but the machine;
+      # outside maxcode-out, which maxcode never reads as sources.
+      repo=$(mktemp -d)/$(basename "$example")
+      cp -r "$example" "$repo" && rm -rf "$repo/build"
       for ((i = 1; i <= ${AA_RUNS:-2}; i++)); do
         rm -rf "$work/aa-g$g-$i"
         CUDA_VISIBLE_DEVICES=$g build/maxcode eval "$repo" --function "$function" --candidate "$work/same.cu" \
           --out "$work/aa-g$g-$i" -q > "$work/aa-g$g-$i.log" 2>&1
-        record "{\"kind\": \"aa\", \"gpu\": \"$g\", \"run\": $i, \"exit_code\": $?, \"result\": \"$work/aa-g$g-$i/result.json\"}"
+        rc=$?
+        [ $rc -eq 0 ] || { echo "A/A on GPU $g, run $i: exit code $rc"; tail -5 "$work/aa-g$g-$i.log"; } | tee -a "$out/aa.log"
+        record "{\"kind\": \"aa\", \"gpu\": \"$g\", \"run\": $i, \"exit_code\": $rc, \"result\": \"$work/aa-g$g-$i/result.json\"}"
       done
     ) &
   done
