@@ -61,7 +61,7 @@ struct ShimRunSpec {
   std::uint64_t key;      // the perturbation; 0: none
   bool discover = false;  // the original's first run: finds how far unsized outputs are written
   bool timed = false;     // a timed run (in a session's exclusive lock)
-  int slot = -1;          // which of two records' directories; -1: alternate
+  int slot = -1;          // which records directory (timed runs: two per timing worker); -1: alternate 0 and 1
   const GpuDevice* device = nullptr;
   const RecordLimits* limits = nullptr;  // from the discovering run; null: the runtime's defaults
 };

@@ -39,6 +39,7 @@ struct TimingFailure {
 struct TimingSession {
   std::mt19937_64 rng;
   const GpuDevice* device = nullptr;
+  int worker = 0;  // the timing worker (one per GPU) that runs the session
   double child_s = 0;
   std::optional<ClockSample> clock;  // of the last suite run: the highest SM clock, every throttle reason
   nlohmann::json kernels;            // of the last suite run: what ran, what counted

@@ -16,7 +16,9 @@ double ShimmedClock::time(TimingSession& session, const Side& side, std::size_t 
   double wall = 0;
   ShimRunSpec spec(side.calls_workspace, side.calls_files, b, session.shim_key);
   spec.timed = true;
-  spec.slot = session.shim_slot;
+  // Sessions on several GPUs time the original at once, all in its one workspace: each
+  // worker keeps its records in slots of its own.
+  spec.slot = 2 * session.worker + session.shim_slot;
   spec.device = kernels ? session.device : nullptr;
   auto run = calls_.run(scratch, spec, problem, &wall);
   if (!run) {

@@ -23,6 +23,7 @@ Timer::Timer(EvaluationContext& context, StepRunner& steps, const OutputCheck& o
 TimingSession Timer::new_session(int worker) {
   TimingSession s;
   s.rng.seed(ctx_.random());
+  s.worker = worker;
   const auto& devices = gpu_.devices();
   if (ctx_.gpu) s.device = &devices.at(static_cast<std::size_t>(worker) % devices.size());
   return s;
