@@ -23,10 +23,8 @@ std::string ago(double then, double now) {
 std::vector<std::pair<std::string, double>> speedups(const std::vector<Job>& jobs) {
   std::vector<std::pair<std::string, double>> out;
   for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
-    const auto& r = it->result;
-    if (!r.is_object() || !r.contains("speedups") || !r["speedups"].is_object()) continue;
-    for (const auto& [target, value] : r["speedups"].items())
-      if (value.is_number()) out.push_back({"#" + std::to_string(it->id) + " " + target, value.get<double>()});
+    for (const auto& [target, value] : it->result.speedups)
+      out.push_back({"#" + std::to_string(it->id) + " " + target, value});
   }
   if (out.size() > 40) out.erase(out.begin(), out.end() - 40);
   return out;
@@ -43,9 +41,8 @@ std::string duration(const Job& j, double now) {
 // "1.42x fn" per delivered target of the job.
 std::string job_speedups(const Job& j) {
   std::string text;
-  if (j.result.is_object() && j.result.contains("speedups") && j.result["speedups"].is_object())
-    for (const auto& [target, value] : j.result["speedups"].items())
-      if (value.is_number()) text += (text.empty() ? "" : "<br>") + format_numbers("%.2fx ", value.get<double>()) + html_escape(target);
+  for (const auto& [target, value] : j.result.speedups)
+    text += (text.empty() ? "" : "<br>") + format_numbers("%.2fx ", value) + html_escape(target);
   return text;
 }
 

@@ -69,10 +69,6 @@ std::string link(const std::string& url, const PageScrub& scrub) {
   return web_link(url) ? "<a href='" + shown + "'>" + shown + "</a>" : shown;
 }
 
-std::string text_of(const json& j, const char* name) {
-  return j.is_object() && j.contains(name) && j[name].is_string() ? j[name].get<std::string>() : "";
-}
-
 // "1.42x (1.38x to 1.47x)" from a speedup interval or a bare number.
 std::string speedup_text(const RatioInterval& s) {
   std::string text = format_numbers("%.2fx", s.median);
@@ -83,8 +79,7 @@ std::string speedup_text(const RatioInterval& s) {
 // Why a job failed, whole: `maxcode run`'s own error (job.json) when it recorded one,
 // else the attempt's error, else the summary that holds it.
 std::string cause_of(const Job& job) {
-  const json record = job.result.is_object() && job.result.contains("job") ? job.result["job"] : json();
-  if (std::string e = text_of(record, "error"); !e.empty()) return e;
+  if (std::string e = job.result.run_error(); !e.empty()) return e;
   if (!job.error.empty()) return job.error;
   return job.summary;
 }
@@ -170,10 +165,8 @@ class JobPage {
     // Pull requests: the job's, and each delivered target's.
     std::vector<std::string> prs;
     if (!job.pr_url.empty()) prs.push_back(job.pr_url);
-    if (job.result.is_object() && job.result.contains("deliveries") && job.result["deliveries"].is_array())
-      for (const json& d : job.result["deliveries"])
-        if (std::string pr = text_of(d, "pr"); !pr.empty() && std::find(prs.begin(), prs.end(), pr) == prs.end())
-          prs.push_back(pr);
+    for (const TargetDelivery& d : job.result.deliveries)
+      if (!d.pr.empty() && std::find(prs.begin(), prs.end(), d.pr) == prs.end()) prs.push_back(d.pr);
     h += "<tr><th>pull request</th><td>";
     if (prs.empty()) h += "<span class=muted>none</span>";
     for (std::size_t i = 0; i < prs.size(); ++i) h += (i ? "<br>" : "") + link(prs[i], scrub);
@@ -191,7 +184,8 @@ class JobPage {
     } else if (!job.summary.empty()) {
       h += "<h2>Summary</h2><pre>" + esc(job.summary) + "</pre>";
     }
-
+    if (!job.result.unreadable.empty())
+      h += "<h2>The stored result</h2><pre class=cause>" + esc(job.result.unreadable) + "</pre>";
     return h;
   }
 
@@ -200,15 +194,9 @@ class JobPage {
     // Targets: job.json's record of each (speedup, verdict), the files the runner sent.
     // A record of another shape (a runner of another version) shows as its files only.
     std::map<std::string, TargetRecord> recorded;
-    const json record = job.result.is_object() && job.result.contains("job") ? job.result["job"] : json();
-    if (record.is_object() && record.contains("targets") && record["targets"].is_array())
-      for (const json& t : record["targets"]) try {
-          TargetRecord target = target_record_from_json(t);
-          if (!target.slug.empty()) recorded[target.slug] = std::move(target);
-        } catch (const json::exception&) {
-          continue;
-        }
-    const json speedups = job.result.is_object() && job.result.contains("speedups") ? job.result["speedups"] : json();
+    for (TargetRecord& target : job.result.target_records())
+      if (!target.slug.empty()) recorded[target.slug] = std::move(target);
+    const std::map<std::string, double>& speedups = job.result.speedups;
     std::set<std::string> slugs;
     for (const auto& [slug, _] : files) slugs.insert(slug);
     for (const auto& [slug, _] : recorded) slugs.insert(slug);
@@ -225,8 +213,8 @@ class JobPage {
         for (const std::string& more : {t.verdict, t.reason, t.no_pr})
           if (!more.empty() && more != status) status += (status.empty() ? "" : ": ") + more;
         std::string speedup = t.speedup ? speedup_text(*t.speedup) : "";
-        if (speedup.empty() && speedups.is_object() && speedups.contains(function) && speedups[function].is_number())
-          speedup = format_numbers("%.2fx", speedups[function].get<double>());
+        if (auto found_speedup = speedups.find(function); speedup.empty() && found_speedup != speedups.end())
+          speedup = format_numbers("%.2fx", found_speedup->second);
         const std::string original = t.original_s > 0 ? format_numbers("%.4g s", t.original_s) : "";
         std::string links;
         if (auto it = files.find(slug); it != files.end())
@@ -246,7 +234,7 @@ class JobPage {
 
   std::string log() const {
     std::string h;
-    const std::string log = text_of(job.result, "log");
+    const std::string& log = job.result.log;
     if (!log.empty()) {
       const std::size_t keep = 8000;  // the end, where the cause is; the runner keeps the whole
       h += std::string("<h2>The job's log</h2><details") + (job.state == "failed" ? " open" : "") + "><summary>" +
@@ -317,7 +305,7 @@ void add_job_page_routes(httplib::Server& server, ServiceContext& context, const
   // jobs/ID, whatever absolute path it was stored under (a data dir restored elsewhere
   // still serves), and never a folder outside it.
   auto results_dir = [&context](const Job& job) -> std::optional<fs::path> {
-    const std::string attempt = fs::path(text_of(job.result, "dir")).filename().string();
+    const std::string attempt = fs::path(job.result.dir).filename().string();
     if (attempt.rfind("attempt-", 0) != 0 || !safe_result_name(attempt)) return std::nullopt;
     return context.data_dir / "jobs" / std::to_string(job.id) / attempt;
   };
@@ -326,12 +314,12 @@ void add_job_page_routes(httplib::Server& server, ServiceContext& context, const
     const auto job = open(req, res);
     if (!job) return;
     std::map<std::string, std::vector<std::string>> files;
-    if (const auto dir = results_dir(*job); dir && job->result.contains("targets") && job->result["targets"].is_array())
-      for (const json& t : job->result["targets"]) {
-        if (!t.is_string() || !safe_result_name(t.get<std::string>())) continue;
-        auto& present = files[t.get<std::string>()];
+    if (const auto dir = results_dir(*job))
+      for (const std::string& slug : job->result.targets) {
+        if (!safe_result_name(slug)) continue;
+        auto& present = files[slug];
         for (const std::string& name : kTargetFiles)
-          if (fs::is_regular_file(*dir / "targets" / t.get<std::string>() / name)) present.push_back(name);
+          if (fs::is_regular_file(*dir / "targets" / slug / name)) present.push_back(name);
       }
     const std::string query = "exp=" + req.get_param_value("exp") + "&sig=" + req.get_param_value("sig");
     double expires = 0;

@@ -107,8 +107,11 @@ Job job_from_row(const SqlRow& r) {
   j.pr_url = r.text(25);
   j.error = r.text(26);
   j.cancel_requested = r.integer(27) != 0;
-  j.result = json::parse(r.text(28), nullptr, false);
-  if (j.result.is_discarded()) j.result = nullptr;
+  const json stored = json::parse(r.text(28), nullptr, false);
+  if (stored.is_discarded())
+    j.result.unreadable = "the job's stored result: not JSON";
+  else
+    j.result = job_result_from_json(stored);
   return j;
 }
 
@@ -141,7 +144,7 @@ json Job::to_json() const {
           {"pr_url", pr_url},
           {"error", error},
           {"cancel_requested", cancel_requested},
-          {"result", result}};
+          {"result", service::to_json(result)}};
 }
 
 JobQueue::JobQueue(const std::filesystem::path& db_file, QueueOptions options)
@@ -391,11 +394,12 @@ JobQueue::Lease JobQueue::heartbeat(std::int64_t id, const std::string& lease) {
   return cancel ? Lease::kCancel : Lease::kHeld;
 }
 
-bool JobQueue::complete(std::int64_t id, const std::string& lease, const json& result) {
+bool JobQueue::complete(std::int64_t id, const std::string& lease, const JobResult& result) {
   auto db = pool_.acquire();
-  return db->run("UPDATE jobs SET state = 'delivering', result = ?3, lease = '', heartbeat_at = ?4 "
-                 "WHERE id = ?1 AND lease = ?2 AND state = 'running'",
-                 {id, lease, dump_json(result), now()}) == 1;
+  return db->run(
+             "UPDATE jobs SET state = 'delivering', result = ?3, lease = '', heartbeat_at = ?4 "
+             "WHERE id = ?1 AND lease = ?2 AND state = 'running'",
+             {id, lease, dump_json(service::to_json(result)), now()}) == 1;
 }
 
 bool JobQueue::requeue_or_fail(SqlDatabase& db, const Job& j, const std::string& error) {
@@ -472,15 +476,17 @@ std::vector<std::int64_t> JobQueue::expire_leases() {
 }
 
 void JobQueue::finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
-                      const std::string& pr_url, const json& result) {
+                      const std::string& pr_url, const std::optional<JobResult>& result) {
   auto db = pool_.acquire();
-  if (result.is_null())
+  if (!result)
     db->run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, lease = '' WHERE id = ?1",
             {id, state, outcome, summary, pr_url, now()});
   else
-    db->run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7, lease = '' "
-             "WHERE id = ?1",
-            {id, state, outcome, summary, pr_url, now(), dump_json(result)});
+    db->run(
+        "UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7, lease = "
+        "'' "
+        "WHERE id = ?1",
+        {id, state, outcome, summary, pr_url, now(), dump_json(service::to_json(*result))});
 }
 
 std::optional<std::string> JobQueue::take_results(std::int64_t id) {

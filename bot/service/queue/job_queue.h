@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bot/service/queue/job_result.h"
 #include "bot/service/queue/sql_database.h"
 #include "bot/service/queue/sql_pool.h"
 
@@ -68,7 +69,7 @@ struct Job : JobSpec {
   std::string pr_url;
   std::string error;
   bool cancel_requested = false;
-  nlohmann::json result;   // what the runner reported (job.json, per-target verdicts)
+  JobResult result;  // what the runner reported, and what delivery did with it
   nlohmann::json to_json() const;
 };
 
@@ -165,7 +166,7 @@ class JobQueue {
   Lease heartbeat(std::int64_t id, const std::string& lease);
   // The runner's result arrived: running -> delivering (false: the lease is not held,
   // the result is dropped).
-  bool complete(std::int64_t id, const std::string& lease, const nlohmann::json& result);
+  bool complete(std::int64_t id, const std::string& lease, const JobResult& result);
   // The attempt failed (the runner says so): back to the queue with a backoff, or
   // failed. False when the lease is not held.
   bool fail_attempt(std::int64_t id, const std::string& lease, const std::string& error);
@@ -188,7 +189,7 @@ class JobQueue {
   void release_results(std::int64_t id, const std::string& lease);
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
-              const std::string& pr_url, const nlohmann::json& result = nullptr);
+              const std::string& pr_url, const std::optional<JobResult>& result = std::nullopt);
   // GitHub's "Re-run" (check_run / check_suite rerequested): a finished job (done,
   // failed, cancelled) is queued again as a new run, with check_run_id 0 so that the
   // new run gets its own check run, as GitHub expects. False when it is queued or

@@ -57,14 +57,10 @@ namespace {
 // one summary, the job finished with it, and a sweep's rows into the history.
 class JobDelivery {
  public:
-  JobDelivery(ServiceContext& context, const Job& job) : context_(context), job_(job), result_(job.result) {
-    if (result_.contains("targets") && result_["targets"].is_array())
-      for (const auto& t : result_["targets"])
-        if (t.is_string()) targets_.push_back(t);
-  }
+  JobDelivery(ServiceContext& context, const Job& job) : context_(context), job_(job), result_(job.result) {}
 
   DeliveryStep run() {
-    for (const std::string& slug : targets_)
+    for (const std::string& slug : result_.targets)
       if (!deliver_target(slug)) return DeliveryStep::kRetryLater;
     finish();
     return DeliveryStep::kFinished;
@@ -74,7 +70,7 @@ class JobDelivery {
   // False when GitHub said to come back later: the job stays delivering, and the next
   // try finds the branch and PR made so far.
   bool deliver_target(const std::string& slug) {
-    const fs::path target_dir = fs::path(result_.value("dir", std::string())) / "targets" / slug;
+    const fs::path target_dir = fs::path(result_.dir) / "targets" / slug;
     RunResult target_result;
     try {
       const std::string label = "targets/" + slug + "/result.json";
@@ -89,7 +85,7 @@ class JobDelivery {
     const std::string& function = target_result.target.function;
     if (!target_result.winner || !fs::exists(target_dir / "patch.diff")) {
       lines_.push_back("- `" + function + "`: " + why_no_winner(target_result));
-      deliveries_.push_back({{"target", function}, {"outcome", "no-winner"}});
+      deliveries_.push_back({function, "no-winner", ""});
       return true;
     }
     DeliverOptions options;
@@ -106,7 +102,7 @@ class JobDelivery {
       delivered(function, *target_result.winner, report);
     } catch (const DeliveryError& e) {
       lines_.push_back("- `" + function + "`: the result could not be delivered: " + e.what());
-      deliveries_.push_back({{"target", function}, {"outcome", "invalid-result"}});
+      deliveries_.push_back({function, "invalid-result", ""});
     } catch (const std::exception& e) {
       // A rate limit, a 5xx, a failed push: tried again when GitHub said it may be.
       if (defer_after_failure(context_, "deliver", std::to_string(job_.id), e)) {
@@ -114,7 +110,7 @@ class JobDelivery {
         return false;
       }
       lines_.push_back("- `" + function + "`: GitHub refused the delivery: " + e.what());
-      deliveries_.push_back({{"target", function}, {"outcome", "error"}});
+      deliveries_.push_back({function, "error", ""});
     }
     return true;
   }
@@ -122,7 +118,7 @@ class JobDelivery {
   void delivered(const std::string& function, const ResultWinner& winner, const DeliveryReport& report) {
     const std::string name = outcome_name(report.outcome);
     context_.metrics.count("maxcode_deliveries_total", "winners delivered, by outcome", {{"outcome", name}});
-    deliveries_.push_back({{"target", function}, {"outcome", name}, {"pr", report.pr_url}});
+    deliveries_.push_back({function, name, report.pr_url});
     speedups_[function] = winner.confirmed.speedup.median;
     std::string line = "- `" + function + "`: " + speedup_text(winner.confirmed.speedup) + "; " + report.message;
     if (!report.pr_url.empty() && report.message.find(report.pr_url) == std::string::npos) line += " " + report.pr_url;
@@ -136,11 +132,9 @@ class JobDelivery {
   std::string no_target_summary(int exit_code) {
     std::string summary = exit_code == 0 ? "The job found no target to optimize."
                                          : "`maxcode run` failed (exit code " + std::to_string(exit_code) + ")";
-    const json& record = result_.contains("job") && result_["job"].is_object() ? result_["job"] : json::object();
-    const json& cause = record.contains("error") ? record["error"] : json();
-    if (exit_code != 0 && cause.is_string() && !cause.get<std::string>().empty())
-      summary += ": " + sanitize_markdown(cause.get<std::string>());
-    const std::string log = result_.value("log", std::string());
+    if (const std::string cause = result_.run_error(); exit_code != 0 && !cause.empty())
+      summary += ": " + sanitize_markdown(cause);
+    const std::string& log = result_.log;
     if (exit_code != 0 && !log.empty())
       summary += "\n\n<details><summary>The end of the job's log</summary>\n\n" +
                  code_block(log.substr(log.size() > 1500 ? log.size() - 1500 : 0)) + "\n</details>";
@@ -149,19 +143,19 @@ class JobDelivery {
   }
 
   void finish() {
-    const int exit_code = result_.value("exit_code", -1);
+    const int exit_code = result_.exit_code;
     std::string summary;
-    if (targets_.empty()) summary = no_target_summary(exit_code);
+    if (result_.targets.empty()) summary = no_target_summary(exit_code);
     for (const auto& l : lines_) summary += l + "\n";
-    json finished = result_;
-    finished["deliveries"] = deliveries_;
-    finished["speedups"] = speedups_;
+    JobResult finished = result_;
+    finished.deliveries = deliveries_;
+    finished.speedups = speedups_;
     const std::string id = std::to_string(job_.id);
     if (job_.trigger == "schedule") {
       // A sweep: into the history, and its regressions to be reported (durably queued
       // before the job is done, so a crash in between reports them after the restart).
       try {
-        finished["history_rows"] = record_sweep(context_, job_, deliveries_);
+        finished.history_rows = record_sweep(context_, job_, deliveries_);
         if (context_.deferred) context_.deferred->add("regressions", id);
       } catch (const std::exception& e) {
         context_.log("sweep", "job " + id + " (" + job_.repo + "): not recorded in the history " +
@@ -169,8 +163,8 @@ class JobDelivery {
       }
     }
     if (context_.deferred) context_.deferred->remove("deliver", id);
-    context_.queue.finish(job_.id, exit_code == 0 || !targets_.empty() ? "done" : "failed", outcome_, summary, pr_url_,
-                          finished);
+    context_.queue.finish(job_.id, exit_code == 0 || !result_.targets.empty() ? "done" : "failed", outcome_, summary,
+                          pr_url_, finished);
     context_.metrics.observe("maxcode_job_duration_seconds", "from queued to done", {{"trigger", job_.trigger}},
                              context_.queue.now() - job_.created_at);
     context_.log("deliver", "job " + id + " (" + job_.repo + "): " + outcome_ + (pr_url_.empty() ? "" : " " + pr_url_));
@@ -179,12 +173,11 @@ class JobDelivery {
 
   ServiceContext& context_;
   const Job& job_;
-  const json& result_;
-  std::vector<std::string> targets_;
+  const JobResult& result_;
   std::vector<std::string> lines_;  // one per target, for the summary
   std::string pr_url_, outcome_ = "no-winner";
-  json deliveries_ = json::array();
-  json speedups_ = json::object();
+  std::vector<TargetDelivery> deliveries_;
+  std::map<std::string, double> speedups_;
 };
 
 }  // namespace

@@ -285,11 +285,12 @@ bool RunnerProtocol::store_finished(std::int64_t id, const Job& job, const json&
       targets.push_back(slug);
     }
   if (body.contains("job") && body["job"].is_object()) write_text(dir / "job.json", dump_json(body["job"], 2));
-  const json result{{"dir", dir.string()},
-                    {"exit_code", field(body, "result", "exit_code", -1)},
-                    {"log", field(body, "result", "log", std::string())},
-                    {"targets", targets},
-                    {"job", body.contains("job") ? body["job"] : json()}};
+  JobResult result;
+  result.dir = dir.string();
+  result.exit_code = field(body, "result", "exit_code", -1);
+  result.log = field(body, "result", "log", std::string());
+  result.targets = std::move(targets);
+  if (body.contains("job")) result.job = body["job"];
   if (!context_.queue.complete(id, body["lease"].get<std::string>(), result)) {
     fs::remove_all(dir, ignored);
     stale_result(id, res);

@@ -34,8 +34,8 @@ std::string sweep_night(const Job& job) {
   return text;
 }
 
-int record_sweep(const ServiceContext& context, const Job& job, const json& deliveries) {
-  const fs::path dir = job.result.value("dir", std::string());
+int record_sweep(const ServiceContext& context, const Job& job, const std::vector<TargetDelivery>& deliveries) {
+  const fs::path dir = job.result.dir;
   if (dir.empty() || !fs::exists(dir / "job.json")) return 0;
   JobRecord record = read_job_record(dir / "job.json");
   // The runner ran it on a checkout; the history knows the repository by its name.
@@ -47,12 +47,11 @@ int record_sweep(const ServiceContext& context, const Job& job, const json& deli
   for (const TargetRecord& t : record.targets) {
     if (t.status == "pending") continue;
     NightResult row = night_row(night, record, t, {});
-    if (deliveries.is_array())
-      for (const auto& d : deliveries)
-        if (d.value("target", std::string()) == t.function) {
-          row.pr_url = d.value("pr", std::string());
-          row.pr_state = d.value("outcome", std::string());
-        }
+    for (const TargetDelivery& d : deliveries)
+      if (d.target == t.function) {
+        row.pr_url = d.pr;
+        row.pr_state = d.outcome;
+      }
     history.record(row);
     ++rows;
   }

@@ -29,7 +29,7 @@ std::string sweep_night(const Job& job);
 // Records the targets of a finished scheduled job (its job.json) in the history store,
 // under the job's repository (OWNER/NAME) and night; `deliveries` (what the service did
 // with each target: {target, outcome, pr}) fill the PR columns. Returns the rows.
-int record_sweep(const ServiceContext& context, const Job& job, const nlohmann::json& deliveries);
+int record_sweep(const ServiceContext& context, const Job& job, const std::vector<TargetDelivery>& deliveries);
 
 // The regressions the history shows for the job's repository on the job's night.
 std::vector<Regression> regressions_of(const ServiceContext& context, const Job& job);

@@ -90,11 +90,12 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
               {"targets", {{{"slug", "histogram"}, {"function", "histogram"}, {"file", "src/histogram.cpp"},
                             {"status", "winner"}, {"speedup", {{"median", 1.42}, {"low", 1.38}, {"high", 1.47}, {"rounds", 30}}},
                             {"original_s", 0.0123}}}}};
-  json result{{"dir", dir1.string()}, {"exit_code", 0}, {"log", "searched 32 candidates\n"}, {"targets", {"histogram"}}, {"job", record}};
+  JobResult result{
+      .dir = dir1.string(), .exit_code = 0, .log = "searched 32 candidates\n", .targets = {"histogram"}, .job = record};
   ASSERT_TRUE(queue.complete(one.id, claim->lease, result));
   t += 95;
-  result["speedups"] = {{"histogram", 1.42}};
-  result["deliveries"] = {{{"target", "histogram"}, {"outcome", "created"}, {"pr", kPr}}};
+  result.speedups = {{"histogram", 1.42}};
+  result.deliveries = {{"histogram", "created", kPr}};
   queue.finish(one.id, "done", "created", "- `histogram`: 1.42x; opened " + std::string(kPr), kPr, result);
 
   spec.target = "no_such_function";
@@ -104,9 +105,10 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
   const std::string cause = "no function no_such_function in the repository (JOB_DIR/src); the clone was kept in " +
                             (data_dir / "tmp" / "clone-2").string() + "; tried with " + kAdmin + ": the cause is whole, " +
                             std::string(3000, 'x') + " END-OF-CAUSE";
-  json failed{{"dir", (data_dir / "jobs" / "2" / "attempt-1").string()}, {"exit_code", 1},
-              {"log", "maxcode run: error: no function no_such_function\n"}, {"targets", json::array()},
-              {"job", {{"status", "failed"}, {"error", cause}}}};
+  const JobResult failed{.dir = (data_dir / "jobs" / "2" / "attempt-1").string(),
+                         .exit_code = 1,
+                         .log = "maxcode run: error: no function no_such_function\n",
+                         .job = {{"status", "failed"}, {"error", cause}}};
   ASSERT_TRUE(queue.complete(two.id, claim->lease, failed));
   t += 3;
   queue.finish(two.id, "failed", "run-failed", "`maxcode run` failed (exit code 1): " + cause, "", failed);

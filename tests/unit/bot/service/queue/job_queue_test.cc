@@ -86,15 +86,21 @@ TEST_P(JobQueueStore, RunsAJobThroughItsStates) {
   EXPECT_FALSE(q.claim("r2", {}));  // nothing else queued
   EXPECT_EQ(q.heartbeat(e.job.id, claim->lease), JobQueue::Lease::kHeld);
   EXPECT_EQ(q.heartbeat(e.job.id, "not-the-lease"), JobQueue::Lease::kLost);
-  EXPECT_FALSE(q.complete(e.job.id, "not-the-lease", {{"x", 1}}));
-  ASSERT_TRUE(q.complete(e.job.id, claim->lease, {{"x", 1}}));
+  JobResult result;
+  result.dir = "/data/jobs/1/attempt-1";
+  result.exit_code = 0;
+  result.targets = {"src-sum-cpp--sum_squares"};
+  EXPECT_FALSE(q.complete(e.job.id, "not-the-lease", result));
+  ASSERT_TRUE(q.complete(e.job.id, claim->lease, result));
   EXPECT_EQ(q.job(e.job.id)->state, "delivering");
-  EXPECT_FALSE(q.complete(e.job.id, claim->lease, {{"x", 2}}));  // a second upload of the same result
+  result.exit_code = 2;
+  EXPECT_FALSE(q.complete(e.job.id, claim->lease, result));  // a second upload of the same result
   q.finish(e.job.id, "done", "created", "a PR", "http://pr/1");
   const auto done = q.job(e.job.id);
   EXPECT_EQ(done->state, "done");
   EXPECT_EQ(done->pr_url, "http://pr/1");
-  EXPECT_EQ(done->result["x"], 1);
+  EXPECT_EQ(done->result.exit_code, 0);
+  EXPECT_EQ(done->result.targets, std::vector<std::string>{"src-sum-cpp--sum_squares"});
   EXPECT_EQ(q.counts_by_state()["done"], 1);
 }
 
@@ -337,7 +343,7 @@ TEST_P(JobQueueStore, ARerunQueuesAFinishedJobWithANewCheckRun) {
   EXPECT_FALSE(q.rerun(id, "alice"));  // queued already
   auto c = q.claim("r", {});
   ASSERT_TRUE(c);
-  EXPECT_TRUE(q.complete(id, c->lease, nlohmann::json::object()));
+  EXPECT_TRUE(q.complete(id, c->lease, JobResult{}));
   q.finish(id, "done", "created", "faster", "https://example/pull/1");
   EXPECT_TRUE(q.rerun(id, "bob"));
   const Job j = *q.job(id);
@@ -371,7 +377,7 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   const auto claim = b.claim("r", {});
   ASSERT_TRUE(claim);
   EXPECT_FALSE(a.take_results(id));  // running, not delivering
-  ASSERT_TRUE(b.complete(id, claim->lease, {{"exit_code", 0}}));
+  ASSERT_TRUE(b.complete(id, claim->lease, JobResult{.dir = "/data/jobs/1/attempt-1", .exit_code = 0}));
   const auto held = a.take_results(id);
   ASSERT_TRUE(held);
   EXPECT_FALSE(b.take_results(id));
@@ -439,7 +445,7 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
         std::lock_guard lock(mutex);
         --running[claim->job.repo];
       }
-      EXPECT_TRUE(q.complete(claim->job.id, claim->lease, {{"exit_code", 0}}));
+      EXPECT_TRUE(q.complete(claim->job.id, claim->lease, JobResult{.dir = "/data/a", .exit_code = 0}));
       q.finish(claim->job.id, "done", "no-winner", "", "");
       return true;
     };

@@ -76,9 +76,9 @@ struct Fixture {
     record.targets.push_back(t);
     std::filesystem::create_directories(out);
     write_job_record(out / "job.json", record);
-    EXPECT_TRUE(queue->complete(job.id, claim->lease, {{"dir", out.string()}, {"exit_code", 0}, {"targets", json::array()}}));
+    EXPECT_TRUE(queue->complete(job.id, claim->lease, JobResult{.dir = out.string(), .exit_code = 0}));
     const auto done = queue->job(job.id);
-    EXPECT_EQ(record_sweep(*context, *done, json::array({{{"target", "sum_squares"}, {"outcome", "no-winner"}}})), 1);
+    EXPECT_EQ(record_sweep(*context, *done, {{"sum_squares", "no-winner", ""}}), 1);
     return job.id;
   }
 };
