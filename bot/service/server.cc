@@ -184,15 +184,18 @@ void Service::State::start_workers() {
     while (route_pending(s.context) > 0) {
     }
   }, s.log);
-  s.deliveries = std::make_unique<Worker>("deliver", std::chrono::milliseconds(2000), [&s] {
-    for (const Job& j : s.queue.jobs("", {"delivering"}, 100)) {
-      if (s.deferred.waiting("deliver", std::to_string(j.id))) continue;  // GitHub asked for time
-      // Replicas: one delivers a job's results (two would race to open its PR).
-      const auto lease = s.queue.take_results(j.id);
-      if (!lease) continue;
-      if (deliver_job_results(s.context, j.id) != DeliveryStep::kFinished) s.queue.release_results(j.id, *lease);
-    }
-  }, s.log);
+  s.deliveries = std::make_unique<Worker>(
+      "deliver", std::chrono::milliseconds(2000),
+      [&s] {
+        for (const Job& j : s.queue.jobs("", {JobState::kDelivering}, 100)) {
+          if (s.deferred.waiting("deliver", std::to_string(j.id))) continue;  // GitHub asked for time
+          // Replicas: one delivers a job's results (two would race to open its PR).
+          const auto lease = s.queue.take_results(j.id);
+          if (!lease) continue;
+          if (deliver_job_results(s.context, j.id) != DeliveryStep::kFinished) s.queue.release_results(j.id, *lease);
+        }
+      },
+      s.log);
   s.reporter = std::make_unique<Worker>("report", std::chrono::milliseconds(1000), [&s] {
     for (;;) {
       std::int64_t id;
@@ -221,7 +224,8 @@ void Service::State::start_workers() {
     for (std::int64_t id : s.queue.expire_leases()) {
       s.metrics.count("maxcode_leases_expired_total", "jobs whose runner stopped sending heartbeats");
       const auto job = s.queue.job(id);
-      s.log("queue", "job " + std::to_string(id) + ": lease expired; now " + (job ? job->state : "gone"));
+      s.log("queue",
+            "job " + std::to_string(id) + ": lease expired; now " + (job ? job_state_name(job->state) : "gone"));
       s.context.report(id);
       s.runners.notify();
     }
@@ -429,7 +433,8 @@ void Service::serve() {
   if (s.slurm_worker) s.slurm_worker->start();
   // Jobs that were delivering or queued when the last process stopped need their
   // comment and check run brought up to date.
-  for (const Job& j : s.queue.jobs("", {"queued", "running", "delivering"}, 1000)) s.context.report(j.id);
+  for (const Job& j : s.queue.jobs("", {JobState::kQueued, JobState::kRunning, JobState::kDelivering}, 1000))
+    s.context.report(j.id);
   s.log("serve", std::string("listening on ") + (s.config.tls_cert.empty() ? "http" : "https") + "://" + s.config.host + ":" +
                      std::to_string(s.port) + " (store " + s.queue.describe_store() + ")");
   s.http->listen_after_bind();

@@ -28,14 +28,15 @@ std::size_t count_numbers(const std::string& output) {
   return n;
 }
 
-}  // namespace
-
-BenchmarkAudit audit_benchmark(const AuditInputs& in) {
-  BenchmarkAudit a;
-  a.benchmark = in.benchmark;
-  a.interface = in.interface;
+// What the audit found: weaknesses first in the report, then what holds.
+struct Findings {
   std::vector<std::string> weak, fine;
-  if (in.compare_output && !in.references.empty()) {
+};
+
+// The printed output: across seeds, and with every input perturbed.
+void audit_printed_output(const AuditInputs& in, BenchmarkAudit& a, Findings& f) {
+  if (in.references.empty()) return;
+  if (in.compare_output) {
     bool same = true;
     const Tolerance exact{0, 0, &in.varying};
     for (const auto& r : in.references) same = same && compare_outputs(in.references.front(), r, exact).equal;
@@ -43,64 +44,75 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
     a.printed_numbers = count_numbers(in.references.front());
     a.summary_only = a.printed_numbers <= kSummaryNumbers;
     if (same)
-      weak.push_back("its output is the same for every MAXCODE_SEED: it does not read the seed, so the "
-                     "comparison of printed output sees one input only");
+      f.weak.push_back(
+          "its output is the same for every MAXCODE_SEED: it does not read the seed, so the "
+          "comparison of printed output sees one input only");
     else
-      fine.push_back("its output changes with MAXCODE_SEED");
+      f.fine.push_back("its output changes with MAXCODE_SEED");
     if (a.summary_only)
-      weak.push_back("it prints only a summary (" + std::to_string(a.printed_numbers) +
-                     " number(s)): a wrong result can match it by chance");
+      f.weak.push_back("it prints only a summary (" + std::to_string(a.printed_numbers) +
+                       " number(s)): a wrong result can match it by chance");
   }
-  if (in.perturbed_output && !in.references.empty()) {
+  if (in.perturbed_output) {
     const Comparison c = compare_outputs(in.references.front(), *in.perturbed_output, {in.rtol, in.atol, &in.varying});
     a.input_changes_output = !c.equal;
     if (c.equal)
-      weak.push_back("its printed output does not depend on the input: changing every input element "
-                     "on every call left it unchanged");
+      f.weak.push_back(
+          "its printed output does not depend on the input: changing every input element "
+          "on every call left it unchanged");
   }
-  if (in.observed) {
-    const auto& calls = *in.observed;
-    a.calls = static_cast<long>(calls.size());
-    if (calls.empty()) weak.push_back("it never called the target");
-    bool reused = calls.size() > 1, unpoisoned = calls.size() > 1, any_input = false, any_output = false;
-    for (std::size_t i = 1; i < calls.size(); ++i) {
-      for (const CallArg& arg : calls[i].args) {
-        const CallArg* before = nullptr;
-        for (const CallArg& b : calls[i - 1].args)
-          if (b.name == arg.name) before = &b;
-        if (!before) continue;
-        if (arg.input) {
-          any_input = true;
-          reused = reused && arg.pointer == before->pointer && arg.entry_hash == before->entry_hash;
-        } else {
-          any_output = true;
-          unpoisoned = unpoisoned && arg.pointer == before->pointer && arg.entry_hash == before->exit_hash;
-        }
+}
+
+// The calls the shim observed: whether each call meets the same input, and whether it
+// finds the previous call's result waiting in its output buffers.
+void audit_calls(const std::vector<CallRecord>& calls, BenchmarkAudit& a, Findings& f) {
+  a.calls = static_cast<long>(calls.size());
+  if (calls.empty()) f.weak.push_back("it never called the target");
+  bool reused = calls.size() > 1, unpoisoned = calls.size() > 1, any_input = false, any_output = false;
+  for (std::size_t i = 1; i < calls.size(); ++i) {
+    for (const CallArg& arg : calls[i].args) {
+      const CallArg* before = nullptr;
+      for (const CallArg& b : calls[i - 1].args)
+        if (b.name == arg.name) before = &b;
+      if (!before) continue;
+      if (arg.input) {
+        any_input = true;
+        reused = reused && arg.pointer == before->pointer && arg.entry_hash == before->entry_hash;
+      } else {
+        any_output = true;
+        unpoisoned = unpoisoned && arg.pointer == before->pointer && arg.entry_hash == before->exit_hash;
       }
     }
-    if (any_input) {
-      a.inputs_reused = reused;
-      if (reused)
-        weak.push_back("it passes the same input, unchanged, on all " + std::to_string(calls.size()) +
-                       " calls: a result cached by pointer or by content passes it");
-    }
-    if (any_output) {
-      a.outputs_unpoisoned = unpoisoned;
-      if (unpoisoned)
-        weak.push_back("each call finds the previous call's result in its output buffers: a call that "
-                       "skips its work leaves a correct-looking output");
-    }
   }
+  if (any_input) {
+    a.inputs_reused = reused;
+    if (reused)
+      f.weak.push_back("it passes the same input, unchanged, on all " + std::to_string(calls.size()) +
+                       " calls: a result cached by pointer or by content passes it");
+  }
+  if (any_output) {
+    a.outputs_unpoisoned = unpoisoned;
+    if (unpoisoned)
+      f.weak.push_back(
+          "each call finds the previous call's result in its output buffers: a call that "
+          "skips its work leaves a correct-looking output");
+  }
+}
+
+// Which call check guards this benchmark, in words.
+void describe_call_check(const AuditInputs& in, BenchmarkAudit& a, Findings& f) {
   if (in.shim_problem == kTimedByKernels) {
     a.call_check = "per-launch consistency of the counted kernels (CUPTI); the call shim could not be made "
                    "on this GPU launcher (see the warnings), so inputs are not perturbed nor outputs poisoned";
-    weak.push_back("its outputs are not poisoned nor its inputs perturbed by maxcode (a GPU launcher): "
-                   "per-launch consistency guards against skipped work, the printed output against the rest");
+    f.weak.push_back(
+        "its outputs are not poisoned nor its inputs perturbed by maxcode (a GPU launcher): "
+        "per-launch consistency guards against skipped work, the printed output against the rest");
   } else if (!in.shim_problem.empty()) {
     a.call_check = "none: " + in.shim_problem;
-    weak.push_back("maxcode cannot add its call check (" + in.shim_problem +
-                   (in.compare_output ? "): only the benchmark's own output guards against skipped work"
-                                      : "): its output is not compared, so only the tests guard against skipped work"));
+    f.weak.push_back("maxcode cannot add its call check (" + in.shim_problem +
+                     (in.compare_output
+                          ? "): only the benchmark's own output guards against skipped work"
+                          : "): its output is not compared, so only the tests guard against skipped work"));
   } else if (!in.outputs_sized) {
     a.call_check = "per-call times, inputs perturbed where their size is known or found; no output of the target "
                    "could be sized and compared per call (describe it in targets.interface)";
@@ -109,8 +121,20 @@ BenchmarkAudit audit_benchmark(const AuditInputs& in) {
                    "round, every call's outputs compared element by element with the original's (" + in.interface +
                    " interface; sizes the signature does not give found at run time)";
   }
-  a.findings = weak;
-  a.findings.insert(a.findings.end(), fine.begin(), fine.end());
+}
+
+}  // namespace
+
+BenchmarkAudit audit_benchmark(const AuditInputs& in) {
+  BenchmarkAudit a;
+  a.benchmark = in.benchmark;
+  a.interface = in.interface;
+  Findings f;
+  audit_printed_output(in, a, f);
+  if (in.observed) audit_calls(*in.observed, a, f);
+  describe_call_check(in, a, f);
+  a.findings = f.weak;
+  a.findings.insert(a.findings.end(), f.fine.begin(), f.fine.end());
   return a;
 }
 

@@ -207,75 +207,10 @@ class JobRunner {
 
   void choose_targets() {
     if (already_done_ || !job_.targets.empty()) return;  // a resumed job keeps its choice
-    if (!job_.input.targets.empty()) {
-      for (const std::string& function : job_.input.targets) {
-        try {
-          add_target(locate_target(source_dir(), config_.scope, function, config_.targets.signature), nullptr);
-        } catch (const std::exception& e) {
-          throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
-        }
-      }
-      // A Google Benchmark program: each named target is timed on the entries it
-      // drives, as a profiled one is; one profile says which for all of them.
-      if (wants_benchmark_entries(config_)) {
-        progress_.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
-        const Profile profile = run_profile();
-        for (TargetRecord& t : job_.targets) {
-          if (auto entries = driven_entries(profile, t.function))
-            t.benchmark_entries = std::move(*entries);
-          else
-            progress_.note("profile: " + t.function + " did not show in the profile: every entry is timed");
-        }
-      }
-    } else {
-      progress_.note("profile: building and running the benchmarks under the profiler");
-      const Profile profile = run_profile();
-      for (const auto* list : {&profile.kernels, &profile.functions}) {
-        for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
-          const ProfileEntry& e = (*list)[i];
-          std::string launched_by;
-          for (const KernelLauncher& l : e.launchers) launched_by += (launched_by.empty() ? "" : ", ") + l.function;
-          job_.profile.push_back({{"kind", e.kind}, {"name", e.name}, {"function", e.function}, {"file", e.file},
-                                  {"line", e.line}, {"share", e.share}, {"self", e.self}, {"samples", e.samples},
-                                  {"in_scope", e.in_scope}, {"external", e.external},
-                                  {"launched_by", launched_by}});
-        }
-      }
-      std::string tried;
-      for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share, config_.targets.prefer)) {
-        if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
-        try {
-          // A kernel's target is its launcher (runner/profile/select.h).
-          const TargetChoice choice = resolve_target(source_dir(), config_.scope, e);
-          const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
-                                        [&](const TargetRecord& t) { return t.function == choice.function; });
-          if (seen) continue;
-          add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature, choice.file), &e);
-        } catch (const std::exception& error) {
-          tried += "; " + e.function + ": " + error.what();
-          // job.json says why a hot entry is not a target (it was silent: the second
-          // hottest function of a real library was left out with no reason anywhere).
-          for (nlohmann::json& p : job_.profile)
-            if (p.value("function", "") == e.function && p.value("kind", "") == e.kind)
-              p["not_a_target"] = error.what();
-          progress_.note("profile: " + e.function + " is not a target: " + error.what());
-        }
-      }
-      if (job_.targets.empty()) {
-        std::string hottest;
-        for (const auto* list : {&profile.kernels, &profile.functions}) {
-          for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
-            const ProfileEntry& e = (*list)[i];
-            hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") +
-                       " time " + e.name + (e.external ? " (external)" : !e.in_scope ? " (out of scope)" : "");
-          }
-        }
-        throw JobFailure("nothing-in-scope",
-                         "no function inside the scope of " + config_file_.filename().string() + " takes " +
-                             percent(job_.input.min_share) + " or more of its profile list's time" +
-                             (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
-      }
-    }
+    if (!job_.input.targets.empty())
+      add_named_targets();
+    else
+      add_profiled_targets();
     for (std::size_t i = 0; i < job_.targets.size(); ++i) {
       const TargetRecord& t = job_.targets[i];
       progress_.note("target " + std::to_string(i + 1) + "/" + std::to_string(job_.targets.size()) + ": " +
@@ -284,6 +219,96 @@ class JobRunner {
     }
     job_.budget = job_allowance(job_.input.budget, config_.search, static_cast<int>(job_.targets.size()));
     save();
+  }
+
+  // The functions the input names, each located in the scope.
+  void add_named_targets() {
+    for (const std::string& function : job_.input.targets) {
+      try {
+        add_target(locate_target(source_dir(), config_.scope, function, config_.targets.signature), nullptr);
+      } catch (const std::exception& e) {
+        throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
+      }
+    }
+    // A Google Benchmark program: each named target is timed on the entries it
+    // drives, as a profiled one is; one profile says which for all of them.
+    if (!wants_benchmark_entries(config_)) return;
+    progress_.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
+    const Profile profile = run_profile();
+    for (TargetRecord& t : job_.targets) {
+      if (auto entries = driven_entries(profile, t.function))
+        t.benchmark_entries = std::move(*entries);
+      else
+        progress_.note("profile: " + t.function + " did not show in the profile: every entry is timed");
+    }
+  }
+
+  // The profile's hottest entries in scope, up to max_targets; job.json keeps the top of
+  // the profile and why each hot entry left out is not a target.
+  void add_profiled_targets() {
+    progress_.note("profile: building and running the benchmarks under the profiler");
+    const Profile profile = run_profile();
+    record_profile_top(profile);
+    std::string tried;
+    for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share, config_.targets.prefer)) {
+      if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
+      try {
+        // A kernel's target is its launcher (runner/profile/select.h).
+        const TargetChoice choice = resolve_target(source_dir(), config_.scope, e);
+        const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
+                                      [&](const TargetRecord& t) { return t.function == choice.function; });
+        if (seen) continue;
+        add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature, choice.file), &e);
+      } catch (const std::exception& error) {
+        tried += "; " + e.function + ": " + error.what();
+        // job.json says why a hot entry is not a target (it was silent: the second
+        // hottest function of a real library was left out with no reason anywhere).
+        for (nlohmann::json& p : job_.profile)
+          if (p.value("function", "") == e.function && p.value("kind", "") == e.kind) p["not_a_target"] = error.what();
+        progress_.note("profile: " + e.function + " is not a target: " + error.what());
+      }
+    }
+    if (job_.targets.empty()) throw nothing_in_scope(profile, tried);
+  }
+
+  void record_profile_top(const Profile& profile) {
+    for (const auto* list : {&profile.kernels, &profile.functions}) {
+      for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
+        const ProfileEntry& e = (*list)[i];
+        std::string launched_by;
+        for (const KernelLauncher& l : e.launchers) launched_by += (launched_by.empty() ? "" : ", ") + l.function;
+        job_.profile.push_back({{"kind", e.kind},
+                                {"name", e.name},
+                                {"function", e.function},
+                                {"file", e.file},
+                                {"line", e.line},
+                                {"share", e.share},
+                                {"self", e.self},
+                                {"samples", e.samples},
+                                {"in_scope", e.in_scope},
+                                {"external", e.external},
+                                {"launched_by", launched_by}});
+      }
+    }
+  }
+
+  // No target: the hottest entries and why each was not one.
+  JobFailure nothing_in_scope(const Profile& profile, const std::string& tried) const {
+    std::string hottest;
+    for (const auto* list : {&profile.kernels, &profile.functions}) {
+      for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
+        const ProfileEntry& e = (*list)[i];
+        hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") +
+                   " time " + e.name +
+                   (e.external    ? " (external)"
+                    : !e.in_scope ? " (out of scope)"
+                                  : "");
+      }
+    }
+    return JobFailure("nothing-in-scope", "no function inside the scope of " + config_file_.filename().string() +
+                                              " takes " + percent(job_.input.min_share) +
+                                              " or more of its profile list's time" +
+                                              (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
   }
 
   static bool finished(const TargetRecord& t) {

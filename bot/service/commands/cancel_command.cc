@@ -9,7 +9,7 @@ namespace maxcode::bot::service {
 
 HandledEvent run_cancel_command(ServiceContext& context, const CommandRequest& request) {
   int cancelled = 0;
-  for (const Job& j : context.queue.jobs(request.repo, {"queued", "running"}, 1000)) {
+  for (const Job& j : context.queue.jobs(request.repo, {JobState::kQueued, JobState::kRunning}, 1000)) {
     if (j.issue_number != request.issue_number) continue;
     if (!context.queue.cancel(j.id)) continue;
     ++cancelled;

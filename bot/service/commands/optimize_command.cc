@@ -27,7 +27,7 @@ HandledEvent run_optimize_command(ServiceContext& context, const CommandRequest&
   // The job exists: show it here too (its comment may live on another issue).
   request.api->upsert_comment(request.issue_number, job_marker(e.job.id),
                               job_comment(e.job, context.queue.queue_position(e.job.id)));
-  return {"duplicate", where + ": job " + std::to_string(e.job.id) + " exists (" + e.job.state + ")"};
+  return {"duplicate", where + ": job " + std::to_string(e.job.id) + " exists (" + job_state_name(e.job.state) + ")"};
 }
 
 }  // namespace maxcode::bot::service

@@ -12,10 +12,10 @@ HandledEvent run_status_command(ServiceContext& context, const CommandRequest& r
   const auto jobs = context.queue.jobs(request.repo, {}, 10);
   if (jobs.empty()) text += "none yet.\n";
   for (const Job& j : jobs) {
-    text += "- job " + std::to_string(j.id) + ": " + (j.target.empty() ? "top targets" : "`" + j.target + "`") + " at " +
-            j.commit.substr(0, 7) + " (" + j.trigger + "): **" + j.state + "**";
-    if (j.state == "queued") text += ", position " + std::to_string(context.queue.queue_position(j.id));
-    if (j.state == "running") text += " on `" + j.runner + "`";
+    text += "- job " + std::to_string(j.id) + ": " + (j.target.empty() ? "top targets" : "`" + j.target + "`") +
+            " at " + j.commit.substr(0, 7) + " (" + j.trigger + "): **" + job_state_name(j.state) + "**";
+    if (j.state == JobState::kQueued) text += ", position " + std::to_string(context.queue.queue_position(j.id));
+    if (j.state == JobState::kRunning) text += " on `" + j.runner + "`";
     if (!j.pr_url.empty()) text += ", " + j.pr_url;
     text += "\n";
   }

@@ -25,7 +25,8 @@ std::string sender(const nlohmann::json& payload) {
 }
 
 std::string run_again(ServiceContext& context, const Job& job, const std::string& user) {
-  if (!context.queue.rerun(job.id, user)) return "job " + std::to_string(job.id) + " is " + job.state + " already";
+  if (!context.queue.rerun(job.id, user))
+    return "job " + std::to_string(job.id) + " is " + job_state_name(job.state) + " already";
   context.jobs_changed();
   report_job(context, job.id);
   return "job " + std::to_string(job.id) + " queued again";
@@ -63,7 +64,7 @@ HandledEvent handle_check_suite(ServiceContext& context, const nlohmann::json& p
   if (!ours(context, payload.at("check_suite"))) return {"ignored", repo + ": another App's check suite"};
   const std::string user = sender(payload);
   std::string note;
-  for (const Job& job : context.queue.jobs(repo, {"done", "failed", "cancelled"}, 1000))
+  for (const Job& job : context.queue.jobs(repo, {JobState::kDone, JobState::kFailed, JobState::kCancelled}, 1000))
     if (job.commit == sha) note += (note.empty() ? "" : "; ") + run_again(context, job, user);
   if (note.empty()) return {"ignored", repo + ": no finished job of this App on " + sha.substr(0, 7)};
   return {"job", repo + ": Re-run all: " + note};

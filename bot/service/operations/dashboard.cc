@@ -95,12 +95,13 @@ std::string render_dashboard(const std::vector<Job>& jobs, const std::vector<Run
   for (const Job& j : jobs) {
     std::string result = j.pr_url.empty() ? html_escape(j.summary.empty() ? j.error : j.summary.substr(0, 300))
                                           : "<a href='" + html_escape(j.pr_url) + "'>" + html_escape(j.pr_url) + "</a>";
-    h += "<tr><td><a href='" + html_escape(job_link(j)) + "'>" + std::to_string(j.id) + "</a></td><td>" + html_escape(j.repo) + "</td><td>" +
-         html_escape(j.target.empty() ? "(top targets)" : j.target) + "</td><td><code>" + html_escape(j.commit.substr(0, 7)) +
-         "</code></td><td>" + html_escape(j.trigger) + "</td><td class='state " + html_escape(j.state) + "'>" +
-         html_escape(j.state) + "</td><td>" + std::to_string(j.attempts) + "/" + std::to_string(j.max_attempts) +
-         "</td><td>" + html_escape(j.runner) + "</td><td>" + job_speedups(j) + "</td><td>" + duration(j, now) + "</td><td>" + result + "</td><td class=muted>" + ago(j.created_at, now) +
-         "</td></tr>";
+    h += "<tr><td><a href='" + html_escape(job_link(j)) + "'>" + std::to_string(j.id) + "</a></td><td>" +
+         html_escape(j.repo) + "</td><td>" + html_escape(j.target.empty() ? "(top targets)" : j.target) +
+         "</td><td><code>" + html_escape(j.commit.substr(0, 7)) + "</code></td><td>" + html_escape(j.trigger) +
+         "</td><td class='state " + job_state_name(j.state) + "'>" + job_state_name(j.state) + "</td><td>" +
+         std::to_string(j.attempts) + "/" + std::to_string(j.max_attempts) + "</td><td>" + html_escape(j.runner) +
+         "</td><td>" + job_speedups(j) + "</td><td>" + duration(j, now) + "</td><td>" + result +
+         "</td><td class=muted>" + ago(j.created_at, now) + "</td></tr>";
   }
   if (jobs.empty()) h += "<tr><td colspan=12 class=muted>No jobs yet.</td></tr>";
   h += "</table><h2>Runners</h2><table><tr><th>runner</th><th>labels</th><th>last heartbeat</th><th>job</th></tr>";

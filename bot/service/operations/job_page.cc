@@ -134,7 +134,8 @@ class JobPage {
         ".done{color:#1a7f37}.failed{color:#cf222e}.cancelled{color:#656d76}"
         "pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:10px;border-radius:6px}"
         ".cause{background:#ffebe9;border:1px solid #ff8182}</style></head><body>";
-    h += "<h1>maxcode job " + id + " <span class='state " + esc(job.state) + "'>" + esc(job.state) + "</span></h1>";
+    h += "<h1>maxcode job " + id + " <span class='state " + job_state_name(job.state) + "'>" +
+         job_state_name(job.state) + "</span></h1>";
 
     return h;
   }
@@ -178,9 +179,9 @@ class JobPage {
   // Why it failed (the cause whole), or the summary.
   std::string outcome() const {
     std::string h;
-    if (job.state == "failed" || (job.state != "done" && !job.error.empty())) {
-      h += "<h2>" + std::string(job.state == "failed" ? "Why it failed" : "The last attempt's error") +
-           "</h2><pre class=cause>" + esc(job.state == "failed" ? cause_of(job) : job.error) + "</pre>";
+    if (job.state == JobState::kFailed || (job.state != JobState::kDone && !job.error.empty())) {
+      h += "<h2>" + std::string(job.state == JobState::kFailed ? "Why it failed" : "The last attempt's error") +
+           "</h2><pre class=cause>" + esc(job.state == JobState::kFailed ? cause_of(job) : job.error) + "</pre>";
     } else if (!job.summary.empty()) {
       h += "<h2>Summary</h2><pre>" + esc(job.summary) + "</pre>";
     }
@@ -237,9 +238,9 @@ class JobPage {
     const std::string& log = job.result.log;
     if (!log.empty()) {
       const std::size_t keep = 8000;  // the end, where the cause is; the runner keeps the whole
-      h += std::string("<h2>The job's log</h2><details") + (job.state == "failed" ? " open" : "") + "><summary>" +
-           (log.size() > keep ? "its last " + std::to_string(keep) + " characters" : "all of it") + "</summary><pre>" +
-           esc(log.substr(log.size() > keep ? log.size() - keep : 0)) + "</pre></details>";
+      h += std::string("<h2>The job's log</h2><details") + (job.state == JobState::kFailed ? " open" : "") +
+           "><summary>" + (log.size() > keep ? "its last " + std::to_string(keep) + " characters" : "all of it") +
+           "</summary><pre>" + esc(log.substr(log.size() > keep ? log.size() - keep : 0)) + "</pre></details>";
     }
     return h;
   }
@@ -263,88 +264,119 @@ std::string render_job_page(const Job& job, const std::map<std::string, std::vec
          ". Anyone who has it can read this job's page and reports until then, and nothing else.</p></body></html>\n";
 }
 
-void add_job_page_routes(httplib::Server& server, ServiceContext& context, const LinkSigner& links,
-                         const std::vector<std::string>& secrets) {
-  auto scrub = std::make_shared<PageScrub>();
-  for (const std::string& s : secrets)
-    if (s.size() >= kShortestSecret) scrub->replace(s, "[redacted]");
-  std::error_code ignored;
-  // As configured (perhaps relative), absolute, and with links resolved.
-  for (const fs::path& dir : {context.data_dir, fs::absolute(context.data_dir, ignored), fs::weakly_canonical(context.data_dir, ignored)})
-    // A short relative name ("data") would be replaced inside ordinary words.
-    if (dir.is_absolute() || dir.string().size() >= 12) scrub->replace(dir.lexically_normal().string(), "DATA_DIR");
+namespace {
 
-  // The job, when the link is good for it; otherwise the answer has been given.
-  auto open = [&context, &links](const httplib::Request& req, httplib::Response& res) -> std::optional<Job> {
-    harden(res);
-    std::int64_t id = 0;
-    try {
-      id = std::stoll(req.matches[1]);
-    } catch (const std::exception&) {
-    }
-    const LinkCheck check = links.verify(id, req.get_param_value("exp"), req.get_param_value("sig"), context.queue.now());
-    if (check != LinkCheck::kValid) {
-      res.status = 403;
-      res.set_content(check == LinkCheck::kExpired
-                          ? "This link to maxcode job " + std::to_string(id) + " has expired (links last " +
-                                format_numbers("%.4g", links.ttl_s() / 86400) +
-                                " days). The service's operator can give you a new one.\n"
-                          : "This link is not valid: it was not made by this maxcode service for this job, or it was "
-                            "changed. Open the job from its check run's Details on GitHub.\n",
-                      "text/plain; charset=utf-8");
-      return std::nullopt;
-    }
-    auto job = context.queue.job(id);
-    if (!job) {
-      res.status = 404;
-      res.set_content("No job " + std::to_string(id) + " here.\n", "text/plain; charset=utf-8");
-    }
-    return job;
-  };
-  // The folder of the job's stored results: its attempt's folder under this data dir's
-  // jobs/ID, whatever absolute path it was stored under (a data dir restored elsewhere
-  // still serves), and never a folder outside it.
-  auto results_dir = [&context](const Job& job) -> std::optional<fs::path> {
-    const std::string attempt = fs::path(job.result.dir).filename().string();
-    if (attempt.rfind("attempt-", 0) != 0 || !safe_result_name(attempt)) return std::nullopt;
-    return context.data_dir / "jobs" / std::to_string(job.id) / attempt;
-  };
+// The pages behind a job's signed link: the job page and the files meant for people.
+// Held by the server's handlers for as long as it serves.
+class JobPageRoutes {
+ public:
+  JobPageRoutes(ServiceContext& context, const LinkSigner& links, const std::vector<std::string>& secrets)
+      : context_(context), links_(links) {
+    for (const std::string& s : secrets)
+      if (s.size() >= kShortestSecret) scrub_.replace(s, "[redacted]");
+    std::error_code ignored;
+    // As configured (perhaps relative), absolute, and with links resolved.
+    for (const fs::path& dir :
+         {context.data_dir, fs::absolute(context.data_dir, ignored), fs::weakly_canonical(context.data_dir, ignored)})
+      // A short relative name ("data") would be replaced inside ordinary words.
+      if (dir.is_absolute() || dir.string().size() >= 12) scrub_.replace(dir.lexically_normal().string(), "DATA_DIR");
+  }
 
-  server.Get(R"(/jobs/(\d+))", [&context, open, results_dir, scrub](const httplib::Request& req, httplib::Response& res) {
+  void page(const httplib::Request& req, httplib::Response& res) const {
     const auto job = open(req, res);
     if (!job) return;
-    std::map<std::string, std::vector<std::string>> files;
-    if (const auto dir = results_dir(*job))
-      for (const std::string& slug : job->result.targets) {
-        if (!safe_result_name(slug)) continue;
-        auto& present = files[slug];
-        for (const std::string& name : kTargetFiles)
-          if (fs::is_regular_file(*dir / "targets" / slug / name)) present.push_back(name);
-      }
     const std::string query = "exp=" + req.get_param_value("exp") + "&sig=" + req.get_param_value("sig");
     double expires = 0;
     try {
       expires = std::stod(req.get_param_value("exp"));
     } catch (const std::exception&) {
     }
-    res.set_content(render_job_page(*job, files, query, expires, *scrub, context.queue.now()), "text/html; charset=utf-8");
-  });
+    res.set_content(render_job_page(*job, target_files(*job), query, expires, scrub_, context_.queue.now()),
+                    "text/html; charset=utf-8");
+  }
 
+  void file(const httplib::Request& req, httplib::Response& res) const {
+    const auto job = open(req, res);
+    if (!job) return;
+    const std::string slug = req.matches[2], name = req.matches[3];
+    const auto dir = results_dir(*job);
+    const fs::path file = dir ? *dir / "targets" / slug / name : fs::path();
+    if (!dir || !safe_result_name(slug) || !fs::is_regular_file(file)) {
+      res.status = 404;
+      res.set_content("No such file for this job.\n", "text/plain; charset=utf-8");
+      return;
+    }
+    res.set_content(scrub_(read_text(file)),
+                    name == "report.html" ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
+  }
+
+ private:
+  // The job, when the link is good for it; otherwise the answer has been given.
+  std::optional<Job> open(const httplib::Request& req, httplib::Response& res) const {
+    harden(res);
+    std::int64_t id = 0;
+    try {
+      id = std::stoll(req.matches[1]);
+    } catch (const std::exception&) {
+    }
+    const LinkCheck check =
+        links_.verify(id, req.get_param_value("exp"), req.get_param_value("sig"), context_.queue.now());
+    if (check != LinkCheck::kValid) {
+      res.status = 403;
+      res.set_content(check == LinkCheck::kExpired
+                          ? "This link to maxcode job " + std::to_string(id) + " has expired (links last " +
+                                format_numbers("%.4g", links_.ttl_s() / 86400) +
+                                " days). The service's operator can give you a new one.\n"
+                          : "This link is not valid: it was not made by this maxcode service for this job, or it was "
+                            "changed. Open the job from its check run's Details on GitHub.\n",
+                      "text/plain; charset=utf-8");
+      return std::nullopt;
+    }
+    auto job = context_.queue.job(id);
+    if (!job) {
+      res.status = 404;
+      res.set_content("No job " + std::to_string(id) + " here.\n", "text/plain; charset=utf-8");
+    }
+    return job;
+  }
+
+  // The folder of the job's stored results: its attempt's folder under this data dir's
+  // jobs/ID, whatever absolute path it was stored under (a data dir restored elsewhere
+  // still serves), and never a folder outside it.
+  std::optional<fs::path> results_dir(const Job& job) const {
+    const std::string attempt = fs::path(job.result.dir).filename().string();
+    if (attempt.rfind("attempt-", 0) != 0 || !safe_result_name(attempt)) return std::nullopt;
+    return context_.data_dir / "jobs" / std::to_string(job.id) / attempt;
+  }
+
+  // Per target, the files a developer may open that the runner sent.
+  std::map<std::string, std::vector<std::string>> target_files(const Job& job) const {
+    std::map<std::string, std::vector<std::string>> files;
+    const auto dir = results_dir(job);
+    if (!dir) return files;
+    for (const std::string& slug : job.result.targets) {
+      if (!safe_result_name(slug)) continue;
+      auto& present = files[slug];
+      for (const std::string& name : kTargetFiles)
+        if (fs::is_regular_file(*dir / "targets" / slug / name)) present.push_back(name);
+    }
+    return files;
+  }
+
+  ServiceContext& context_;
+  const LinkSigner& links_;
+  PageScrub scrub_;
+};
+
+}  // namespace
+
+void add_job_page_routes(httplib::Server& server, ServiceContext& context, const LinkSigner& links,
+                         const std::vector<std::string>& secrets) {
+  auto routes = std::make_shared<const JobPageRoutes>(context, links, secrets);
+  server.Get(R"(/jobs/(\d+))",
+             [routes](const httplib::Request& req, httplib::Response& res) { routes->page(req, res); });
   server.Get(R"(/jobs/(\d+)/targets/([^/]+)/(report\.html|patch\.diff))",
-             [open, results_dir, scrub](const httplib::Request& req, httplib::Response& res) {
-               const auto job = open(req, res);
-               if (!job) return;
-               const std::string slug = req.matches[2], name = req.matches[3];
-               const auto dir = results_dir(*job);
-               const fs::path file = dir ? *dir / "targets" / slug / name : fs::path();
-               if (!dir || !safe_result_name(slug) || !fs::is_regular_file(file)) {
-                 res.status = 404;
-                 res.set_content("No such file for this job.\n", "text/plain; charset=utf-8");
-                 return;
-               }
-               res.set_content((*scrub)(read_text(file)),
-                               name == "report.html" ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
-             });
+             [routes](const httplib::Request& req, httplib::Response& res) { routes->file(req, res); });
 }
 
 }  // namespace maxcode::bot::service

@@ -90,7 +90,7 @@ Job job_from_row(const SqlRow& r) {
   j.issue_number = r.integer(8);
   j.requested_by = r.text(9);
   j.labels = split(r.text(10));
-  j.state = r.text(11);
+  j.state = job_state_from_name(r.text(11));
   j.attempts = static_cast<int>(r.integer(12));
   j.max_attempts = static_cast<int>(r.integer(13));
   j.not_before = r.real(14);
@@ -128,7 +128,7 @@ json Job::to_json() const {
           {"issue_number", issue_number},
           {"requested_by", requested_by},
           {"labels", labels},
-          {"state", state},
+          {"state", job_state_name(state)},
           {"attempts", attempts},
           {"max_attempts", max_attempts},
           {"not_before", not_before},
@@ -475,18 +475,20 @@ std::vector<std::int64_t> JobQueue::expire_leases() {
   return ids;
 }
 
-void JobQueue::finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
+void JobQueue::finish(std::int64_t id, JobState state, const std::string& outcome, const std::string& summary,
                       const std::string& pr_url, const std::optional<JobResult>& result) {
   auto db = pool_.acquire();
   if (!result)
-    db->run("UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, lease = '' WHERE id = ?1",
-            {id, state, outcome, summary, pr_url, now()});
+    db->run(
+        "UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, lease = '' WHERE id = "
+        "?1",
+        {id, job_state_name(state), outcome, summary, pr_url, now()});
   else
     db->run(
         "UPDATE jobs SET state = ?2, outcome = ?3, summary = ?4, pr_url = ?5, finished_at = ?6, result = ?7, lease = "
         "'' "
         "WHERE id = ?1",
-        {id, state, outcome, summary, pr_url, now(), dump_json(service::to_json(*result))});
+        {id, job_state_name(state), outcome, summary, pr_url, now(), dump_json(service::to_json(*result))});
 }
 
 std::optional<std::string> JobQueue::take_results(std::int64_t id) {
@@ -563,7 +565,7 @@ std::optional<Job> JobQueue::job(std::int64_t id) {
   return found[0];
 }
 
-std::vector<Job> JobQueue::jobs(const std::string& repo, const std::vector<std::string>& states, int limit) {
+std::vector<Job> JobQueue::jobs(const std::string& repo, const std::vector<JobState>& states, int limit) {
   auto db = pool_.acquire();
   std::string where = "WHERE (?1 = '' OR repo = ?1)";
   std::vector<SqlValue> values{repo};
@@ -571,7 +573,7 @@ std::vector<Job> JobQueue::jobs(const std::string& repo, const std::vector<std::
     where += " AND state IN (";
     for (std::size_t i = 0; i < states.size(); ++i) {
       where += (i ? ", ?" : "?") + std::to_string(i + 2);
-      values.push_back(states[i]);
+      values.push_back(job_state_name(states[i]));
     }
     where += ")";
   }

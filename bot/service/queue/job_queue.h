@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/service/queue/job_result.h"
+#include "bot/service/queue/job_state.h"
 #include "bot/service/queue/sql_database.h"
 #include "bot/service/queue/sql_pool.h"
 
@@ -57,7 +58,7 @@ struct JobSpec {
 struct Job : JobSpec {
   std::int64_t id = 0;
   std::string key;
-  std::string state;
+  JobState state = JobState::kQueued;
   int attempts = 0, max_attempts = 0;
   double not_before = 0;
   std::string lease, runner;
@@ -188,7 +189,7 @@ class JobQueue {
   // Gives the results' lease back (delivery deferred: GitHub asked for time).
   void release_results(std::int64_t id, const std::string& lease);
   // delivering -> done | failed, with what came of it.
-  void finish(std::int64_t id, const std::string& state, const std::string& outcome, const std::string& summary,
+  void finish(std::int64_t id, JobState state, const std::string& outcome, const std::string& summary,
               const std::string& pr_url, const std::optional<JobResult>& result = std::nullopt);
   // GitHub's "Re-run" (check_run / check_suite rerequested): a finished job (done,
   // failed, cancelled) is queued again as a new run, with check_run_id 0 so that the
@@ -205,7 +206,7 @@ class JobQueue {
 
   std::optional<Job> job(std::int64_t id);
   // Newest first; `repo` empty = all; `states` empty = any.
-  std::vector<Job> jobs(const std::string& repo = "", const std::vector<std::string>& states = {}, int limit = 200);
+  std::vector<Job> jobs(const std::string& repo = "", const std::vector<JobState>& states = {}, int limit = 200);
   // 1-based place among queued jobs (0 when not queued).
   int queue_position(std::int64_t id);
   std::map<std::string, int> counts_by_state();

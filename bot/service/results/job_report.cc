@@ -43,26 +43,27 @@ CheckRun check_run_for(const ServiceContext& context, const Job& job) {
   // who see the check run have no admin token. Each report signs it afresh, so the
   // link GitHub keeps lives details_link_ttl_s from the job's last report.
   if (context.links) run.details_url = job_details_url(context.config.public_url, *context.links, job.id, context.queue.now());
-  if (job.state == "queued") {
+  if (job.state == JobState::kQueued) {
     run.status = "queued";
     run.title = "Queued: optimize " + what(job);
     run.summary = "Waiting for a runner.";
-  } else if (job.state == "running" || job.state == "delivering") {
+  } else if (job.state == JobState::kRunning || job.state == JobState::kDelivering) {
     run.status = "in_progress";
     run.title = "Optimizing " + what(job);
-    run.summary = job.state == "running" ? "Runner `" + job.runner + "` is searching and measuring."
-                                         : "Measured; opening the pull request.";
+    run.summary = job.state == JobState::kRunning ? "Runner `" + job.runner + "` is searching and measuring."
+                                                  : "Measured; opening the pull request.";
   } else {
     run.status = "completed";
     // A job a comment asked for answers in its reply comment; when it fails (a typo in
     // the function's name, say), its check is neutral: a person's command never turns
     // the default branch red.
-    run.conclusion = job.state == "done" ? (job.pr_url.empty() ? "neutral" : "success")
-                     : job.state == "cancelled" ? "cancelled"
-                     : job.trigger == "comment" ? "neutral"
-                                                : "failure";
-    run.title = job.state == "done" ? (job.pr_url.empty() ? "No faster version found" : "Faster version found")
-                                    : job.state == "cancelled" ? "Cancelled" : "The job failed";
+    run.conclusion = job.state == JobState::kDone        ? (job.pr_url.empty() ? "neutral" : "success")
+                     : job.state == JobState::kCancelled ? "cancelled"
+                     : job.trigger == "comment"          ? "neutral"
+                                                         : "failure";
+    run.title = job.state == JobState::kDone ? (job.pr_url.empty() ? "No faster version found" : "Faster version found")
+                : job.state == JobState::kCancelled ? "Cancelled"
+                                                    : "The job failed";
     run.summary = job.summary.empty() ? job.error : job.summary;
   }
   if (run.summary.empty()) run.summary = run.title;
@@ -77,17 +78,17 @@ std::string job_comment(const Job& job, int queue_position) {
   std::string text = job_marker(job.id) + "\n";
   const std::string head = "**maxcode** job " + std::to_string(job.id) + " (optimize " + what(job) + " at " +
                            job.commit.substr(0, 7) + (job.policy.empty() ? "" : ", policy " + job.policy) + "): ";
-  if (job.state == "queued") {
+  if (job.state == JobState::kQueued) {
     text += head + "accepted, queued";
     if (queue_position > 0) text += " at position " + std::to_string(queue_position);
     text += job.attempts > 0 ? " (attempt " + std::to_string(job.attempts + 1) + ", after: " + job.error + ")." : ".";
-  } else if (job.state == "running") {
+  } else if (job.state == JobState::kRunning) {
     text += head + "running on runner `" + job.runner + "`.";
-  } else if (job.state == "delivering") {
+  } else if (job.state == JobState::kDelivering) {
     text += head + "measured; opening the pull request.";
-  } else if (job.state == "done") {
+  } else if (job.state == JobState::kDone) {
     text += head + (job.pr_url.empty() ? "no pull request.\n\n" : "done: " + job.pr_url + "\n\n") + job.summary;
-  } else if (job.state == "cancelled") {
+  } else if (job.state == JobState::kCancelled) {
     text += head + "cancelled. " + job.summary;
   } else {
     text += head + "failed.\n\n" + (job.summary.empty() ? job.error : job.summary);

@@ -163,8 +163,8 @@ class JobDelivery {
       }
     }
     if (context_.deferred) context_.deferred->remove("deliver", id);
-    context_.queue.finish(job_.id, exit_code == 0 || !result_.targets.empty() ? "done" : "failed", outcome_, summary,
-                          pr_url_, finished);
+    context_.queue.finish(job_.id, exit_code == 0 || !result_.targets.empty() ? JobState::kDone : JobState::kFailed,
+                          outcome_, summary, pr_url_, finished);
     context_.metrics.observe("maxcode_job_duration_seconds", "from queued to done", {{"trigger", job_.trigger}},
                              context_.queue.now() - job_.created_at);
     context_.log("deliver", "job " + id + " (" + job_.repo + "): " + outcome_ + (pr_url_.empty() ? "" : " " + pr_url_));
@@ -184,7 +184,7 @@ class JobDelivery {
 
 DeliveryStep deliver_job_results(ServiceContext& context, std::int64_t id) {
   const auto job = context.queue.job(id);
-  if (!job || job->state != "delivering") return DeliveryStep::kFinished;
+  if (!job || job->state != JobState::kDelivering) return DeliveryStep::kFinished;
   return JobDelivery(context, *job).run();
 }
 

@@ -158,10 +158,10 @@ void RunnerProtocol::claim(const httplib::Request& req, httplib::Response& res) 
     if (only) {
       // Gone for good (cancelled, finished, or run by another attempt): the runner stops.
       const auto job = context_.queue.job(only);
-      if (!job || job->state != "queued")
-        return reply(
-            res, 410,
-            {{"error", "job " + std::to_string(only) + " is " + (job ? job->state : "unknown") + ": nothing to run"}});
+      if (!job || job->state != JobState::kQueued)
+        return reply(res, 410,
+                     {{"error", "job " + std::to_string(only) + " is " +
+                                    (job ? job_state_name(job->state) : "unknown") + ": nothing to run"}});
     }
     std::uint64_t seen;
     {
@@ -235,7 +235,7 @@ void RunnerProtocol::result(const httplib::Request& req, httplib::Response& res)
   const std::string error = field(body, "result", "error", std::string("the runner failed"));
   const auto job = context_.queue.job(id);
   auto stale = [&] { stale_result(id, res); };
-  if (!job || job->lease != lease || job->state != "running") return stale();
+  if (!job || job->lease != lease || job->state != JobState::kRunning) return stale();
   if (status == "cancelled") {
     if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
   } else if (status == "failed") {

@@ -131,7 +131,7 @@ void SlurmDispatcher::submit(const Job& job) {
 
 void SlurmDispatcher::step() {
   std::lock_guard lock(mutex_);
-  std::vector<Job> queued = context_.queue.jobs("", {"queued"}, 1000);
+  std::vector<Job> queued = context_.queue.jobs("", {JobState::kQueued}, 1000);
   // Nothing waits and nothing is left to clean up: slurmctld is not asked.
   if (queued.empty() && !sweep_needed_) return;
   const std::string prefix = context_.config.slurm.job_name_prefix + "-job-";
@@ -144,7 +144,7 @@ void SlurmDispatcher::step() {
     if (!id || sj.state != "PENDING") continue;
     const auto job = context_.queue.job(id);
     // It would only start a runner that finds nothing to do.
-    if (!job || (job->state != "queued" && job->state != "running")) stale.push_back(sj.id);
+    if (!job || (job->state != JobState::kQueued && job->state != JobState::kRunning)) stale.push_back(sj.id);
   }
   if (!stale.empty()) {
     slurm_cancel(stale);
@@ -154,9 +154,9 @@ void SlurmDispatcher::step() {
 
   // Read again after the listing: a job queued at an attempt whose batch job is not
   // listed now had none, or one that ended without claiming it (a claim moves it on).
-  queued = context_.queue.jobs("", {"queued"}, 1000);
+  queued = context_.queue.jobs("", {JobState::kQueued}, 1000);
   std::set<std::string> busy;  // one job per repository runs at a time: submit no second one
-  for (const Job& j : context_.queue.jobs("", {"running"}, 1000)) busy.insert(j.repo);
+  for (const Job& j : context_.queue.jobs("", {JobState::kRunning}, 1000)) busy.insert(j.repo);
   std::reverse(queued.begin(), queued.end());  // oldest first, as runners claim
   for (const Job& j : queued) {
     if (j.not_before > context_.queue.now() || busy.count(j.repo)) continue;

@@ -96,7 +96,7 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
   t += 95;
   result.speedups = {{"histogram", 1.42}};
   result.deliveries = {{"histogram", "created", kPr}};
-  queue.finish(one.id, "done", "created", "- `histogram`: 1.42x; opened " + std::string(kPr), kPr, result);
+  queue.finish(one.id, JobState::kDone, "created", "- `histogram`: 1.42x; opened " + std::string(kPr), kPr, result);
 
   spec.target = "no_such_function";
   const auto two = queue.enqueue(spec).job;
@@ -111,7 +111,7 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
                          .job = {{"status", "failed"}, {"error", cause}}};
   ASSERT_TRUE(queue.complete(two.id, claim->lease, failed));
   t += 3;
-  queue.finish(two.id, "failed", "run-failed", "`maxcode run` failed (exit code 1): " + cause, "", failed);
+  queue.finish(two.id, JobState::kFailed, "run-failed", "`maxcode run` failed (exit code 1): " + cause, "", failed);
 
   t = wall_now() - 7200;
   queue.runner_seen("old-runner", {"gpu"}, 0);

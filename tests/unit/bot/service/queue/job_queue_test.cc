@@ -75,12 +75,12 @@ TEST_P(JobQueueStore, RunsAJobThroughItsStates) {
   EXPECT_EQ(q.journal_mode(), sqlite() ? "wal" : "");
   const auto e = q.enqueue(spec());
   ASSERT_TRUE(e.created);
-  EXPECT_EQ(e.job.state, "queued");
+  EXPECT_EQ(e.job.state, JobState::kQueued);
   EXPECT_EQ(q.queue_position(e.job.id), 1);
   auto claim = q.claim("r1", {});
   ASSERT_TRUE(claim);
   EXPECT_EQ(claim->job.id, e.job.id);
-  EXPECT_EQ(claim->job.state, "running");
+  EXPECT_EQ(claim->job.state, JobState::kRunning);
   EXPECT_EQ(claim->job.attempts, 1);
   EXPECT_EQ(q.queue_position(e.job.id), 0);
   EXPECT_FALSE(q.claim("r2", {}));  // nothing else queued
@@ -92,12 +92,12 @@ TEST_P(JobQueueStore, RunsAJobThroughItsStates) {
   result.targets = {"src-sum-cpp--sum_squares"};
   EXPECT_FALSE(q.complete(e.job.id, "not-the-lease", result));
   ASSERT_TRUE(q.complete(e.job.id, claim->lease, result));
-  EXPECT_EQ(q.job(e.job.id)->state, "delivering");
+  EXPECT_EQ(q.job(e.job.id)->state, JobState::kDelivering);
   result.exit_code = 2;
   EXPECT_FALSE(q.complete(e.job.id, claim->lease, result));  // a second upload of the same result
-  q.finish(e.job.id, "done", "created", "a PR", "http://pr/1");
+  q.finish(e.job.id, JobState::kDone, "created", "a PR", "http://pr/1");
   const auto done = q.job(e.job.id);
-  EXPECT_EQ(done->state, "done");
+  EXPECT_EQ(done->state, JobState::kDone);
   EXPECT_EQ(done->pr_url, "http://pr/1");
   EXPECT_EQ(done->result.exit_code, 0);
   EXPECT_EQ(done->result.targets, std::vector<std::string>{"src-sum-cpp--sum_squares"});
@@ -120,12 +120,12 @@ TEST_P(JobQueueStore, TheSameKeyNeverMakesASecondJob) {
   EXPECT_EQ(q.jobs().size(), 4u);
   // A cancelled job is queued again only when a person asks again (reopen).
   ASSERT_TRUE(q.cancel(first.job.id));
-  EXPECT_EQ(q.job(first.job.id)->state, "cancelled");
+  EXPECT_EQ(q.job(first.job.id)->state, JobState::kCancelled);
   EXPECT_FALSE(q.enqueue(spec()).reopened);
   const auto reopened = q.enqueue(spec(), true);
   EXPECT_TRUE(reopened.reopened);
   EXPECT_EQ(reopened.job.id, first.job.id);
-  EXPECT_EQ(reopened.job.state, "queued");
+  EXPECT_EQ(reopened.job.state, JobState::kQueued);
   EXPECT_EQ(q.jobs().size(), 4u);
 }
 
@@ -141,7 +141,7 @@ TEST_P(JobQueueStore, AnExpiredLeaseReturnsTheJobWithBackoffThenFails) {
   clock.t += 61;
   EXPECT_EQ(q.expire_leases(), std::vector<std::int64_t>{id});
   auto j = q.job(id);
-  EXPECT_EQ(j->state, "queued");
+  EXPECT_EQ(j->state, JobState::kQueued);
   EXPECT_NE(j->error.find("lease expired"), std::string::npos);
   // The dead runner's late result is refused.
   EXPECT_FALSE(q.complete(id, c1->lease, {}));
@@ -162,7 +162,7 @@ TEST_P(JobQueueStore, AnExpiredLeaseReturnsTheJobWithBackoffThenFails) {
   ASSERT_TRUE(c3);
   ASSERT_TRUE(q.fail_attempt(id, c3->lease, "clone failed again"));
   j = q.job(id);
-  EXPECT_EQ(j->state, "failed");  // three attempts spent
+  EXPECT_EQ(j->state, JobState::kFailed);  // three attempts spent
   EXPECT_NE(j->summary.find("gave up after 3 attempt(s): clone failed again"), std::string::npos) << j->summary;
 }
 
@@ -216,7 +216,7 @@ TEST_P(JobQueueStore, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
   const auto id = q.enqueue(spec()).job.id;
   ASSERT_TRUE(q.fail_unstarted(id, "sbatch: invalid partition"));
   Job j = *q.job(id);
-  EXPECT_EQ(j.state, "queued");
+  EXPECT_EQ(j.state, JobState::kQueued);
   EXPECT_EQ(j.attempts, 1);
   EXPECT_EQ(j.error, "sbatch: invalid partition");
   EXPECT_EQ(j.not_before, clock.t + 30);
@@ -224,7 +224,7 @@ TEST_P(JobQueueStore, AnUnstartedAttemptCountsAndFailsTheJobAtTheEnd) {
   ASSERT_TRUE(q.fail_unstarted(id, "again"));
   ASSERT_TRUE(q.fail_unstarted(id, "and again"));
   j = *q.job(id);
-  EXPECT_EQ(j.state, "failed");
+  EXPECT_EQ(j.state, JobState::kFailed);
   EXPECT_EQ(j.attempts, 3);
   EXPECT_NE(j.summary.find("gave up after 3 attempt(s): and again"), std::string::npos) << j.summary;
   EXPECT_FALSE(q.fail_unstarted(id, "not queued"));
@@ -238,12 +238,12 @@ TEST_P(JobQueueStore, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   auto c = q.claim("r", {});
   ASSERT_EQ(c->job.id, running);
   EXPECT_TRUE(q.cancel(queued));
-  EXPECT_EQ(q.job(queued)->state, "cancelled");
+  EXPECT_EQ(q.job(queued)->state, JobState::kCancelled);
   EXPECT_TRUE(q.cancel(running));
-  EXPECT_EQ(q.job(running)->state, "running");
+  EXPECT_EQ(q.job(running)->state, JobState::kRunning);
   EXPECT_EQ(q.heartbeat(running, c->lease), JobQueue::Lease::kCancel);
   EXPECT_TRUE(q.acknowledge_cancel(running, c->lease));
-  EXPECT_EQ(q.job(running)->state, "cancelled");
+  EXPECT_EQ(q.job(running)->state, JobState::kCancelled);
   EXPECT_FALSE(q.cancel(running));
 
   // A runner killed after the cancel was asked for, before it said so: when its lease
@@ -254,7 +254,7 @@ TEST_P(JobQueueStore, CancelQueuedAtOnceAndRunningThroughTheHeartbeat) {
   EXPECT_TRUE(q.cancel(killed));
   clock.t += 61;
   EXPECT_EQ(q.expire_leases(), std::vector<std::int64_t>{killed});
-  EXPECT_EQ(q.job(killed)->state, "cancelled");
+  EXPECT_EQ(q.job(killed)->state, JobState::kCancelled);
   EXPECT_EQ(q.job(killed)->attempts, 1);
   EXPECT_FALSE(q.claim("r", {}));
 }
@@ -290,7 +290,7 @@ TEST_P(JobQueueStore, DeliveriesAreStoredOnceAndSurviveARestart) {
   EXPECT_TRUE(q.pending_deliveries().empty());
   EXPECT_EQ(q.delivery_count(), 2);
   // The running job and its lease are still there.
-  EXPECT_EQ(q.job(id)->state, "running");
+  EXPECT_EQ(q.job(id)->state, JobState::kRunning);
   EXPECT_EQ(q.heartbeat(id, lease), JobQueue::Lease::kHeld);
   EXPECT_EQ(q.installation_for("acme/histo"), "77");
   EXPECT_EQ(q.installation_repos("77"), std::vector<std::string>{"acme/histo"});
@@ -344,10 +344,10 @@ TEST_P(JobQueueStore, ARerunQueuesAFinishedJobWithANewCheckRun) {
   auto c = q.claim("r", {});
   ASSERT_TRUE(c);
   EXPECT_TRUE(q.complete(id, c->lease, JobResult{}));
-  q.finish(id, "done", "created", "faster", "https://example/pull/1");
+  q.finish(id, JobState::kDone, "created", "faster", "https://example/pull/1");
   EXPECT_TRUE(q.rerun(id, "bob"));
   const Job j = *q.job(id);
-  EXPECT_EQ(j.state, "queued");
+  EXPECT_EQ(j.state, JobState::kQueued);
   EXPECT_EQ(j.attempts, 0);
   EXPECT_EQ(j.check_run_id, 0);
   EXPECT_EQ(j.pr_url, "");
@@ -383,7 +383,7 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   EXPECT_FALSE(b.take_results(id));
   a.release_results(id, *held);  // GitHub asked for time: any replica may try later
   EXPECT_TRUE(b.take_results(id));
-  b.finish(id, "done", "created", "a PR", "http://pr/1");
+  b.finish(id, JobState::kDone, "created", "a PR", "http://pr/1");
   clock.t += 101;
   EXPECT_FALSE(a.take_results(id));
 
@@ -446,7 +446,7 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
         --running[claim->job.repo];
       }
       EXPECT_TRUE(q.complete(claim->job.id, claim->lease, JobResult{.dir = "/data/a", .exit_code = 0}));
-      q.finish(claim->job.id, "done", "no-winner", "", "");
+      q.finish(claim->job.id, JobState::kDone, "no-winner", "", "");
       return true;
     };
     for (const auto& [r, c] : keys) {
