@@ -21,11 +21,7 @@
 # from a GPU machine); prints the table last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-maxcode-out/gpu-corpus}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
-if [ -d .gpu/build ] && [ ! -x build/maxcode ]; then cp -r .gpu/build build; fi
-[ -f .gpu/STAMP ] && echo "bundle: $(cat .gpu/STAMP)"
-export LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} MAXCODE_SOURCE_DIR=$PWD
+. scripts/gpu-env.sh gpu-corpus
 targets=${TARGETS:-cuda-plain,cuda-kernels}
 per_gpu=${PARTS_PER_GPU:-3}
 mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader)

@@ -24,12 +24,7 @@
 # per search; prints scaling.md last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-maxcode-out/gpu-scaling}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
-if [ -d .gpu/build ] && [ ! -x build/maxcode ]; then cp -r .gpu/build build; fi
-[ -f .gpu/STAMP ] && echo "bundle: $(cat .gpu/STAMP)"
-[ -x build/maxcode ] || { echo "gpu-scaling: build/maxcode missing: run scripts/gpu-bundle.sh first" >&2; exit 2; }
-export LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} MAXCODE_SOURCE_DIR=$PWD
+. scripts/gpu-env.sh gpu-scaling
 mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader)
 nvidia-smi --query-gpu=index,name,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /'
 example=examples/cuda-plain
