@@ -231,6 +231,49 @@ void GithubClient::fail(const std::string& method, const std::string& path, cons
   throw error;
 }
 
+void GithubClient::wait_for_known_reset() {
+  if (primary_reset_ <= 0) return;
+  const double left = static_cast<double>(primary_reset_ - options_.now()) + 1;
+  primary_reset_ = 0;
+  if (left > options_.max_wait_s) {
+    GithubError error("GitHub API rate limit exhausted; it resets in " + std::to_string(static_cast<long>(left)) +
+                          " s, longer than the " + std::to_string(static_cast<long>(options_.max_wait_s)) +
+                          " s this caller waits",
+                      403, "API rate limit exceeded");
+    error.headers = {{"x-ratelimit-remaining", "0"},
+                     {"x-ratelimit-reset", std::to_string(options_.now() + static_cast<std::int64_t>(left) - 1)}};
+    throw error;
+  }
+  if (left > 0) wait(left, "primary rate limit exhausted until x-ratelimit-reset");
+}
+
+bool GithubClient::waited_for_rate_limit(const std::string& method, const std::string& path, const HttpResult& r,
+                                         int attempt, double backoff) {
+  if (r.status != 403 && r.status != 429) return false;
+  const std::string retry_after = r.header("retry-after");
+  if (!retry_after.empty()) {
+    const double seconds = parse_number(retry_after, options_.secondary_wait_s);
+    if (seconds > options_.max_wait_s) fail(method, path, r);
+    if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit (retry-after " + retry_after + ")");
+    return true;
+  }
+  if (r.header("x-ratelimit-remaining") == "0") {
+    primary_reset_ = static_cast<std::int64_t>(parse_number(r.header("x-ratelimit-reset"), 0));
+    if (primary_reset_ - options_.now() > options_.max_wait_s) {
+      primary_reset_ = 0;
+      fail(method, path, r);
+    }
+    return true;
+  }
+  if (r.body.find("secondary rate limit") != std::string::npos) {
+    const double seconds = std::max(options_.secondary_wait_s, backoff);
+    if (seconds > options_.max_wait_s) fail(method, path, r);
+    if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit without retry-after");
+    return true;
+  }
+  return false;
+}
+
 HttpResult GithubClient::request(const std::string& method, const std::string& path,
                                  const std::optional<nlohmann::json>& body,
                                  const std::string& authorization) {
@@ -238,21 +281,7 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
   bool refreshed_token = false;
   HttpResult r;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
-    // A primary limit we already know to be exhausted: wait before spending a request.
-    if (primary_reset_ > 0) {
-      const double left = static_cast<double>(primary_reset_ - options_.now()) + 1;
-      primary_reset_ = 0;
-      if (left > options_.max_wait_s) {
-        GithubError error("GitHub API rate limit exhausted; it resets in " + std::to_string(static_cast<long>(left)) +
-                              " s, longer than the " + std::to_string(static_cast<long>(options_.max_wait_s)) +
-                              " s this caller waits",
-                          403, "API rate limit exceeded");
-        error.headers = {{"x-ratelimit-remaining", "0"},
-                         {"x-ratelimit-reset", std::to_string(options_.now() + static_cast<std::int64_t>(left) - 1)}};
-        throw error;
-      }
-      if (left > 0) wait(left, "primary rate limit exhausted until x-ratelimit-reset");
-    }
+    wait_for_known_reset();  // before spending a request
     std::string auth = authorization;
     if (auth.empty() && tokens_) auth = "Bearer " + tokens_->token();
     r = send_once(method, path, payload, auth);
@@ -269,28 +298,7 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
       primary_reset_ = static_cast<std::int64_t>(parse_number(r.header("x-ratelimit-reset"), 0));
     if (r.status < 400) return r;
 
-    const bool limited = r.status == 403 || r.status == 429;
-    const std::string retry_after = r.header("retry-after");
-    if (limited && !retry_after.empty()) {
-      const double seconds = parse_number(retry_after, options_.secondary_wait_s);
-      if (seconds > options_.max_wait_s) fail(method, path, r);
-      if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit (retry-after " + retry_after + ")");
-      continue;
-    }
-    if (limited && r.header("x-ratelimit-remaining") == "0") {
-      primary_reset_ = static_cast<std::int64_t>(parse_number(r.header("x-ratelimit-reset"), 0));
-      if (primary_reset_ - options_.now() > options_.max_wait_s) {
-        primary_reset_ = 0;
-        fail(method, path, r);
-      }
-      continue;
-    }
-    if (limited && r.body.find("secondary rate limit") != std::string::npos) {
-      const double seconds = std::max(options_.secondary_wait_s, backoff);
-      if (seconds > options_.max_wait_s) fail(method, path, r);
-      if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit without retry-after");
-      continue;
-    }
+    if (waited_for_rate_limit(method, path, r, attempt, backoff)) continue;
     if (r.status == 401 && tokens_ && authorization.empty() && !refreshed_token) {
       // An installation token can be revoked before it expires: mint a new one once.
       refreshed_token = true;

@@ -117,6 +117,14 @@ class GithubClient {
                        const std::string& body, const std::string& authorization);
   void wait(double seconds, const std::string& why);
   [[noreturn]] void fail(const std::string& method, const std::string& path, const HttpResult& r);
+  // A primary limit already known to be exhausted: waits for its reset, or fails at once
+  // when that is further off than this caller waits.
+  void wait_for_known_reset();
+  // An answer that is a rate limit (403/429 with retry-after, an exhausted primary limit,
+  // or a secondary limit without retry-after): waits as GitHub asks and returns true (try
+  // again), or fails when the wait is longer than this caller's. False: not a rate limit.
+  bool waited_for_rate_limit(const std::string& method, const std::string& path, const HttpResult& r, int attempt,
+                             double backoff);
 
   ClientOptions options_;
   std::shared_ptr<TokenSource> tokens_;

@@ -65,33 +65,11 @@ Price parse_price(const JsonNode& field) {
   return price;
 }
 
-}  // namespace
-
-ProviderConfig parse_provider_config(const json& value, const std::string& file_label,
-                                     const std::string& field_path) {
-  const JsonNode object = JsonNode(value, file_label, raise_as<ConfigError>).at_path(field_path);
-  object.expect(value.is_object(), "an object");
-  if (!value.contains("provider")) object.absent("provider").fail("missing required field");
-  ProviderConfig config;
-  const JsonNode provider = object.child("provider");
-  config.provider = provider.string();
-  if (!contains(kProviders, config.provider)) {
-    provider.fail("unsupported provider '" + config.provider + "' (supported: " +
-                  join_words(kProviders) + ")");
-  }
-  bool http = config.provider != "command";
-  check_keys(object,
-             config.provider == "openai"      ? kOpenAiFields
-             : config.provider == "anthropic" ? kAnthropicFields
-                                              : kCommandFields,
-             config.provider);
-
+// Where the provider is reached and which variable holds its key: each HTTP provider's
+// own defaults, then what the file says.
+void read_endpoint(const JsonNode& object, ProviderConfig& config) {
+  const json& value = object.value();
   auto has = [&](const char* key) { return value.contains(key); };
-  if (http && !has("model")) {
-    object.absent("model").fail("missing required field");
-  }
-  if (has("model")) config.model = object.child("model").non_empty_string();
-
   if (config.provider == "openai") {
     config.base_url = "https://api.openai.com/v1";
     config.api_key_env = "OPENAI_API_KEY";
@@ -117,12 +95,12 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
                  "use \"\" for a server without keys");
     }
   }
-  if (config.provider == "command") {
-    if (!has("command")) {
-      object.absent("command").fail("missing required field");
-    }
-    config.command = object.child("command").non_empty_string();
-  }
+}
+
+// How each call is made and bounded: time, retries, concurrency, sampling, tokens, price.
+void read_call_settings(const JsonNode& object, ProviderConfig& config) {
+  const json& value = object.value();
+  auto has = [&](const char* key) { return value.contains(key); };
   if (has("timeout_s")) config.timeout_s = object.child("timeout_s").number(kPositive);
   if (has("max_retries")) config.max_retries = object.child("max_retries").integer(0);
   if (has("max_retry_wait_s")) config.max_retry_wait_s = object.child("max_retry_wait_s").number(kNonNegative);
@@ -149,6 +127,41 @@ ProviderConfig parse_provider_config(const json& value, const std::string& file_
     config.anthropic_version = object.child("anthropic_version").non_empty_string();
   }
   if (has("price")) config.price = parse_price(object.child("price"));
+}
+
+}  // namespace
+
+ProviderConfig parse_provider_config(const json& value, const std::string& file_label, const std::string& field_path) {
+  const JsonNode object = JsonNode(value, file_label, raise_as<ConfigError>).at_path(field_path);
+  object.expect(value.is_object(), "an object");
+  if (!value.contains("provider")) object.absent("provider").fail("missing required field");
+  ProviderConfig config;
+  const JsonNode provider = object.child("provider");
+  config.provider = provider.string();
+  if (!contains(kProviders, config.provider)) {
+    provider.fail("unsupported provider '" + config.provider + "' (supported: " + join_words(kProviders) + ")");
+  }
+  bool http = config.provider != "command";
+  check_keys(object,
+             config.provider == "openai"      ? kOpenAiFields
+             : config.provider == "anthropic" ? kAnthropicFields
+                                              : kCommandFields,
+             config.provider);
+
+  auto has = [&](const char* key) { return value.contains(key); };
+  if (http && !has("model")) {
+    object.absent("model").fail("missing required field");
+  }
+  if (has("model")) config.model = object.child("model").non_empty_string();
+
+  read_endpoint(object, config);
+  if (config.provider == "command") {
+    if (!has("command")) {
+      object.absent("command").fail("missing required field");
+    }
+    config.command = object.child("command").non_empty_string();
+  }
+  read_call_settings(object, config);
   return config;
 }
 
