@@ -63,14 +63,10 @@ std::string render_progress_svg(const SearchResult& result) {
   return svg.str();
 }
 
-std::string render_html_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
-  std::ostringstream html;
-  html << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>maxcode: "
-       << html_escape(info.target.function) << "</title><style>" << kStyle << "</style></head><body>\n";
-  html << "<h1>maxcode " << html_escape(info.command) << ": <code>" << html_escape(info.target.function)
-       << "</code></h1>\n<p class=\"note\"><code>" << html_escape(info.target.file) << ":" << info.target.line_begin
-       << "</code> — policy <code>" << html_escape(info.policy) << "</code>, " << result.evaluations
-       << " candidate(s) evaluated; stopped: " << html_escape(result.stop_reason) << "</p>\n";
+namespace {
+
+// The winner and its confirmed interval, or why there is none.
+void write_outcome(std::ostringstream& html, const SearchResult& result) {
   if (result.winner) {
     const auto& s = result.winner->confirmed.speedup;
     html << "<p class=\"faster\">Winner <code>" << html_escape(result.winner->id) << "</code>: " << fixed(s.median)
@@ -83,7 +79,10 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
          << (result.unconfirmed ? " " + html_escape(*result.unconfirmed) : std::string()) << "</p>\n";
   }
   if (result.fatal) html << "<p class=\"incorrect\">Stopped by an error: " << html_escape(*result.fatal) << "</p>\n";
-  html << "<h2>Best speedup against evaluations</h2>\n" << render_progress_svg(result);
+}
+
+// Every candidate in the order evaluated: verdict, interval, reason and critique.
+void write_candidates(std::ostringstream& html, const SearchResult& result) {
   html << "<h2>Candidates</h2>\n<table><tr><th>#</th><th>candidate</th><th>verdict</th><th>speedup [95% CI]</th>"
           "<th>reason and critique</th></tr>\n";
   int n = 0;
@@ -101,6 +100,10 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
     html << "</td></tr>\n";
   }
   html << "</table>\n";
+}
+
+// The winner's outputs against the original's, per output.
+void write_precision(std::ostringstream& html, const SearchResult& result) {
   if (result.winner && !result.winner->evaluation.precision.empty()) {
     html << "<h2>Precision against the original</h2>\n<table><tr><th>output</th><th>type</th><th>values</th>"
             "<th>max relative error</th><th>max ulp</th></tr>\n";
@@ -115,6 +118,10 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
     for (const OutputError& p : result.winner->evaluation.precision)
       if (p.loose) html << "<p class=\"incorrect\">Reduced precision: " << html_escape(p.note) << "</p>\n";
   }
+}
+
+// What the benchmark can and cannot catch, per benchmark.
+void write_audit(std::ostringstream& html, const RunInfo& info) {
   if (!info.audit.empty()) {
     html << "<h2>Benchmark audit</h2>\n";
     for (const BenchmarkAudit& a : info.audit) {
@@ -124,7 +131,9 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
       html << "<li>maxcode's own check: " << html_escape(a.call_check) << "</li></ul>\n";
     }
   }
-  if (!patch.empty()) html << "<h2>Patch</h2>\n<pre>" << html_escape(patch) << "</pre>\n";
+}
+
+void write_warnings_and_environment(std::ostringstream& html, const RunInfo& info) {
   if (!info.warnings.empty()) {
     html << "<h2>Warnings</h2><ul>";
     for (const auto& w : info.warnings) html << "<li>" << html_escape(w) << "</li>";
@@ -134,7 +143,28 @@ std::string render_html_report(const RunInfo& info, const SearchResult& result, 
   for (const auto& [key, value] : info.environment.items())
     html << "<li>" << html_escape(key) << ": " << html_escape(value.is_string() ? value.get<std::string>() : dump_json(value))
          << "</li>";
-  html << "</ul>\n</body></html>\n";
+  html << "</ul>\n";
+}
+
+}  // namespace
+
+std::string render_html_report(const RunInfo& info, const SearchResult& result, const std::string& patch) {
+  std::ostringstream html;
+  html << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>maxcode: "
+       << html_escape(info.target.function) << "</title><style>" << kStyle << "</style></head><body>\n";
+  html << "<h1>maxcode " << html_escape(info.command) << ": <code>" << html_escape(info.target.function)
+       << "</code></h1>\n<p class=\"note\"><code>" << html_escape(info.target.file) << ":" << info.target.line_begin
+       << "</code> — policy <code>" << html_escape(info.policy) << "</code>, " << result.evaluations
+       << " candidate(s) evaluated; stopped: " << html_escape(result.stop_reason) << "</p>\n";
+  write_outcome(html, result);
+  if (result.fatal) html << "<p class=\"incorrect\">Stopped by an error: " << html_escape(*result.fatal) << "</p>\n";
+  html << "<h2>Best speedup against evaluations</h2>\n" << render_progress_svg(result);
+  write_candidates(html, result);
+  write_precision(html, result);
+  write_audit(html, info);
+  if (!patch.empty()) html << "<h2>Patch</h2>\n<pre>" << html_escape(patch) << "</pre>\n";
+  write_warnings_and_environment(html, info);
+  html << "</body></html>\n";
   return html.str();
 }
 
