@@ -60,6 +60,66 @@ std::string line_plot(const std::string& title, const std::string& unit, const s
   return svg.str();
 }
 
+// The regressions found, each with its commits.
+void write_regressions(std::ostringstream& html, const std::vector<Regression>& regressions) {
+  html << "<h2>Regressions (" << regressions.size() << ")</h2>\n";
+  if (regressions.empty()) html << "<p>None found.</p>\n";
+  for (const Regression& r : regressions) {
+    html << "<div class=\"flag\"><b>regression</b>: <code>" << html_escape(r.target) << "</code> ("
+         << html_escape(r.file) << ") in " << html_escape(r.repository) << ": own time "
+         << format_numbers("%.2fx", r.growth) << " from " << html_escape(r.previous_night) << " to "
+         << html_escape(r.night) << " (" << html_escape(regression_evidence(r)) << "); the original's benchmarks "
+         << format_numbers("%.2fx", r.original_growth) << ". Commits <code>"
+         << html_escape(r.previous_commit.substr(0, 10)) << "</code>..<code>" << html_escape(r.commit.substr(0, 10))
+         << "</code>:<ul>";
+    for (const std::string& c : r.commits) html << "<li><code>" << html_escape(c) << "</code></li>";
+    if (r.commits.empty()) html << "<li>(not known)</li>";
+    html << "</ul></div>\n";
+  }
+}
+
+// One target's nights: three plots and a table, regressions flagged.
+void write_series(std::ostringstream& html, const std::string& repository, const std::string& target,
+                  std::vector<const NightResult*>& points, const std::vector<Regression>& regressions) {
+  std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->night < b->night; });
+  std::vector<std::string> nights;
+  std::vector<double> own, original, speedup;
+  std::vector<bool> flagged;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const NightResult* p : points) {
+    nights.push_back(p->night);
+    own.push_back(p->self_ns > 0 ? p->self_ns / 1e6 : nan);
+    original.push_back(p->original_s > 0 ? p->original_s * 1e3 : nan);
+    speedup.push_back(p->speedup ? *p->speedup : 1.0);
+    flagged.push_back(std::any_of(regressions.begin(), regressions.end(), [&](const Regression& r) {
+      return r.repository == p->repository && r.target == p->target && r.night == p->night;
+    }));
+  }
+  html << "<h2><code>" << html_escape(target) << "</code> — " << html_escape(repository) << "</h2>\n"
+       << "<div class=\"plots\">" << line_plot("own time in the profile", "ms", nights, own, flagged, "#1f6feb")
+       << line_plot("original's benchmarks (median)", "ms", nights, original, flagged, "#8250df")
+       << line_plot("best confirmed speedup", "x", nights, speedup, {}, "#1a7f37") << "</div>\n";
+  html << "<table><tr><th>night</th><th>commit</th><th>share</th><th>own time</th><th>original</th>"
+          "<th>speedup (95% CI)</th><th>verdict</th><th>PR</th></tr>\n";
+  for (const NightResult* p : points) {
+    html << "<tr><td>" << html_escape(p->night) << "</td><td><code>" << html_escape(p->commit.substr(0, 10))
+         << "</code></td><td>" << format_numbers("%.1f%%", p->share * 100) << "</td><td>"
+         << (p->self_ns > 0 ? format_numbers("%.1f ms", p->self_ns / 1e6) : "-") << "</td><td>"
+         << (p->original_s > 0 ? format_numbers("%.1f ms", p->original_s * 1e3) : "-") << "</td><td>"
+         << (p->speedup
+                 ? format_numbers("%.3fx", *p->speedup) + " [" + format_numbers("%.3f", p->speedup_low.value_or(0)) +
+                       ", " + format_numbers("%.3f", p->speedup_high.value_or(0)) + "]"
+                 : "-")
+         << "</td><td>" << html_escape(p->status) << "</td><td>";
+    if (!p->pr_url.empty())
+      html << "<a href=\"" << html_escape(p->pr_url) << "\">#" << p->pr_number << "</a> " << html_escape(p->pr_state);
+    else
+      html << html_escape(p->pr_state);
+    html << "</td></tr>\n";
+  }
+  html << "</table>\n";
+}
+
 }  // namespace
 
 std::string render_trend_page(const std::vector<NightResult>& rows, const std::vector<Regression>& regressions) {
@@ -78,60 +138,10 @@ std::string render_trend_page(const std::vector<NightResult>& rows, const std::v
        << ". A regression is a hot function whose own time in the profile grew significantly from one night to "
           "the next, confirmed where the sweep could by measuring both commits side by side the same night.</p>\n";
 
-  html << "<h2>Regressions (" << regressions.size() << ")</h2>\n";
-  if (regressions.empty()) html << "<p>None found.</p>\n";
-  for (const Regression& r : regressions) {
-    html << "<div class=\"flag\"><b>regression</b>: <code>" << html_escape(r.target) << "</code> ("
-         << html_escape(r.file) << ") in " << html_escape(r.repository) << ": own time "
-         << format_numbers("%.2fx", r.growth) << " from " << html_escape(r.previous_night) << " to " << html_escape(r.night)
-         << " (" << html_escape(regression_evidence(r)) << "); the original's benchmarks "
-         << format_numbers("%.2fx", r.original_growth) << ". Commits <code>" << html_escape(r.previous_commit.substr(0, 10))
-         << "</code>..<code>" << html_escape(r.commit.substr(0, 10)) << "</code>:<ul>";
-    for (const std::string& c : r.commits) html << "<li><code>" << html_escape(c) << "</code></li>";
-    if (r.commits.empty()) html << "<li>(not known)</li>";
-    html << "</ul></div>\n";
-  }
-
+  write_regressions(html, regressions);
   std::map<std::pair<std::string, std::string>, std::vector<const NightResult*>> series;
   for (const NightResult& r : rows) series[{r.repository, r.target}].push_back(&r);
-  for (auto& [key, points] : series) {
-    std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->night < b->night; });
-    std::vector<std::string> nights;
-    std::vector<double> own, original, speedup;
-    std::vector<bool> flagged;
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const NightResult* p : points) {
-      nights.push_back(p->night);
-      own.push_back(p->self_ns > 0 ? p->self_ns / 1e6 : nan);
-      original.push_back(p->original_s > 0 ? p->original_s * 1e3 : nan);
-      speedup.push_back(p->speedup ? *p->speedup : 1.0);
-      flagged.push_back(std::any_of(regressions.begin(), regressions.end(), [&](const Regression& r) {
-        return r.repository == p->repository && r.target == p->target && r.night == p->night;
-      }));
-    }
-    html << "<h2><code>" << html_escape(key.second) << "</code> — " << html_escape(key.first) << "</h2>\n"
-         << "<div class=\"plots\">" << line_plot("own time in the profile", "ms", nights, own, flagged, "#1f6feb")
-         << line_plot("original's benchmarks (median)", "ms", nights, original, flagged, "#8250df")
-         << line_plot("best confirmed speedup", "x", nights, speedup, {}, "#1a7f37") << "</div>\n";
-    html << "<table><tr><th>night</th><th>commit</th><th>share</th><th>own time</th><th>original</th>"
-            "<th>speedup (95% CI)</th><th>verdict</th><th>PR</th></tr>\n";
-    for (const NightResult* p : points) {
-      html << "<tr><td>" << html_escape(p->night) << "</td><td><code>" << html_escape(p->commit.substr(0, 10))
-           << "</code></td><td>" << format_numbers("%.1f%%", p->share * 100) << "</td><td>"
-           << (p->self_ns > 0 ? format_numbers("%.1f ms", p->self_ns / 1e6) : "-") << "</td><td>"
-           << (p->original_s > 0 ? format_numbers("%.1f ms", p->original_s * 1e3) : "-") << "</td><td>"
-           << (p->speedup ? format_numbers("%.3fx", *p->speedup) + " [" + format_numbers("%.3f", p->speedup_low.value_or(0)) + ", " +
-                                format_numbers("%.3f", p->speedup_high.value_or(0)) + "]"
-                          : "-")
-           << "</td><td>" << html_escape(p->status) << "</td><td>";
-      if (!p->pr_url.empty())
-        html << "<a href=\"" << html_escape(p->pr_url) << "\">#" << p->pr_number << "</a> " << html_escape(p->pr_state);
-      else
-        html << html_escape(p->pr_state);
-      html << "</td></tr>\n";
-    }
-    html << "</table>\n";
-  }
+  for (auto& [key, points] : series) write_series(html, key.first, key.second, points, regressions);
   html << "</body></html>\n";
   return html.str();
 }
