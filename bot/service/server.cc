@@ -163,6 +163,10 @@ struct Service::State {
   void wire_context();
   void make_http_server();
   void add_routes();
+  // The routes, by who calls them.
+  void add_webhook_route();
+  void add_health_routes();
+  void add_admin_routes();
 };
 
 // The data directory, the job pages' link key, the metrics declared, the scheduler.
@@ -331,9 +335,17 @@ void Service::State::make_http_server() {
 // Every route: webhooks, health, metrics, the admin pages and API, the runner
 // protocol, the job pages.
 void Service::State::add_routes() {
+  add_webhook_route();
+  add_health_routes();
+  add_admin_routes();
+  runners.add_routes(*http);
+  add_job_page_routes(*http, context, *links, {secrets.webhook_secret, secrets.admin_token, secrets.runner_token});
+}
+
+// GitHub's deliveries: checked, stored and answered at once; the events worker acts on them.
+void Service::State::add_webhook_route() {
   State& s = *this;
-  httplib::Server& http = *s.http;
-  http.Post("/webhooks/github", [&s](const httplib::Request& req, httplib::Response& res) {
+  s.http->Post("/webhooks/github", [&s](const httplib::Request& req, httplib::Response& res) {
     const auto start = Clock::now();
     WebhookRequest w{req.get_header_value("X-GitHub-Event"), req.get_header_value("X-GitHub-Delivery"),
                      req.get_header_value("X-Hub-Signature-256"), req.body};
@@ -347,6 +359,12 @@ void Service::State::add_routes() {
                       std::chrono::duration<double>(Clock::now() - start).count());
     if (a.status == 202) s.events->wake();
   });
+}
+
+// For the operator's monitoring: liveness (the store answers) and Prometheus metrics.
+void Service::State::add_health_routes() {
+  State& s = *this;
+  httplib::Server& http = *s.http;
   http.Get("/healthz", [&s](const httplib::Request&, httplib::Response& res) {
     try {
       s.queue.counts_by_state();
@@ -357,8 +375,8 @@ void Service::State::add_routes() {
     }
   });
   http.Get("/metrics", [&s](const httplib::Request&, httplib::Response& res) {
-    for (const char* state : {"queued", "running", "delivering", "done", "failed", "cancelled"})
-      s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, 0);
+    for (JobState state : kJobStates)
+      s.metrics.set("maxcode_jobs", "jobs by state", {{"state", job_state_name(state)}}, 0);
     for (const auto& [state, n] : s.queue.counts_by_state())
       s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, n);
     const auto runners = s.queue.runners();
@@ -368,6 +386,13 @@ void Service::State::add_routes() {
     s.metrics.set("maxcode_runners_live", "runners heard from within one lease period", {}, live);
     res.set_content(s.metrics.text(), "text/plain; version=0.0.4");
   });
+}
+
+// The operator's pages and API, behind the admin token: the dashboard, the trend page,
+// the jobs and runners as JSON.
+void Service::State::add_admin_routes() {
+  State& s = *this;
+  httplib::Server& http = *s.http;
   auto admin = [&s](const httplib::Request& req, httplib::Response& res) {
     if (s.secrets.admin_token.empty() || !constant_time_equal(bearer_or_query(req), s.secrets.admin_token)) {
       res.status = 403;
@@ -400,8 +425,6 @@ void Service::State::add_routes() {
     res.set_content(dump_json(nlohmann::json{{"counts", s.queue.counts_by_state()}, {"jobs", jobs}, {"runners", runners}}, 2),
                     "application/json");
   });
-  s.runners.add_routes(http);
-  add_job_page_routes(http, s.context, *s.links, {s.secrets.webhook_secret, s.secrets.admin_token, s.secrets.runner_token});
 }
 
 Service::Service(ServiceConfig config, ServeSecrets secrets)

@@ -10,6 +10,9 @@
 namespace maxcode::bot::service {
 
 enum class JobState { kQueued, kRunning, kDelivering, kDone, kFailed, kCancelled };
+// Every state, in the order above.
+inline constexpr JobState kJobStates[] = {JobState::kQueued, JobState::kRunning, JobState::kDelivering,
+                                          JobState::kDone,   JobState::kFailed,  JobState::kCancelled};
 
 // "queued", "running", "delivering", "done", "failed", "cancelled".
 std::string job_state_name(JobState state);

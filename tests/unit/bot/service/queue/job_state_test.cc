@@ -10,9 +10,8 @@ namespace maxcode::bot::service {
 namespace {
 
 TEST(JobState, EveryStateReadsBackFromItsName) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kDelivering, JobState::kDone, JobState::kFailed,
-                     JobState::kCancelled})
-    EXPECT_EQ(job_state_from_name(job_state_name(s)), s);
+  for (JobState s : kJobStates) EXPECT_EQ(job_state_from_name(job_state_name(s)), s);
+  EXPECT_EQ(std::size(kJobStates), 6u);
   EXPECT_EQ(job_state_name(JobState::kDelivering), "delivering");
   std::ostringstream out;
   out << JobState::kCancelled;
