@@ -107,11 +107,7 @@ Job job_from_row(const SqlRow& r) {
   j.pr_url = r.text(25);
   j.error = r.text(26);
   j.cancel_requested = r.integer(27) != 0;
-  const json stored = json::parse(r.text(28), nullptr, false);
-  if (stored.is_discarded())
-    j.result.unreadable = "the job's stored result: not JSON";
-  else
-    j.result = job_result_from_json(stored);
+  j.result = job_result_from_text(r.text(28));
   return j;
 }
 

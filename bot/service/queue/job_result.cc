@@ -86,16 +86,26 @@ json to_json(const JobResult& r) {
   return j;
 }
 
+constexpr const char* kLabel = "the job's stored result";
+
 JobResult job_result_from_json(const json& j) {
   if (j.is_null()) return {};
-  static const std::string kLabel = "the job's stored result";
+  static const std::string label = kLabel;
   try {
-    return read(JsonNode(j, kLabel, raise_as<JobResultError>));
+    return read(JsonNode(j, label, raise_as<JobResultError>));
   } catch (const JobResultError& e) {
     JobResult r;
     r.unreadable = e.what();
     return r;
   }
+}
+
+JobResult job_result_from_text(const std::string& text) {
+  const json stored = json::parse(text, nullptr, false);
+  if (!stored.is_discarded()) return job_result_from_json(stored);
+  JobResult r;
+  r.unreadable = std::string(kLabel) + ": not JSON";
+  return r;
 }
 
 }  // namespace maxcode::bot::service

@@ -50,5 +50,7 @@ nlohmann::json to_json(const JobResult& result);
 // Reads what to_json wrote; a document it cannot read gives a result whose `unreadable`
 // names the field ("deliveries[0].target: expected a string, got a number").
 JobResult job_result_from_json(const nlohmann::json& j);
+// The same from the stored text; text that is not JSON is named as unreadable too.
+JobResult job_result_from_text(const std::string& text);
 
 }  // namespace maxcode::bot::service

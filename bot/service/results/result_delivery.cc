@@ -145,7 +145,12 @@ class JobDelivery {
   void finish() {
     const int exit_code = result_.exit_code;
     std::string summary;
-    if (result_.targets.empty()) summary = no_target_summary(exit_code);
+    if (!result_.unreadable.empty()) {
+      summary = "The job's result could not be read: " + sanitize_markdown(result_.unreadable) + "\n";
+      outcome_ = "invalid-result";
+    } else if (result_.targets.empty()) {
+      summary = no_target_summary(exit_code);
+    }
     for (const auto& l : lines_) summary += l + "\n";
     JobResult finished = result_;
     finished.deliveries = deliveries_;

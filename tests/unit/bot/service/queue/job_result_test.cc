@@ -79,6 +79,9 @@ TEST(JobResult, AStoredDocumentOfTheWrongShapeIsNamedNotThrown) {
   EXPECT_NE(job_result_from_json(j).unreadable.find("exit_code: expected an integer"), std::string::npos);
 
   EXPECT_NE(job_result_from_json(json::array()).unreadable.find("expected an object"), std::string::npos);
+  EXPECT_EQ(job_result_from_text("{\"dir\": ").unreadable, "the job's stored result: not JSON");
+  EXPECT_EQ(job_result_from_text(to_json(delivered()).dump()).dir, "/data/jobs/7/attempt-2");
+  EXPECT_TRUE(job_result_from_text("null").empty());
   // What cannot be read stays said when it is stored again.
   EXPECT_EQ(job_result_from_json(to_json(r)).unreadable, r.unreadable);
 }
