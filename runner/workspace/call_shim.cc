@@ -197,10 +197,133 @@ std::string count_expression(const std::string& size) {
   return out;
 }
 
+// The declaration's words before the name, checked: what the shim cannot wrap is named.
+// Sets what is returned (void, a number) and gives the reason it cannot, or "".
+std::string read_return(const std::string& decl, const Declaration& d, const std::string& name, ShimPlan& plan) {
+  const std::vector<std::string> prefix = words(decl.substr(0, d.name_at));
+  if (std::find(prefix.begin(), prefix.end(), "template") != prefix.end()) return "'" + name + "' is a template";
+  if (std::find(prefix.begin(), prefix.end(), "__global__") != prefix.end())
+    return "'" + name + "' is a kernel; the shim wraps host functions";
+  const std::string tail = collapse(decl.substr(d.close + 1));
+  if (!tail.empty() && tail != "noexcept") return "the declaration of '" + name + "' ends in '" + tail + "'";
+  static const std::set<std::string> kSpecifiers = {"static", "inline", "extern", "constexpr", "__host__",
+                                                    "[[nodiscard]]", "__forceinline__"};
+  std::string returns;
+  for (const std::string& word : prefix)
+    if (!kSpecifiers.count(word)) returns += (returns.empty() ? "" : " ") + word;
+  plan.returns_void = returns == "void";
+  if (returns.find('&') != std::string::npos) return "'" + name + "' returns a reference";
+  // A number returned is an output too (a sum, a count).
+  std::string element;
+  for (const std::string& word : words(returns))
+    if (word != "const")
+      element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
+  bool floating = false;
+  // A bool answered is an output as much as a count is (a validator's verdict); it is
+  // recorded as its bytes and compared exactly.
+  const bool truth = element == "bool" || element == "_Bool";
+  if (!plan.returns_void && (truth || arithmetic(element, floating))) plan.return_element = element;
+  return "";
+}
+
+// The parameter list, each read; the reason it cannot be, or "".
+std::string read_params(const std::string& decl, const Declaration& d, const std::string& name, ShimPlan& plan) {
+  std::vector<std::string> list = split_top_level(decl.substr(d.open + 1, d.close - d.open - 1));
+  if (list.size() == 1 && collapse(list[0]) == "void") list.clear();
+  for (const std::string& text : list) {
+    ShimParam p = read_param(text);
+    if (p.name.empty()) return "a parameter of '" + name + "' has no name (" + collapse(text) + ")";
+    if (collapse(text).find("...") != std::string::npos) return "'" + name + "' takes variable arguments";
+    plan.params.push_back(p);
+  }
+  return "";
+}
+
+std::vector<std::string> scalar_names(const ShimPlan& plan) {
+  std::vector<std::string> scalars;
+  for (const ShimParam& p : plan.params)
+    if (p.kind == ShimParam::Kind::kScalar) scalars.push_back(p.name);
+  return scalars;
+}
+
+// targets.interface's sizes given to the parameters they name; each must be a pointer to
+// numbers and each factor of its size a number or an integer parameter. The reason one
+// is not, or "".
+std::string apply_described(const std::map<std::string, std::string>& described, const std::string& name,
+                            ShimPlan& plan) {
+  const std::vector<std::string> scalars = scalar_names(plan);
+  bool any = false;
+  for (ShimParam& p : plan.params) {
+    auto it = described.find(p.name);
+    if (it == described.end()) continue;
+    if (p.kind != ShimParam::Kind::kInput && p.kind != ShimParam::Kind::kOutput)
+      return "targets.interface describes '" + p.name + "', which is not a pointer to numbers (" + p.type + ")";
+    std::string factor;
+    for (char c : it->second + "*") {
+      if (c != '*') {
+        factor += c;
+        continue;
+      }
+      const std::string f = collapse(factor);
+      factor.clear();
+      if (f.empty() || std::isdigit(static_cast<unsigned char>(f[0]))) continue;
+      if (std::find(scalars.begin(), scalars.end(), f) == scalars.end())
+        return "targets.interface: the size of '" + p.name + "' names '" + f +
+               "', which is not an integer parameter of '" + name + "'";
+    }
+    p.size = it->second;
+    any = true;
+  }
+  std::set<std::string> names;
+  for (const ShimParam& p : plan.params) names.insert(p.name);
+  for (const auto& [param, size] : described)
+    if (!names.count(param))
+      return "targets.interface names '" + param + "', which is not a parameter of '" + name + "'";
+  if (any) plan.interface = "described";
+  return "";
+}
+
+// The probe calls the target once more: everything it can change through its
+// arguments must be what the runtime puts back (sized pointers to numbers) or copies
+// (numbers passed by value).
+void decide_probe(ShimPlan& plan) {
+  plan.probe = true;
+  for (const ShimParam& p : plan.params) {
+    if (p.kind != ShimParam::Kind::kOther) continue;
+    std::string element;
+    bool floating = false, plain = p.type.find_first_of("*&[<(") == std::string::npos;
+    for (const std::string& word : words(p.type))
+      if (word != "const" && word != "volatile")
+        element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
+    if (plain && (element == "bool" || arithmetic(element, floating))) continue;
+    plan.probe = false;
+    plan.no_probe = "'" + p.name + "' (" + p.type + ") is neither a number nor a pointer to numbers";
+    return;
+  }
+}
+
+// Without a description: the one length sizes the inputs; an output only when its
+// elements are of an input's type (an element-wise map). A histogram's bins, a
+// reduction's partial sums are shorter than the input, and poisoning them with its
+// length would write past their end.
+void infer_interface(ShimPlan& plan) {
+  const std::vector<std::string> scalars = scalar_names(plan);
+  if (scalars.size() != 1) return;
+  std::set<std::string> input_types;
+  for (const ShimParam& p : plan.params)
+    if (p.kind == ShimParam::Kind::kInput) input_types.insert(p.element);
+  for (ShimParam& p : plan.params) {
+    const bool sized =
+        p.kind == ShimParam::Kind::kInput || (p.kind == ShimParam::Kind::kOutput && input_types.count(p.element));
+    if (!sized) continue;
+    p.size = scalars.front();
+    plan.interface = "inferred";
+  }
+}
+
 }  // namespace
 
-ShimPlan plan_shim(const std::string& file, const Extent& extent,
-                   const std::map<std::string, std::string>& described) {
+ShimPlan plan_shim(const std::string& file, const Extent& extent, const std::map<std::string, std::string>& described) {
   ShimPlan plan;
   const std::string decl = without_comments(file.substr(extent.begin, extent.body_begin - extent.begin));
   const std::string name = unqualified(extent.name);
@@ -213,130 +336,12 @@ ShimPlan plan_shim(const std::string& file, const Extent& extent,
     plan.unsupported = "the parameter list of '" + name + "' could not be read";
     return plan;
   }
-  const std::vector<std::string> prefix = words(decl.substr(0, d.name_at));
-  if (std::find(prefix.begin(), prefix.end(), "template") != prefix.end()) {
-    plan.unsupported = "'" + name + "' is a template";
-    return plan;
-  }
-  if (std::find(prefix.begin(), prefix.end(), "__global__") != prefix.end()) {
-    plan.unsupported = "'" + name + "' is a kernel; the shim wraps host functions";
-    return plan;
-  }
-  const std::string tail = collapse(decl.substr(d.close + 1));
-  if (!tail.empty() && tail != "noexcept") {
-    plan.unsupported = "the declaration of '" + name + "' ends in '" + tail + "'";
-    return plan;
-  }
-  static const std::set<std::string> kSpecifiers = {"static", "inline", "extern", "constexpr", "__host__",
-                                                    "[[nodiscard]]", "__forceinline__"};
-  std::string returns;
-  for (const std::string& word : prefix)
-    if (!kSpecifiers.count(word)) returns += (returns.empty() ? "" : " ") + word;
-  plan.returns_void = returns == "void";
-  if (returns.find('&') != std::string::npos) {
-    plan.unsupported = "'" + name + "' returns a reference";
-    return plan;
-  }
-  {
-    // A number returned is an output too (a sum, a count).
-    std::string element;
-    for (const std::string& word : words(returns))
-      if (word != "const") element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
-    bool floating = false;
-    // A bool answered is an output as much as a count is (a validator's verdict); it is
-    // recorded as its bytes and compared exactly.
-    const bool truth = element == "bool" || element == "_Bool";
-    if (!plan.returns_void && (truth || arithmetic(element, floating))) plan.return_element = element;
-  }
-  std::vector<std::string> list = split_top_level(decl.substr(d.open + 1, d.close - d.open - 1));
-  if (list.size() == 1 && collapse(list[0]) == "void") list.clear();
-  for (const std::string& text : list) {
-    ShimParam p = read_param(text);
-    if (p.name.empty()) {
-      plan.unsupported = "a parameter of '" + name + "' has no name (" + collapse(text) + ")";
-      return plan;
-    }
-    if (collapse(text).find("...") != std::string::npos) {
-      plan.unsupported = "'" + name + "' takes variable arguments";
-      return plan;
-    }
-    plan.params.push_back(p);
-  }
-  std::set<std::string> names;
-  std::vector<std::string> scalars;
-  for (const ShimParam& p : plan.params) {
-    names.insert(p.name);
-    if (p.kind == ShimParam::Kind::kScalar) scalars.push_back(p.name);
-  }
-  bool any_described = false;
-  for (ShimParam& p : plan.params) {
-    auto it = described.find(p.name);
-    if (it == described.end()) continue;
-    if (p.kind != ShimParam::Kind::kInput && p.kind != ShimParam::Kind::kOutput) {
-      plan.unsupported = "targets.interface describes '" + p.name + "', which is not a pointer to numbers (" +
-                         p.type + ")";
-      return plan;
-    }
-    std::string factor;
-    for (char c : it->second + "*") {
-      if (c != '*') {
-        factor += c;
-        continue;
-      }
-      const std::string f = collapse(factor);
-      factor.clear();
-      if (f.empty() || std::isdigit(static_cast<unsigned char>(f[0]))) continue;
-      if (std::find(scalars.begin(), scalars.end(), f) == scalars.end()) {
-        plan.unsupported = "targets.interface: the size of '" + p.name + "' names '" + f +
-                           "', which is not an integer parameter of '" + name + "'";
-        return plan;
-      }
-    }
-    p.size = it->second;
-    any_described = true;
-  }
-  for (const auto& [param, size] : described) {
-    if (!names.count(param)) {
-      plan.unsupported = "targets.interface names '" + param + "', which is not a parameter of '" + name + "'";
-      return plan;
-    }
-  }
-  // The probe calls the target once more: everything it can change through its
-  // arguments must be what the runtime puts back (sized pointers to numbers) or copies
-  // (numbers passed by value).
-  plan.probe = true;
-  for (const ShimParam& p : plan.params) {
-    if (p.kind != ShimParam::Kind::kOther) continue;
-    std::string element;
-    bool floating = false, plain = p.type.find_first_of("*&[<(") == std::string::npos;
-    for (const std::string& word : words(p.type))
-      if (word != "const" && word != "volatile")
-        element += (element.empty() ? "" : " ") + (word.rfind("std::", 0) == 0 ? word.substr(5) : word);
-    if (plain && (element == "bool" || arithmetic(element, floating))) continue;
-    plan.probe = false;
-    plan.no_probe = "'" + p.name + "' (" + p.type + ") is neither a number nor a pointer to numbers";
-    break;
-  }
-  if (any_described) {
-    plan.interface = "described";
-  } else if (scalars.size() == 1) {
-    // The one length sizes the inputs; an output only when its elements are of an
-    // input's type (an element-wise map). A histogram's bins, a reduction's partial
-    // sums are shorter than the input, and poisoning them with its length would write
-    // past their end.
-    std::set<std::string> input_types;
-    for (const ShimParam& p : plan.params)
-      if (p.kind == ShimParam::Kind::kInput) input_types.insert(p.element);
-    bool any = false;
-    for (ShimParam& p : plan.params) {
-      const bool sized = p.kind == ShimParam::Kind::kInput ||
-                         (p.kind == ShimParam::Kind::kOutput && input_types.count(p.element));
-      if (!sized) continue;
-      p.size = scalars.front();
-      any = true;
-    }
-    if (any) plan.interface = "inferred";
-  }
+  plan.unsupported = read_return(decl, d, name, plan);
+  if (plan.unsupported.empty()) plan.unsupported = read_params(decl, d, name, plan);
+  if (plan.unsupported.empty()) plan.unsupported = apply_described(described, name, plan);
+  if (!plan.unsupported.empty()) return plan;
+  decide_probe(plan);
+  if (plan.interface != "described") infer_interface(plan);
   return plan;
 }
 
@@ -399,44 +404,46 @@ std::string declared_count(const std::string& size) {
   return "(long long)(" + count_expression(size) + ")";
 }
 
-}  // namespace
+// The user's build may warn on the wrapper's plain C (casts, conversions, a definition
+// without a prototype) and treat warnings as errors.
+constexpr const char* kWrapperWarningsOff = R"(#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#pragma GCC diagnostic ignored "-Wmissing-declarations"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+)";
 
-std::string add_call_shim(const std::string& file, const Extent& extent, const ShimPlan& plan,
-                          const ShimOptions& options) {
-  if (!plan.unsupported.empty()) throw SourceError("no call shim: " + plan.unsupported);
-  const std::string decl_text = file.substr(extent.begin, extent.body_begin - extent.begin);
-  const std::string name = unqualified(extent.name);
-  const Declaration d = find_declaration(without_comments(decl_text), name);
-  if (d.name_at == std::string::npos) throw SourceError("no call shim: the declaration of '" + name + "' moved");
-  const std::string impl = name + "__maxcode_impl_" + options.tag;
-  const std::string guard = "MAXCODE_SHIM_DECLARED_" + options.tag;
-
+// The wrapper put after the target, under the target's own name: it records the call
+// through the runtime's table and calls the renamed target (`impl`).
+//
+// Plain C, so that the file may be a header included from C as well as C++; every
+// step is in libmaxcode_shim.so (runner/inject/shim_runtime.cc), which maxcode loads
+// into the runs: without it the wrapper only calls the target.
+//
+// The measured code must be the code that ships (a timed run is a shimmed run). Left
+// to itself the compiler inlined the target into the wrapper, twice (probe and call),
+// with other registers and another alignment, and the wrapper's code moved the
+// functions after it: an unchanged histogram loop ran 27 ms a call in the original's
+// shimmed build and 15 ms in a candidate's, which confirmed a candidate 1.23x faster
+// that is 0.86x as fast built plainly. So the target stays a function of its own,
+// compiled as it would be without the shim (noinline, noclone); the wrapper goes into
+// a section of its own, which the linker places after .text; and the runtime is
+// reached through one weak table (a GOT entry, after the code) rather than weak
+// functions, whose PLT entries sit before .text and moved all of it.
+std::string shim_wrapper(const std::string& decl_text, const std::string& name, const std::string& impl,
+                         const ShimPlan& plan) {
   std::string args;
   for (const ShimParam& p : plan.params) args += (args.empty() ? "" : ", ") + p.name;
-  // Plain C, so that the file may be a header included from C as well as C++; every
-  // step is in libmaxcode_shim.so (runner/inject/shim_runtime.cc), which maxcode loads
-  // into the runs: without it the wrapper only calls the target.
-  //
-  // The measured code must be the code that ships (a timed run is a shimmed run). Left
-  // to itself the compiler inlined the target into the wrapper, twice (probe and call),
-  // with other registers and another alignment, and the wrapper's code moved the
-  // functions after it: an unchanged histogram loop ran 27 ms a call in the original's
-  // shimmed build and 15 ms in a candidate's, which confirmed a candidate 1.23x faster
-  // that is 0.86x as fast built plainly. So the target stays a function of its own,
-  // compiled as it would be without the shim (noinline, noclone); the wrapper goes into
-  // a section of its own, which the linker places after .text; and the runtime is
-  // reached through one weak table (a GOT entry, after the code) rather than weak
-  // functions, whose PLT entries sit before .text and moved all of it.
   std::ostringstream wrapper;
   wrapper << "\n\n/* maxcode call shim: records each call of " << name << " (runner/workspace/call_shim.h) */\n"
-          << "#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wpragmas\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wold-style-cast\"\n#pragma GCC diagnostic ignored \"-Wuseless-cast\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wcast-qual\"\n#pragma GCC diagnostic ignored \"-Wsign-conversion\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wconversion\"\n#pragma GCC diagnostic ignored \"-Wsign-compare\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wmissing-declarations\"\n"
-          << "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"
-          << std::string(decl_text).insert(attribute_offset(decl_text), "MAXCODE_SHIM_WRAPPER ") << " {\n"
+          << kWrapperWarningsOff << std::string(decl_text).insert(attribute_offset(decl_text), "MAXCODE_SHIM_WRAPPER ")
+          << " {\n"
           << "  const struct maxcode_shim_functions* maxcode_f = &maxcode_shim_table;\n"
           << "  struct maxcode_shim_call* maxcode_c = maxcode_f ? maxcode_f->enter() : 0;\n"
           << "  if (maxcode_c) {\n";
@@ -465,7 +472,11 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
   wrapper << "      maxcode_f->leave(maxcode_c);\n    }\n";
   if (!plan.returns_void) wrapper << "    return maxcode_result;\n";
   wrapper << "  }\n}\n#pragma GCC diagnostic pop\n";
+  return wrapper.str();
+}
 
+// The runtime's table and the attributes, declared once per file (`guard`).
+std::string shim_declarations(const std::string& guard) {
   std::ostringstream declarations;
   declarations << "/* maxcode call shim declarations (runner/inject/shim_runtime.cc) */\n"
                << "#ifndef " << guard << "\n#define " << guard << "\n"
@@ -495,16 +506,30 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
                << "#define MAXCODE_SHIM_WRAPPER __attribute__((section(\"maxcode_shim_text\")))\n"
                << "#endif\n"
                << "#endif\n#endif\n";
+  return declarations.str();
+}
+
+}  // namespace
+
+std::string add_call_shim(const std::string& file, const Extent& extent, const ShimPlan& plan,
+                          const ShimOptions& options) {
+  if (!plan.unsupported.empty()) throw SourceError("no call shim: " + plan.unsupported);
+  const std::string decl_text = file.substr(extent.begin, extent.body_begin - extent.begin);
+  const std::string name = unqualified(extent.name);
+  const Declaration d = find_declaration(without_comments(decl_text), name);
+  if (d.name_at == std::string::npos) throw SourceError("no call shim: the declaration of '" + name + "' moved");
+  const std::string impl = name + "__maxcode_impl_" + options.tag;
+  const std::string guard = "MAXCODE_SHIM_DECLARED_" + options.tag;
 
   std::string out = file;
   // GCC warns of noinline on an inline function (a target in a header): the target is
   // still kept out of line, as above, for the wrapper's sake.
-  out.insert(extent.end, "\n#pragma GCC diagnostic pop" + wrapper.str());
+  out.insert(extent.end, "\n#pragma GCC diagnostic pop" + shim_wrapper(decl_text, name, impl, plan));
   out.replace(extent.begin + d.name_at, name.size(), impl);
   out.insert(extent.begin + attribute_offset(decl_text), "MAXCODE_SHIM_TARGET ");
   out.insert(extent.begin, "\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wpragmas\"\n"
                            "#pragma GCC diagnostic ignored \"-Wattributes\"\n");
-  out.insert(declarations_offset(file), declarations.str());
+  out.insert(declarations_offset(file), shim_declarations(guard));
   return out;
 }
 
