@@ -87,19 +87,17 @@ std::string directive_text(std::string_view text, const Piece& p) {
 
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
-}  // namespace
-
-std::string drop_unchanged(std::string_view file, std::string_view code, const std::vector<std::string>& keep) {
+// The code's declarations the file has already (normalised), or that are a `main` the
+// model wrote to try its code in a file without one; never one that defines a function
+// of the unit (`keep`).
+std::vector<Piece> known_declarations(std::string_view file, std::string_view code,
+                                      const std::vector<Piece>& code_declarations,
+                                      const std::vector<std::string>& keep) {
   std::set<std::string> known;
   for (const Piece& p : declarations(file)) known.insert(normalize_code(file.substr(p.begin, p.end - p.begin)));
-  const std::vector<Piece> file_directives = directives(file);
-  std::set<std::string> known_lines;
-  for (const Piece& p : file_directives) known_lines.insert(directive_text(file, p));
-
   bool file_has_main = false;
   for (const Definition& d : list_definitions(file)) file_has_main = file_has_main || (!d.in_class && d.qualified == "main");
   std::vector<Piece> drop;
-  const std::vector<Piece> code_declarations = declarations(code);
   for (const Piece& p : code_declarations) {
     const std::string_view text = code.substr(p.begin, p.end - p.begin);
     bool harness = false;  // a `main` the model wrote to try its code, in a file without one
@@ -111,14 +109,24 @@ std::string drop_unchanged(std::string_view file, std::string_view code, const s
     }
     if (!kept && (harness || known.count(normalize_code(text)))) drop.push_back(p);
   }
-  // Only lines between declarations: a #define or #pragma inside a function body belongs
-  // to that body.
+  return drop;
+}
+
+// The code's preprocessor lines the file has (includes, defines, #pragma once), and its
+// include guard when the file has the same one. Only lines between declarations: a
+// #define or #pragma inside a function body belongs to that body.
+std::vector<Piece> known_directives(std::string_view file, std::string_view code,
+                                    const std::vector<Piece>& code_declarations) {
+  const std::vector<Piece> file_directives = directives(file);
+  std::set<std::string> known_lines;
+  for (const Piece& p : file_directives) known_lines.insert(directive_text(file, p));
   std::vector<Piece> code_directives;
   for (const Piece& d : directives(code)) {
     bool inside = false;
     for (const Piece& p : code_declarations) inside = inside || (d.begin > p.begin && d.begin < p.end);
     if (!inside) code_directives.push_back(d);
   }
+  std::vector<Piece> drop;
   for (const Piece& p : code_directives) {
     const std::string line = directive_text(code, p);
     const bool plain = starts_with(line, "#include") || starts_with(line, "#pragma once") ||
@@ -136,17 +144,12 @@ std::string drop_unchanged(std::string_view file, std::string_view code, const s
       drop.push_back(code_directives.back());
     }
   }
-  if (drop.empty()) return std::string(code);
+  return drop;
+}
 
-  std::vector<bool> gone(code.size() + 1, false);
-  for (const Piece& p : drop)
-    for (std::size_t i = p.begin; i < p.end && i < code.size(); ++i) gone[i] = true;
-  std::string kept;
-  for (std::size_t i = 0; i < code.size(); ++i)
-    if (!gone[i]) kept += code[i];
-
-  // Comment paragraphs the file has word for word (a licence header, a neighbour's
-  // documentation) go too; blank lines are collapsed.
+// `kept` with the comment paragraphs the file has word for word (a licence header, a
+// neighbour's documentation) left out, and blank lines collapsed.
+std::string without_known_comments(std::string_view file, const std::string& kept) {
   std::string out;
   std::string paragraph;
   auto flush = [&] {
@@ -168,6 +171,23 @@ std::string drop_unchanged(std::string_view file, std::string_view code, const s
   }
   flush();
   return out + "\n";
+}
+
+}  // namespace
+
+std::string drop_unchanged(std::string_view file, std::string_view code, const std::vector<std::string>& keep) {
+  const std::vector<Piece> code_declarations = declarations(code);
+  std::vector<Piece> drop = known_declarations(file, code, code_declarations, keep);
+  for (const Piece& p : known_directives(file, code, code_declarations)) drop.push_back(p);
+  if (drop.empty()) return std::string(code);
+
+  std::vector<bool> gone(code.size() + 1, false);
+  for (const Piece& p : drop)
+    for (std::size_t i = p.begin; i < p.end && i < code.size(); ++i) gone[i] = true;
+  std::string kept;
+  for (std::size_t i = 0; i < code.size(); ++i)
+    if (!gone[i]) kept += code[i];
+  return without_known_comments(file, kept);
 }
 
 }  // namespace maxcode

@@ -50,52 +50,76 @@ struct Unresolved {
   std::size_t line;
 };
 
-Unit build_unit(std::string_view text, const std::string& file, const Extent& target,
-                const UnitConfig& config, std::map<std::string, Unresolved>* unresolved) {
-  const std::vector<Definition> defs = free_definitions(text);
-  auto target_at = std::find_if(defs.begin(), defs.end(),
-                                [&](const Definition& d) { return d.extent.begin == target.begin; });
-  if (target_at == defs.end())
-    throw SourceError("no definition at " + location(file, target.line_begin) + " to build a unit from");
-  const std::size_t target_index = static_cast<std::size_t>(target_at - defs.begin());
-
-  std::set<std::size_t> left_out;
-  for (const std::string& name : config.leave_out) {
-    const std::vector<std::size_t> found = named(text, defs, name);
-    if (found.empty())
-      throw SourceError("targets.unit.leave_out: '" + name + "' is not a function of " + file);
-    if (std::count(found.begin(), found.end(), target_index) > 0)
-      throw SourceError("targets.unit.leave_out: '" + name + "' is the target itself, which is always in its unit");
-    left_out.insert(found.begin(), found.end());
+// The unit's walk: from the target along the calls it makes within the file, a
+// definition entering once, with the reason it entered; what the walk cannot follow
+// (a call through a pointer, a name left out) becomes a note.
+class UnitWalk {
+ public:
+  UnitWalk(std::string_view text, const std::string& file, std::map<std::string, Unresolved>* unresolved)
+      : text_(text), file_(file), defs_(free_definitions(text)), unresolved_(unresolved) {
+    for (std::size_t i = 0; i < defs_.size(); ++i) by_name_[defs_[i].base_name].push_back(i);
+    unit_.file = file;
   }
 
-  Unit unit;
-  unit.file = file;
-  std::map<std::size_t, std::string> why;  // definition index -> why it is in the unit
-  std::deque<std::size_t> queue;
-  auto enter = [&](std::size_t i, const std::string& reason) {
-    if (why.count(i) || left_out.count(i)) return;
-    why[i] = reason;
-    queue.push_back(i);
-  };
-  enter(target_index, "the target");
-  for (const std::string& name : config.add) {
-    const std::vector<std::size_t> found = named(text, defs, name);
-    if (found.empty())
-      throw SourceError("targets.unit.add: '" + name + "' is not a function of " + file +
-                        " (a unit stays within its target's file)");
-    for (std::size_t i : found) enter(i, "targets.unit.add");
+  Unit walk(const Extent& target, const UnitConfig& config) {
+    const std::size_t target_index = index_of(target);
+    leave_out(config, target_index);
+    enter(target_index, "the target");
+    for (const std::string& name : config.add) {
+      const std::vector<std::size_t> found = named(text_, defs_, name);
+      if (found.empty())
+        throw SourceError("targets.unit.add: '" + name + "' is not a function of " + file_ +
+                          " (a unit stays within its target's file)");
+      for (std::size_t i : found) enter(i, "targets.unit.add");
+    }
+    while (!queue_.empty()) {
+      const std::size_t i = queue_.front();
+      queue_.pop_front();
+      visit(i);
+    }
+    auto function = [&](std::size_t index) {
+      return UnitFunction{defs_[index].extent.name, defs_[index].base_name, defs_[index].extent, why_[index]};
+    };
+    unit_.functions.push_back(function(target_index));
+    for (const auto& [index, reason] : why_)  // std::map: file order
+      if (index != target_index) unit_.functions.push_back(function(index));
+    return unit_;
   }
 
-  std::map<std::string, std::vector<std::size_t>> by_name;
-  for (std::size_t i = 0; i < defs.size(); ++i) by_name[defs[i].base_name].push_back(i);
-  std::set<std::string> noted;
-  while (!queue.empty()) {
-    const std::size_t i = queue.front();
-    queue.pop_front();
-    const Definition& caller = defs[i];
+ private:
+  std::size_t index_of(const Extent& target) const {
+    auto at =
+        std::find_if(defs_.begin(), defs_.end(), [&](const Definition& d) { return d.extent.begin == target.begin; });
+    if (at == defs_.end())
+      throw SourceError("no definition at " + location(file_, target.line_begin) + " to build a unit from");
+    return static_cast<std::size_t>(at - defs_.begin());
+  }
+
+  void leave_out(const UnitConfig& config, std::size_t target_index) {
+    for (const std::string& name : config.leave_out) {
+      const std::vector<std::size_t> found = named(text_, defs_, name);
+      if (found.empty()) throw SourceError("targets.unit.leave_out: '" + name + "' is not a function of " + file_);
+      if (std::count(found.begin(), found.end(), target_index) > 0)
+        throw SourceError("targets.unit.leave_out: '" + name + "' is the target itself, which is always in its unit");
+      left_out_.insert(found.begin(), found.end());
+    }
+  }
+
+  void enter(std::size_t i, const std::string& reason) {
+    if (why_.count(i) || left_out_.count(i)) return;
+    why_[i] = reason;
+    queue_.push_back(i);
+  }
+
+  void note(const std::string& text) {
+    if (noted_.insert(text).second) unit_.notes.push_back(text);
+  }
+
+  // Every name definition `i` uses: what it reaches in the file enters the unit.
+  void visit(std::size_t i) {
+    const Definition& caller = defs_[i];
     std::set<std::string> pointers;  // function pointers the caller declares
-    for (const NameUse& use : name_uses(text, caller.extent)) {
+    for (const NameUse& use : name_uses(text_, caller.extent)) {
       if (use.kind == NameUse::Kind::kPointerDeclaration) {
         pointers.insert(use.name);
         continue;
@@ -103,46 +127,50 @@ Unit build_unit(std::string_view text, const std::string& file, const Extent& ta
       const bool through_pointer = use.kind == NameUse::Kind::kPointerCall ||
                                    (use.kind == NameUse::Kind::kCall && pointers.count(use.name));
       if (through_pointer) {
-        const std::string note = location(file, use.line) + ": " + caller.extent.name +
-                                 " calls through a pointer (" + use.name +
-                                 "); maxcode cannot tell which function that reaches, so none joins "
-                                 "the unit: name one of this file in targets.unit.add to let "
-                                 "candidates change it";
-        if (noted.insert(note).second) unit.notes.push_back(note);
+        note(location(file_, use.line) + ": " + caller.extent.name + " calls through a pointer (" + use.name +
+             "); maxcode cannot tell which function that reaches, so none joins "
+             "the unit: name one of this file in targets.unit.add to let "
+             "candidates change it");
         continue;
       }
-      auto callees = by_name.find(use.name);
-      if (callees == by_name.end()) {
-        if (use.kind != NameUse::Kind::kValue && unresolved && !unresolved->count(use.name))
-          (*unresolved)[use.name] = {caller.extent.name, use.line};
+      auto callees = by_name_.find(use.name);
+      if (callees == by_name_.end()) {
+        if (use.kind != NameUse::Kind::kValue && unresolved_ && !unresolved_->count(use.name))
+          (*unresolved_)[use.name] = {caller.extent.name, use.line};
         continue;
       }
-      for (std::size_t callee : callees->second) {
-        if (callee == i) continue;
-        if (left_out.count(callee)) {
-          const std::string note = defs[callee].extent.name + " (" + verb(use.kind) + caller.extent.name +
-                                   ") is left out of the unit by targets.unit.leave_out";
-          if (noted.insert(note).second) unit.notes.push_back(note);
-          continue;
-        }
-        if (use.kind == NameUse::Kind::kValue && !why.count(callee)) {
-          const std::string note = location(file, use.line) + ": " + caller.extent.name + " passes " +
-                                   use.name + " as a pointer; maxcode put " + use.name +
-                                   " into the unit (targets.unit.leave_out keeps it out)";
-          if (noted.insert(note).second) unit.notes.push_back(note);
-        }
-        enter(callee, verb(use.kind) + caller.extent.name);
-      }
+      for (std::size_t callee : callees->second)
+        if (callee != i) follow(use, caller, callee);
     }
   }
 
-  auto function = [&](std::size_t index) {
-    return UnitFunction{defs[index].extent.name, defs[index].base_name, defs[index].extent, why[index]};
-  };
-  unit.functions.push_back(function(target_index));
-  for (const auto& [index, reason] : why)  // std::map: file order
-    if (index != target_index) unit.functions.push_back(function(index));
-  return unit;
+  void follow(const NameUse& use, const Definition& caller, std::size_t callee) {
+    if (left_out_.count(callee)) {
+      note(defs_[callee].extent.name + " (" + verb(use.kind) + caller.extent.name +
+           ") is left out of the unit by targets.unit.leave_out");
+      return;
+    }
+    if (use.kind == NameUse::Kind::kValue && !why_.count(callee))
+      note(location(file_, use.line) + ": " + caller.extent.name + " passes " + use.name +
+           " as a pointer; maxcode put " + use.name + " into the unit (targets.unit.leave_out keeps it out)");
+    enter(callee, verb(use.kind) + caller.extent.name);
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  const std::vector<Definition> defs_;
+  std::map<std::string, Unresolved>* unresolved_;
+  std::map<std::string, std::vector<std::size_t>> by_name_;
+  std::set<std::size_t> left_out_;
+  std::map<std::size_t, std::string> why_;  // definition index -> why it is in the unit
+  std::deque<std::size_t> queue_;
+  std::set<std::string> noted_;
+  Unit unit_;
+};
+
+Unit build_unit(std::string_view text, const std::string& file, const Extent& target, const UnitConfig& config,
+                std::map<std::string, Unresolved>* unresolved) {
+  return UnitWalk(text, file, unresolved).walk(target, config);
 }
 
 }  // namespace
