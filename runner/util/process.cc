@@ -291,10 +291,9 @@ std::vector<std::string> gpu_devices() {
 // The kernel's settings stay read-only in the sandbox's own /proc.
 constexpr const char* kProcReadOnly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"};
 
-std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& command,
-                                    const std::string& cwd, const std::vector<SandboxMount>& view) {
+// The view's mounts as bwrap's options, in the view's order.
+void add_view_mounts(std::vector<std::string>& argv, const Command& command, const std::vector<SandboxMount>& view) {
   using Kind = SandboxMount::Kind;
-  std::vector<std::string> argv = {tools.bwrap};
   // bwrap makes the missing parents of a mount point with the mode of the host's
   // directory: a workspace under a mkdtemp folder (0700, root's) had a parent in the
   // sandbox that the sandbox's user could not pass, and every build there failed with
@@ -343,6 +342,11 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
         break;
     }
   }
+}
+
+// /dev with the GPUs and a private /dev/shm, a /proc whose kernel settings are
+// read-only, a read-only root, and no network.
+void add_system_mounts(std::vector<std::string>& argv, const Command& command) {
   // A private /dev/shm that every user may write (CUDA needs it; bwrap's is root's alone).
   argv.insert(argv.end(), {"--dev", "/dev", "--perms", "1777"});
   if (command.max_disk_bytes > 0) argv.insert(argv.end(), {"--size", std::to_string(command.max_disk_bytes)});
@@ -354,6 +358,13 @@ std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& co
   for (const char* path : kProcReadOnly) argv.insert(argv.end(), {"--ro-bind-try", path, path});
   // The root itself (a tmpfs of bwrap's) is read-only; the mounts on it keep their own.
   argv.insert(argv.end(), {"--remount-ro", "/", "--unshare-net", "--unshare-pid", "--die-with-parent"});
+}
+
+std::vector<std::string> bwrap_argv(const SandboxTools& tools, const Command& command, const std::string& cwd,
+                                    const std::vector<SandboxMount>& view) {
+  std::vector<std::string> argv = {tools.bwrap};
+  add_view_mounts(argv, command, view);
+  add_system_mounts(argv, command);
   std::vector<std::string> command_argv = {"/bin/sh", "-c", command.shell};
   if (sandbox_drops_root()) {
     // Run by root, bwrap gives the command root; setpriv hands it to kSandboxUid with no
@@ -461,13 +472,8 @@ std::uintmax_t bytes_under(const std::vector<std::string>& paths) {
   return total;
 }
 
-// Returns an error message, or "" when the plan is ready.
-std::string make_plan(const Command& command, Isolation isolation, const CommandGroup& group, LaunchPlan& plan) {
-  std::error_code ec;
-  if (!command.cwd.empty() && !fs::is_directory(command.cwd, ec)) {
-    return "working directory does not exist: " + command.cwd;
-  }
-  plan.cwd = command.cwd;
+// The command's limits as the plan's rlimits, where its group does not hold them.
+void plan_limits(const Command& command, Isolation isolation, const CommandGroup& group, LaunchPlan& plan) {
   plan.max_file_bytes = command.max_file_bytes;
   // The rlimits only where the command's group does not hold the limit: the group's
   // limit stops the command with a clear reason, an rlimit fails one call in it.
@@ -479,55 +485,67 @@ std::string make_plan(const Command& command, Isolation isolation, const Command
   const bool own_user = isolation != Isolation::kNone && sandbox_drops_root();
   if (command.max_processes > 0 && !group.holds_processes() && (own_user || geteuid() != 0))
     plan.max_processes = command.max_processes + (own_user ? 0 : processes_of_user(getuid()));
+}
+
+// The sandbox's view (bubblewrap or maxcode's own namespaces) and the argv that enters
+// it. Returns an error message, or "".
+std::string plan_sandbox(const Command& command, Isolation isolation, LaunchPlan& plan) {
+  std::error_code ec;
+  fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
+  if (ec) return errno_text("working directory " + command.cwd, ec.value());
+  SandboxNeeds needs;
+  needs.cwd = cwd.string();
+  for (const auto& path : command.writable_paths) {
+    fs::path real = fs::canonical(path, ec);
+    if (ec) return "writable path does not exist: " + path;
+    needs.writable.push_back(real.string());
+  }
+  for (const auto& path : command.readable_paths) {
+    fs::path real = fs::canonical(path, ec);
+    if (ec) return "readable path does not exist: " + path;
+    needs.readable.push_back(real.string());
+  }
+  needs.secret_files = hidden_files();
+  const std::vector<SandboxMount> view = sandbox_view(needs);
+  if (isolation == Isolation::kNamespaces) {
+    plan.argv_storage = {"/bin/sh", "-c", command.shell};
+    plan.cwd = needs.cwd;
+    return plan_namespaces(view, command.max_disk_bytes, plan.ns);
+  }
+  if (sandbox_drops_root() && sandbox_tools().setpriv.empty())
+    return "bubblewrap run by root needs setpriv (util-linux) to run the command as an unprivileged user";
+  plan.argv_storage = bwrap_argv(sandbox_tools(), command, cwd.string(), view);
+  return "";
+}
+
+// Returns an error message, or "" when the plan is ready.
+std::string make_plan(const Command& command, Isolation isolation, const CommandGroup& group, LaunchPlan& plan) {
+  std::error_code ec;
+  if (!command.cwd.empty() && !fs::is_directory(command.cwd, ec)) {
+    return "working directory does not exist: " + command.cwd;
+  }
+  plan.cwd = command.cwd;
+  plan_limits(command, isolation, group, plan);
   plan.env_storage = build_env(command);
   plan.feed_stdin = !command.stdin_data.empty();
   // Timed runs are timed by the parent (Outcome::wall_s), around the wait: no clock
   // reading ever passes through the child, its shell or anything it starts.
-  const std::string& shell = command.shell;
-
   switch (isolation) {
     case Isolation::kNone:
-      plan.argv_storage = {"/bin/sh", "-c", shell};
+      plan.argv_storage = {"/bin/sh", "-c", command.shell};
       break;
     case Isolation::kUnshare:
       plan.argv_storage = {sandbox_tools().unshare};
       for (const auto& arg : unshare_args()) plan.argv_storage.push_back(arg);
-      plan.argv_storage.insert(plan.argv_storage.end(), {"--", "/bin/sh", "-c", shell});
+      plan.argv_storage.insert(plan.argv_storage.end(), {"--", "/bin/sh", "-c", command.shell});
       break;
     case Isolation::kBubblewrap:
     case Isolation::kNamespaces: {
-      fs::path cwd = fs::canonical(command.cwd.empty() ? fs::current_path(ec) : fs::path(command.cwd), ec);
-      if (ec) return errno_text("working directory " + command.cwd, ec.value());
-      SandboxNeeds needs;
-      needs.cwd = cwd.string();
-      for (const auto& path : command.writable_paths) {
-        fs::path real = fs::canonical(path, ec);
-        if (ec) return "writable path does not exist: " + path;
-        needs.writable.push_back(real.string());
-      }
-      for (const auto& path : command.readable_paths) {
-        fs::path real = fs::canonical(path, ec);
-        if (ec) return "readable path does not exist: " + path;
-        needs.readable.push_back(real.string());
-      }
-      needs.secret_files = hidden_files();
-      const std::vector<SandboxMount> view = sandbox_view(needs);
-      if (isolation == Isolation::kNamespaces) {
-        plan.argv_storage = {"/bin/sh", "-c", shell};
-        plan.cwd = needs.cwd;
-        std::string error = plan_namespaces(view, command.max_disk_bytes, plan.ns);
-        if (!error.empty()) return error;
-        break;
-      }
-      if (sandbox_drops_root() && sandbox_tools().setpriv.empty())
-        return "bubblewrap run by root needs setpriv (util-linux) to run the command as an unprivileged user";
-      Command wrapped = command;
-      wrapped.shell = shell;
-      plan.argv_storage = bwrap_argv(sandbox_tools(), wrapped, cwd.string(), view);
+      const std::string error = plan_sandbox(command, isolation, plan);
+      if (!error.empty()) return error;
       break;
     }
   }
-
   for (auto& arg : plan.argv_storage) plan.argv.push_back(arg.data());
   plan.argv.push_back(nullptr);
   for (auto& entry : plan.env_storage) plan.envp.push_back(entry.data());
@@ -857,75 +875,80 @@ std::string describe_failure(const ChildFailure& failure, const LaunchPlan& plan
   }
 }
 
+// The child's pipes: its stdin (a pipe we feed, or /dev/null), stdout, stderr, and the
+// report pipe on which it says why it could not exec. Each holds [read end, write end].
+struct ChildPipes {
+  int in[2] = {-1, -1};  // [0] becomes the child's stdin, [1] is ours when feeding it
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
+
+  // Returns an error message or ""; on an error every pipe opened is closed again.
+  std::string open(bool feed_stdin) {
+    std::string error;
+    if (feed_stdin) {
+      if (!make_pipe(in, error)) return error;
+    } else {
+      in[0] = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (in[0] < 0) return errno_text("open /dev/null", errno);
+    }
+    for (int* pipe : {out, err, report}) {
+      if (make_pipe(pipe, error)) continue;
+      close_all();
+      return error;
+    }
+    return "";
+  }
+
+  void close_all() {
+    for (int* pipe : {in, out, err, report})
+      for (int i : {0, 1}) close_fd(pipe[i]);
+  }
+};
+
+// Waits on the report pipe until the child has exec'd (the pipe closes) or said why it
+// could not. Returns the reason, or "" once it runs.
+std::string wait_for_exec(ChildPipes& pipes, pid_t pid, const LaunchPlan& plan) {
+  ChildFailure failure{};
+  ssize_t got;
+  do {
+    got = read(pipes.report[0], &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  close_fd(pipes.report[0]);
+  if (got != static_cast<ssize_t>(sizeof failure)) return "";
+  pipes.close_all();
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return describe_failure(failure, plan);
+}
+
 // Forks the child and waits until it has exec'd. Returns an error message or "".
 std::string spawn(const LaunchPlan& plan, Child& child) {
-  int out[2], err[2], report[2];
-  std::string error;
-  int in[2] = {-1, -1};  // [0] becomes the child's stdin, [1] is ours when feeding it
-  if (plan.feed_stdin) {
-    if (!make_pipe(in, error)) return error;
-  } else {
-    in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (in[0] < 0) return errno_text("open /dev/null", errno);
-  }
-  auto close_in = [&] {
-    for (int fd : in) {
-      if (fd >= 0) close(fd);
-    }
-  };
-  if (!make_pipe(out, error)) {
-    close_in();
-    return error;
-  }
-  if (!make_pipe(err, error)) {
-    close_in();
-    for (int fd : {out[0], out[1]}) close(fd);
-    return error;
-  }
-  if (!make_pipe(report, error)) {
-    close_in();
-    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
-    return error;
-  }
+  ChildPipes pipes;
+  if (std::string error = pipes.open(plan.feed_stdin); !error.empty()) return error;
 
   // Blocked so that none of our signal handlers runs in the child before it resets them.
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = fork();
-  if (pid == 0) exec_child(plan, {in[0], out[1], err[1], report[1]});
+  if (pid == 0) exec_child(plan, {pipes.in[0], pipes.out[1], pipes.err[1], pipes.report[1]});
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 
-  for (int fd : {in[0], out[1], err[1], report[1]}) close(fd);
+  for (int* fd : {&pipes.in[0], &pipes.out[1], &pipes.err[1], &pipes.report[1]}) close_fd(*fd);
   if (pid < 0) {
-    for (int fd : {out[0], err[0], report[0]}) close(fd);
-    if (in[1] >= 0) close(in[1]);
+    pipes.close_all();
     return errno_text("fork", fork_errno);
   }
   // Also set here so the group exists before we might signal it, whoever runs first.
   setpgid(pid, pid);
-
-  ChildFailure failure{};
-  ssize_t got;
-  do {
-    got = read(report[0], &failure, sizeof failure);
-  } while (got < 0 && errno == EINTR);
-  close(report[0]);
-  if (got == static_cast<ssize_t>(sizeof failure)) {
-    for (int fd : {out[0], err[0]}) close(fd);
-    if (in[1] >= 0) close(in[1]);
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    return describe_failure(failure, plan);
-  }
+  if (std::string error = wait_for_exec(pipes, pid, plan); !error.empty()) return error;
 
   child.pid = pid;
-  child.out = out[0];
-  child.err = err[0];
+  child.out = pipes.out[0];
+  child.err = pipes.err[0];
   for (int fd : {child.out, child.err}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   // Non-blocking, so that a child that stops reading cannot stall the supervision loop.
-  child.in = in[1];
+  child.in = pipes.in[1];
   if (child.in >= 0) fcntl(child.in, F_SETFL, fcntl(child.in, F_GETFL) | O_NONBLOCK);
   child.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   return "";
@@ -1002,102 +1025,134 @@ std::string group_limit_text(GroupLimit limit, const Command& command) {
 }
 
 // Collects output until the command is over, enforcing the time, output, disk and
-// group limits. Returns true if we killed the command (timeout, output cap, a limit).
-bool supervise(Child& child, const Command& command, const CommandGroup& group, Clock::time_point start,
-               Outcome& outcome) {
-  // Clamped so the conversion to clock ticks cannot overflow (a 30-year limit is none).
-  double limit_s = std::isnan(command.timeout_s) ? 0 : std::clamp(command.timeout_s, 0.0, 1e9);
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(limit_s));
-  int* fds[2] = {&child.out, &child.err};
-  std::string* buffers[2] = {&outcome.out, &outcome.err};
-  bool exited = false;
-  bool killed = false;
-  std::optional<Clock::time_point> drain_until;
-  std::size_t fed = 0;  // bytes of stdin_data written so far
-  // The disk limit: the writable paths measured every second against their size at the
-  // start (a walk of a build tree takes milliseconds).
-  const bool watch_disk = command.max_disk_bytes > 0 && !command.writable_paths.empty();
-  const std::uintmax_t disk_start = watch_disk ? bytes_under(command.writable_paths) : 0;
-  auto next_disk_check = start + std::chrono::seconds(1);
-  // Memory and CPU time of all the command's processes, read from its group.
-  const bool watch_group = group.holds_memory() || (group.holds_cpu() && command.max_cpu_s > 0);
-  auto next_group_check = start + kGroupPoll;
+// group limits: one poll loop, each limit checked by a method of its own.
+class Supervisor {
+ public:
+  Supervisor(Child& child, const Command& command, const CommandGroup& group, Clock::time_point start, Outcome& outcome)
+      : child_(child),
+        command_(command),
+        group_(group),
+        outcome_(outcome),
+        // Clamped so the conversion to clock ticks cannot overflow (a 30-year limit is none).
+        deadline_(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              std::isnan(command.timeout_s) ? 0 : std::clamp(command.timeout_s, 0.0, 1e9)))),
+        // The disk limit: the writable paths measured every second against their size at
+        // the start (a walk of a build tree takes milliseconds).
+        watch_disk_(command.max_disk_bytes > 0 && !command.writable_paths.empty()),
+        disk_start_(watch_disk_ ? bytes_under(command.writable_paths) : 0),
+        next_disk_check_(start + std::chrono::seconds(1)),
+        // Memory and CPU time of all the command's processes, read from its group.
+        watch_group_(group.holds_memory() || (group.holds_cpu() && command.max_cpu_s > 0)),
+        next_group_check_(start + kGroupPoll) {}
 
-  while (true) {
-    if (!exited && has_exited(child.pid)) {
-      exited = true;
-      kill_group(child.pid);  // background children must not outlive the command
-      if (!drain_until) drain_until = Clock::now() + kDrainGrace;
-    }
-    bool pipes_open = child.out >= 0 || child.err >= 0;
-    if (!pipes_open && (exited || killed)) break;
-    auto now = Clock::now();
-    if (!exited && !killed && now >= deadline) {
-      outcome.timed_out = true;
-      killed = true;
-      kill_group(child.pid);
-      drain_until = now + kDrainGrace;
-    }
-    if (watch_disk && !exited && !killed && now >= next_disk_check) {
-      next_disk_check = now + std::chrono::seconds(1);
-      const std::uintmax_t size = bytes_under(command.writable_paths);
-      if (size > disk_start && size - disk_start > command.max_disk_bytes) {
-        outcome.limit_exceeded = named("it wrote " + std::to_string((size - disk_start) >> 20) +
-                                           " MiB to its writable paths, over the limit of " +
-                                           std::to_string(command.max_disk_bytes >> 20) + " MiB",
-                                       command.limit_settings.disk);
-        killed = true;
-        kill_group(child.pid);
-        drain_until = now + kDrainGrace;
+  // Returns true if we killed the command (timeout, output cap, a limit).
+  bool run() {
+    while (true) {
+      if (!exited_ && has_exited(child_.pid)) {
+        exited_ = true;
+        kill_group(child_.pid);  // background children must not outlive the command
+        if (!drain_until_) drain_until_ = Clock::now() + kDrainGrace;
       }
-    }
-    if (watch_group && !exited && !killed && now >= next_group_check) {
-      next_group_check = now + kGroupPoll;
-      if (const GroupLimit limit = group.hit(); limit != GroupLimit::kNone) {
-        outcome.limit_exceeded = group_limit_text(limit, command);
-        killed = true;
-        kill_group(child.pid);
-        group.kill_all();  // those that left the process group too
-        drain_until = now + kDrainGrace;
+      const bool pipes_open = child_.out >= 0 || child_.err >= 0;
+      if (!pipes_open && (exited_ || killed_)) break;
+      const auto now = Clock::now();
+      if (running() && now >= deadline_) {
+        outcome_.timed_out = true;
+        stop(now);
       }
+      if (watch_disk_ && running() && now >= next_disk_check_) check_disk(now);
+      if (watch_group_ && running() && now >= next_group_check_) check_group(now);
+      if (drain_until_ && now >= *drain_until_) break;
+      if (exited_ || killed_) close_fd(child_.in);  // nobody left to read it
+      if (!poll_once()) break;
     }
-    if (drain_until && now >= *drain_until) break;
-    if (exited || killed) close_fd(child.in);  // nobody left to read it
+    if (!exited_) kill_group(child_.pid);  // drain gave up, or poll failed: end it regardless
+    return killed_;
+  }
 
+ private:
+  bool running() const { return !exited_ && !killed_; }
+
+  void stop(Clock::time_point now) {
+    killed_ = true;
+    kill_group(child_.pid);
+    drain_until_ = now + kDrainGrace;
+  }
+
+  void check_disk(Clock::time_point now) {
+    next_disk_check_ = now + std::chrono::seconds(1);
+    const std::uintmax_t size = bytes_under(command_.writable_paths);
+    if (size <= disk_start_ || size - disk_start_ <= command_.max_disk_bytes) return;
+    outcome_.limit_exceeded = named("it wrote " + std::to_string((size - disk_start_) >> 20) +
+                                        " MiB to its writable paths, over the limit of " +
+                                        std::to_string(command_.max_disk_bytes >> 20) + " MiB",
+                                    command_.limit_settings.disk);
+    stop(now);
+  }
+
+  void check_group(Clock::time_point now) {
+    next_group_check_ = now + kGroupPoll;
+    const GroupLimit limit = group_.hit();
+    if (limit == GroupLimit::kNone) return;
+    outcome_.limit_exceeded = group_limit_text(limit, command_);
+    stop(now);
+    group_.kill_all();  // those that left the process group too
+  }
+
+  // One wait for output, the child's exit or room for its input, and what it brought.
+  // False when poll failed.
+  bool poll_once() {
     // Slots 0 and 1 are stdout and stderr (fd -1 is skipped by poll), 2 the pidfd, 3 the
     // child's stdin while there is input left for it.
-    pollfd polled[4] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {-1, POLLIN, 0},
-                        {child.in, POLLOUT, 0}};
-    if (!exited) polled[2].fd = child.pidfd;
-    bool tick = !exited && child.pidfd < 0;
-    int wait_ms = poll_timeout_ms(drain_until ? *drain_until : deadline, tick);
-    if (watch_disk && !exited && !killed) wait_ms = std::min(wait_ms, poll_timeout_ms(next_disk_check, false));
-    if (watch_group && !exited && !killed) wait_ms = std::min(wait_ms, poll_timeout_ms(next_group_check, false));
-    if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) break;
-
-    if (child.in >= 0 && polled[3].revents != 0) feed_some(child.in, command.stdin_data, fed);
-
+    pollfd polled[4] = {{child_.out, POLLIN, 0}, {child_.err, POLLIN, 0}, {-1, POLLIN, 0}, {child_.in, POLLOUT, 0}};
+    if (!exited_) polled[2].fd = child_.pidfd;
+    const bool tick = !exited_ && child_.pidfd < 0;
+    int wait_ms = poll_timeout_ms(drain_until_ ? *drain_until_ : deadline_, tick);
+    if (watch_disk_ && running()) wait_ms = std::min(wait_ms, poll_timeout_ms(next_disk_check_, false));
+    if (watch_group_ && running()) wait_ms = std::min(wait_ms, poll_timeout_ms(next_group_check_, false));
+    if (poll(polled, 4, wait_ms) < 0 && errno != EINTR) return false;
+    if (child_.in >= 0 && polled[3].revents != 0) feed_some(child_.in, command_.stdin_data, fed_);
+    int* fds[2] = {&child_.out, &child_.err};
+    std::string* buffers[2] = {&outcome_.out, &outcome_.err};
     for (int i = 0; i < 2; ++i) {
       int& fd = *fds[i];
       if (fd < 0 || polled[i].revents == 0) continue;
       bool exceeded = false;
-      std::size_t kept = outcome.out.size() + outcome.err.size();
-      if (!read_some(fd, *buffers[i], kept, command.output_cap, exceeded)) close_fd(fd);
-      if (exceeded && !killed) {
-        outcome.output_exceeded = true;
-        killed = true;
-        kill_group(child.pid);
+      const std::size_t kept = outcome_.out.size() + outcome_.err.size();
+      if (!read_some(fd, *buffers[i], kept, command_.output_cap, exceeded)) close_fd(fd);
+      if (exceeded && !killed_) {
+        outcome_.output_exceeded = true;
+        killed_ = true;
+        kill_group(child_.pid);
       }
     }
     // Past the cap there is nothing more we want to read.
-    if (outcome.output_exceeded) {
-      close_fd(child.out);
-      close_fd(child.err);
+    if (outcome_.output_exceeded) {
+      close_fd(child_.out);
+      close_fd(child_.err);
     }
+    return true;
   }
-  if (!exited) kill_group(child.pid);  // drain gave up, or poll failed: end it regardless
-  return killed;
+
+  Child& child_;
+  const Command& command_;
+  const CommandGroup& group_;
+  Outcome& outcome_;
+  const Clock::time_point deadline_;
+  const bool watch_disk_;
+  const std::uintmax_t disk_start_;
+  Clock::time_point next_disk_check_;
+  const bool watch_group_;
+  Clock::time_point next_group_check_;
+  bool exited_ = false;
+  bool killed_ = false;
+  std::optional<Clock::time_point> drain_until_;
+  std::size_t fed_ = 0;  // bytes of stdin_data written so far
+};
+
+bool supervise(Child& child, const Command& command, const CommandGroup& group, Clock::time_point start,
+               Outcome& outcome) {
+  return Supervisor(child, command, group, start, outcome).run();
 }
 
 void reap(const Child& child, bool killed, Outcome& outcome) {
