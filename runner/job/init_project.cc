@@ -113,6 +113,56 @@ void check_not_ignored(InitReport& report, const fs::path& repo) {
   report.decisions.insert(report.decisions.begin(), text);
 }
 
+// What the baseline's warnings say of the benchmarks' seeds: a finding each, and one
+// check per benchmark whose output is compared (it must vary with MAXCODE_SEED).
+void seed_checks(InitReport& report, const Config& config, const std::vector<std::string>& warnings,
+                 const std::string& failure) {
+  for (const std::string& w : warnings) {
+    report.findings.push_back(w);
+    if (contains(w, "same output for every MAXCODE_SEED"))
+      report.decisions.push_back(
+          "A benchmark prints the same output for every MAXCODE_SEED: make its inputs "
+          "depend on the seed, or candidates are checked on one input only.");
+  }
+  for (const BenchmarkConfig& bench : config.benchmarks) {
+    if (!bench.compare_output || !failure.empty()) continue;
+    bool same = false;
+    for (const std::string& w : warnings)
+      same = same || (contains(w, "'" + bench.name + "'") && contains(w, "same output for every MAXCODE_SEED"));
+    report.checks.push_back({"benchmark '" + bench.name + "' prints different output for different seeds", !same,
+                             same ? "it ignores MAXCODE_SEED" : ""});
+  }
+}
+
+// The original built, tested and run in `work_dir` as maxcode would (no target yet: as
+// a reference only), the tolerances probed, and the checks' results. Returns why the
+// original failed its checks, or "".
+std::string check_original(InitReport& report, const Config& config, const InitOptions& o, const fs::path& work_dir,
+                           Progress& progress) {
+  const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
+  Evaluator evaluator(config, source, Target{}, Unit{}, {}, {work_dir, {}, false, o.env}, progress);
+  std::string failure;
+  try {
+    evaluator.prepare_baseline();
+  } catch (const SetupError& error) {
+    failure = error.what();
+  }
+  seed_checks(report, config, evaluator.warnings(), failure);
+  if (failure.empty()) {
+    const std::vector<ToleranceChoice> choices =
+        probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
+                          static_cast<unsigned long long>(config.acceptance.seeds.front())},
+                         evaluator.first_seed_outputs(), evaluator.varying_fields(), progress);
+    if (o.recheck)
+      suggest_tolerances(report, config, choices);
+    else
+      apply_tolerances(report, choices);
+  }
+  std::vector<InitCheck> steps = checks_from(config, failure);
+  report.checks.insert(report.checks.begin(), steps.begin(), steps.end());
+  return failure;
+}
+
 }  // namespace
 
 bool InitReport::ok() const {
@@ -148,38 +198,7 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
   const fs::path work_dir = make_run_dir(fs::temp_directory_path(), "maxcode-init-");
   std::string failure;
   try {
-    const SourceSnapshot source = capture_source(o.repo, work_dir / "source", config.workspace.exclude);
-    // No target yet: the original is built, tested and run as a reference only.
-    Evaluator evaluator(config, source, Target{}, Unit{}, {}, {work_dir, {}, false, o.env}, progress);
-    try {
-      evaluator.prepare_baseline();
-    } catch (const SetupError& error) {
-      failure = error.what();
-    }
-    for (const std::string& w : evaluator.warnings()) {
-      report.findings.push_back(w);
-      if (contains(w, "same output for every MAXCODE_SEED"))
-        report.decisions.push_back("A benchmark prints the same output for every MAXCODE_SEED: make its inputs "
-                                   "depend on the seed, or candidates are checked on one input only.");
-    }
-    for (const BenchmarkConfig& bench : config.benchmarks) {
-      if (!bench.compare_output || !failure.empty()) continue;
-      bool same = false;
-      for (const std::string& w : evaluator.warnings())
-        same = same || (contains(w, "'" + bench.name + "'") && contains(w, "same output for every MAXCODE_SEED"));
-      report.checks.push_back({"benchmark '" + bench.name + "' prints different output for different seeds", !same,
-                               same ? "it ignores MAXCODE_SEED" : ""});
-    }
-    if (failure.empty()) {
-      const std::vector<ToleranceChoice> choices =
-          probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
-                            static_cast<unsigned long long>(config.acceptance.seeds.front())},
-                           evaluator.first_seed_outputs(), evaluator.varying_fields(), progress);
-      if (o.recheck) suggest_tolerances(report, config, choices);
-      else apply_tolerances(report, choices);
-    }
-    std::vector<InitCheck> steps = checks_from(config, failure);
-    report.checks.insert(report.checks.begin(), steps.begin(), steps.end());
+    failure = check_original(report, config, o, work_dir, progress);
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(work_dir, ignored);

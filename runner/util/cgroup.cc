@@ -180,11 +180,16 @@ std::set<std::string> enable_v2(const std::string& own, const std::set<std::stri
   return result;
 }
 
-Layout discover() {
-  Layout layout;
-  const std::vector<Mount> mounts = cgroup_mounts();
+// The hierarchies this process is in, from /proc/self/cgroup and the mounts: the v2
+// one, and each v1 controller's.
+struct Hierarchies {
   std::optional<Hierarchy> v2;
   std::map<std::string, Hierarchy> v1;  // controller -> its hierarchy
+};
+
+Hierarchies own_hierarchies() {
+  Hierarchies found;
+  const std::vector<Mount> mounts = cgroup_mounts();
   std::istringstream in(read_text("/proc/self/cgroup"));
   std::string line;
   while (std::getline(in, line)) {
@@ -194,7 +199,7 @@ Layout discover() {
     const std::string path = line.substr(second + 1);
     for (const Mount& mount : mounts) {
       if (controllers.empty() && line.compare(0, first, "0") == 0 && mount.type == "cgroup2") {
-        if (auto dir = group_dir(mount, path)) v2 = Hierarchy{*dir, true};
+        if (auto dir = group_dir(mount, path)) found.v2 = Hierarchy{*dir, true};
         break;
       }
       const std::set<std::string> names = words(controllers, ',');
@@ -203,13 +208,52 @@ Layout discover() {
       for (const auto& name : names) all = all && mount.options.count(name);
       if (!all) continue;
       if (auto dir = group_dir(mount, path)) {
-        for (const auto& name : names) v1.emplace(name, Hierarchy{*dir, false});
+        for (const auto& name : names) found.v1.emplace(name, Hierarchy{*dir, false});
       }
       break;
     }
   }
+  return found;
+}
 
+// What the layout holds and what it leaves to rlimits, for people (CgroupSupport::summary).
+std::string support_summary(const Layout& layout, const Hierarchies& found, const std::string& v2_note) {
   std::vector<std::string> held, unheld;
+  auto version = [](const std::optional<Hierarchy>& h) { return std::string(h->v2 ? " (cgroup v2)" : " (cgroup v1)"); };
+  if (layout.memory)
+    held.push_back("memory" + version(layout.memory));
+  else
+    unheld.push_back("memory each process on its own (RLIMIT_DATA)");
+  if (layout.pids)
+    held.push_back("processes" + version(layout.pids));
+  else
+    unheld.push_back("processes per user (RLIMIT_NPROC)");
+  if (layout.cpu)
+    held.push_back("CPU time" + version(layout.cpu));
+  else
+    unheld.push_back("CPU time by the step's timeout alone");
+  auto join = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+    return out;
+  };
+  std::string summary;
+  if (!held.empty()) summary = "all of a command's processes together: " + join(held);
+  if (!unheld.empty()) {
+    if (!summary.empty()) summary += "; ";
+    summary += "no usable cgroup for the rest, held as: " + join(unheld);
+    if (!v2_note.empty())
+      summary += " (" + v2_note + ")";
+    else if (!found.v2 && found.v1.empty())
+      summary += " (no cgroup hierarchy is mounted here)";
+  }
+  return summary;
+}
+
+Layout discover() {
+  Layout layout;
+  const Hierarchies found = own_hierarchies();
+  const std::optional<Hierarchy>& v2 = found.v2;
   std::string v2_note;
   if (v2 && can_join_under(v2->own, {"cgroup.procs"})) {
     layout.v2 = v2;
@@ -223,36 +267,16 @@ Layout discover() {
   }
   auto from_v1 = [&](std::optional<Hierarchy>& role, const std::string& controller,
                      const std::vector<std::string>& files) {
-    if (role || !v1.count(controller)) return;
-    if (can_join_under(v1.at(controller).own, files)) role = v1.at(controller);
+    if (role || !found.v1.count(controller)) return;
+    if (can_join_under(found.v1.at(controller).own, files)) role = found.v1.at(controller);
   };
   from_v1(layout.memory, "memory", {"memory.limit_in_bytes", "memory.oom_control"});
   from_v1(layout.pids, "pids", {"pids.max", "pids.events"});
   from_v1(layout.cpu, "cpuacct", {"cpuacct.usage"});
-
-  CgroupSupport& s = layout.support;
-  s.memory = layout.memory.has_value();
-  s.processes = layout.pids.has_value();
-  s.cpu = layout.cpu.has_value();
-  auto version = [](const std::optional<Hierarchy>& h) { return std::string(h->v2 ? " (cgroup v2)" : " (cgroup v1)"); };
-  if (s.memory) held.push_back("memory" + version(layout.memory));
-  else unheld.push_back("memory each process on its own (RLIMIT_DATA)");
-  if (s.processes) held.push_back("processes" + version(layout.pids));
-  else unheld.push_back("processes per user (RLIMIT_NPROC)");
-  if (s.cpu) held.push_back("CPU time" + version(layout.cpu));
-  else unheld.push_back("CPU time by the step's timeout alone");
-  auto join = [](const std::vector<std::string>& items) {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-    return out;
-  };
-  if (!held.empty()) s.summary = "all of a command's processes together: " + join(held);
-  if (!unheld.empty()) {
-    if (!s.summary.empty()) s.summary += "; ";
-    s.summary += "no usable cgroup for the rest, held as: " + join(unheld);
-    if (!v2_note.empty()) s.summary += " (" + v2_note + ")";
-    else if (!v2 && v1.empty()) s.summary += " (no cgroup hierarchy is mounted here)";
-  }
+  layout.support.memory = layout.memory.has_value();
+  layout.support.processes = layout.pids.has_value();
+  layout.support.cpu = layout.cpu.has_value();
+  layout.support.summary = support_summary(layout, found, v2_note);
   return layout;
 }
 

@@ -103,6 +103,54 @@ std::string url_without_credentials(const std::string& url) {
   return url.substr(0, scheme + 3) + url.substr(at + 1);
 }
 
+namespace {
+
+// libgit2's clone without a checkout; a failure removes the destination and is named
+// as unreachable or as refused credentials, the token never in the text.
+void clone_repository(const CloneRequest& r, const std::string& shown, RepoPtr& repo) {
+  Payload payload{&r};
+  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  options.fetch_opts.callbacks.credentials = credentials;
+  options.fetch_opts.callbacks.payload = &payload;
+  options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;  // checked out at the ref below
+  if (git_clone(&repo.p, r.url.c_str(), r.destination.string().c_str(), &options) == 0) return;
+  const git_error* e = git_error_last();
+  std::string text = git_error_text();
+  // The token may appear in nothing libgit2 says, but be sure.
+  if (!r.token.empty())
+    for (auto pos = text.find(r.token); pos != std::string::npos; pos = text.find(r.token))
+      text.replace(pos, r.token.size(), "***");
+  const bool auth = (e && e->klass == GIT_ERROR_HTTP && text.find("401") != std::string::npos) ||
+                    text.find("credentials") != std::string::npos || text.find("authentication") != std::string::npos;
+  std::error_code ignored;
+  fs::remove_all(r.destination, ignored);
+  throw CloneError(auth ? CloneError::Kind::kAuth : CloneError::Kind::kUnreachable,
+                   "cannot clone " + excerpt(shown, 200) + ": " + text);
+}
+
+// The ref's commit: a branch of the remote, a tag, or a commit (full or abbreviated
+// sha); none given, the remote's HEAD. `resolved` is the ref's full name, when it has
+// one. Null when there is no such commit.
+void resolve_ref(const CloneRequest& r, git_repository* repo, ObjectPtr& target, std::string& resolved) {
+  if (r.ref.empty()) {
+    git_reference* head = nullptr;
+    if (git_repository_head(&head, repo) == 0) {
+      resolved = git_reference_name(head);
+      git_reference_peel(&target.p, head, GIT_OBJECT_COMMIT);
+      git_reference_free(head);
+    }
+    return;
+  }
+  for (const std::string& name : {"refs/remotes/origin/" + r.ref, "refs/tags/" + r.ref, r.ref}) {
+    if (git_revparse_single(&target.p, repo, (name + "^{commit}").c_str()) == 0) {
+      resolved = name.rfind("refs/remotes/origin/", 0) == 0 ? "refs/heads/" + r.ref : name;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 Checkout clone_at_ref(const CloneRequest& r) {
   init_libgit2();
   const std::string shown = url_without_credentials(r.url);
@@ -116,46 +164,11 @@ Checkout clone_at_ref(const CloneRequest& r) {
   if (looks_local && !fs::exists(r.url, ec))
     throw CloneError(CloneError::Kind::kUnreachable,
                      "cannot clone " + excerpt(shown, 200) + ": " + (ec ? ec.message() : "no such directory"));
-
-  Payload payload{&r};
-  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
-  options.fetch_opts.callbacks.credentials = credentials;
-  options.fetch_opts.callbacks.payload = &payload;
-  options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;  // checked out at the ref below
   RepoPtr repo;
-  if (git_clone(&repo.p, r.url.c_str(), r.destination.string().c_str(), &options) != 0) {
-    const git_error* e = git_error_last();
-    std::string text = git_error_text();
-    // The token may appear in nothing libgit2 says, but be sure.
-    if (!r.token.empty())
-      for (auto pos = text.find(r.token); pos != std::string::npos; pos = text.find(r.token))
-        text.replace(pos, r.token.size(), "***");
-    const bool auth = (e && e->klass == GIT_ERROR_HTTP && text.find("401") != std::string::npos) ||
-                      text.find("credentials") != std::string::npos || text.find("authentication") != std::string::npos;
-    std::error_code ignored;
-    fs::remove_all(r.destination, ignored);
-    throw CloneError(auth ? CloneError::Kind::kAuth : CloneError::Kind::kUnreachable,
-                     "cannot clone " + excerpt(shown, 200) + ": " + text);
-  }
-
-  // The ref: a branch of the remote, a tag, or a commit (full or abbreviated sha).
+  clone_repository(r, shown, repo);
   ObjectPtr target;
   std::string resolved;
-  if (r.ref.empty()) {
-    git_reference* head = nullptr;
-    if (git_repository_head(&head, repo.p) == 0) {
-      resolved = git_reference_name(head);
-      git_reference_peel(&target.p, head, GIT_OBJECT_COMMIT);
-      git_reference_free(head);
-    }
-  } else {
-    for (const std::string& name : {"refs/remotes/origin/" + r.ref, "refs/tags/" + r.ref, r.ref}) {
-      if (git_revparse_single(&target.p, repo.p, (name + "^{commit}").c_str()) == 0) {
-        resolved = name.rfind("refs/remotes/origin/", 0) == 0 ? "refs/heads/" + r.ref : name;
-        break;
-      }
-    }
-  }
+  resolve_ref(r, repo.p, target, resolved);
   if (!target.p) {
     const std::string branches = remote_branches(repo.p);
     std::error_code ignored;
