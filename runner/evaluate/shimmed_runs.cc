@@ -62,6 +62,42 @@ OutputError compare_output(const BenchmarkConfig& bench, const ShimRun& want, co
   return compare_buffers(output.name, output.type, a, c, bench.rtol, bench.atol);
 }
 
+// What watches a shimmed run of a kernel benchmark: the CUPTI injection (its records'
+// directory removed at the end), the lock that keeps a checking run out of every timing
+// session's rounds, and, for a timed run, the GPU's clocks and processes.
+struct GpuWatch {
+  GpuRun gpu;
+  std::optional<TimingLock> beside_sessions;
+  std::unique_ptr<ClockMonitor> clock;
+  std::unique_ptr<GpuProcessMonitor> processes;
+
+  GpuWatch() = default;
+  GpuWatch(const GpuWatch&) = delete;
+  GpuWatch& operator=(const GpuWatch&) = delete;
+  ~GpuWatch() {
+    std::error_code ec;
+    if (!gpu.dir.empty()) fs::remove_all(gpu.dir, ec);
+  }
+
+  // Starts what a run of `spec` on `device` needs; adds the injection's environment and
+  // readable paths to the run's.
+  void start(GpuRuns& runs, const ShimRunSpec& spec, const GpuDevice* device, const fs::path& lock_dir, EnvVars& env,
+             std::vector<std::string>& readable) {
+    gpu = runs.start(spec.workspace, device);
+    env.insert(env.end(), gpu.env.begin(), gpu.env.end());
+    readable.insert(readable.end(), gpu.readable_paths.begin(), gpu.readable_paths.end());
+    // A timed run is inside its session's exclusive lock; any other run on the GPU keeps
+    // out of every session's rounds (gpu/devices.h).
+    if (!spec.timed) beside_sessions.emplace(timing_lock_dir(lock_dir), device->lock_key(), TimingLock::Mode::kShared);
+    if (spec.device && spec.timed) {
+      clock = std::make_unique<ClockMonitor>(spec.device->nvml);
+      // Every process of the run holding a context on the GPU, to be matched with the
+      // processes that reported their kernels.
+      processes = monitor_gpu_processes(spec.device->nvml);
+    }
+  }
+};
+
 }  // namespace
 
 std::string ShimmedRuns::prepare_library() {
@@ -115,44 +151,20 @@ std::optional<ShimRun> ShimmedRuns::run(Evaluation& e, const ShimRunSpec& spec, 
       (spec.timed ? "timing " : std::string("call check ")) + bench.name + (spec.key ? " (perturbed)" : " (observed)");
   // A benchmark timed by its kernels runs under the CUPTI injection, as every run of it
   // does: checked and timed runs look alike to the candidate.
-  GpuRun gpu;
+  GpuWatch watch;
   std::vector<std::string> readable{fs::path(library_).parent_path().string()};
-  if (kernels) {
-    gpu = gpu_.start(ws, device);
-    env.insert(env.end(), gpu.env.begin(), gpu.env.end());
-    readable.insert(readable.end(), gpu.readable_paths.begin(), gpu.readable_paths.end());
-  }
-  struct RemoveGpuDir {
-    const fs::path& dir;
-    ~RemoveGpuDir() {
-      std::error_code ec;
-      if (!dir.empty()) fs::remove_all(dir, ec);
-    }
-  } remove_gpu_dir{gpu.dir};
-  // A timed run is inside its session's exclusive lock; any other run on the GPU keeps
-  // out of every session's rounds (gpu/devices.h).
-  std::optional<TimingLock> beside_sessions;
-  if (kernels && !spec.timed)
-    beside_sessions.emplace(timing_lock_dir(ctx_.options.env.lock_dir), device->lock_key(), TimingLock::Mode::kShared);
-  std::unique_ptr<ClockMonitor> clock;
-  std::unique_ptr<GpuProcessMonitor> processes;
-  if (kernels && spec.device && spec.timed) {
-    clock = std::make_unique<ClockMonitor>(spec.device->nvml);
-    // Every process of the run holding a context on the GPU, to be matched with the
-    // processes that reported their kernels.
-    processes = monitor_gpu_processes(spec.device->nvml);
-  }
+  if (kernels) watch.start(gpu_, spec, device, ctx_.options.env.lock_dir, env, readable);
   auto r = steps_.run(e, Step(label, bench.command, ws, bench.timeout_s)
                              .on(spec.overrides)
                              .with_env(env)
-                             .watch([&processes](long pid) {
-                               if (processes) processes->started(pid);
+                             .watch([&watch](long pid) {
+                               if (watch.processes) watch.processes->started(pid);
                              })
                              .showing(readable));
-  beside_sessions.reset();
+  watch.beside_sessions.reset();
   ShimRun run;
-  if (clock) run.clock = clock->stop();
-  if (processes) run.gpu_processes = processes->stop();
+  if (watch.clock) run.clock = watch.clock->stop();
+  if (watch.processes) run.gpu_processes = watch.processes->stop();
   if (wall_s) *wall_s = r.outcome.wall_s;
   if (!r.tampered.empty()) {
     problem = {r.tampering("the " + label + " run"), true};
@@ -164,7 +176,7 @@ std::optional<ShimRun> ShimmedRuns::run(Evaluation& e, const ShimRunSpec& spec, 
     return std::nullopt;
   }
   run.out = r.outcome.out;
-  return read_run(spec, label, dir, gpu, std::move(run), problem);
+  return read_run(spec, label, dir, watch.gpu, std::move(run), problem);
 }
 
 std::optional<ShimRun> ShimmedRuns::read_run(const ShimRunSpec& spec, const std::string& label, const fs::path& dir,

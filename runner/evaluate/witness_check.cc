@@ -18,53 +18,82 @@ WitnessRecord WitnessCheck::not_witnessed(WitnessRecord record, const std::strin
   return record;
 }
 
-std::optional<std::vector<NcuKernel>> WitnessCheck::run_ncu_on(std::size_t b, const Side& side, const GpuDevice* device,
-                                                               std::string& problem) {
+namespace {
+
+// ncu's CSV as kernels; nullopt with `problem` set when it cannot be read or ncu could
+// not look: no kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU)
+// is not the same as there being nothing to see.
+std::optional<std::vector<NcuKernel>> ncu_kernels(const std::string& bench, const std::string& text,
+                                                  std::string& problem) {
+  try {
+    std::vector<NcuKernel> kernels = parse_ncu_csv(text);
+    if (const std::size_t at = text.find("==ERROR=="); ncu_work(kernels).launches == 0 && at != std::string::npos) {
+      problem = "benchmark '" + bench + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
+      return std::nullopt;
+    }
+    return kernels;
+  } catch (const std::exception& error) {
+    problem = "benchmark '" + bench + "': " + error.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<WitnessCheck::NcuRun> WitnessCheck::ncu_run_of(std::size_t b, const Side& side, std::string& problem) {
   const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
   // Timed through the shim: witnessed through it too (its shimmed build, the shim loaded
   // into the benchmark's processes only, not into ncu's own), so that ncu and CUPTI see
   // the same launches in the same state of the caches.
   const bool shimmed = calls_.shimmed(b) && !side.calls_workspace.empty();
-  const fs::path& ws = shimmed ? side.calls_workspace : side.workspace;
-  const FileOverrides& overrides = shimmed ? side.calls_files : side.files;
-  std::string command = bench.command;
-  std::vector<std::string> readable;
+  NcuRun run{
+      shimmed ? side.calls_workspace : side.workspace, shimmed ? side.calls_files : side.files, bench.command, {}, {}};
   if (shimmed) {
-    const fs::path dir = calls_.call_dir(ws) / ("witness-" + std::to_string(b));
-    if (const std::string why = calls_.prepare_dir(ws, dir, b, ctx_.reference_key); !why.empty()) {
+    const fs::path dir = calls_.call_dir(run.workspace) / ("witness-" + std::to_string(b));
+    if (const std::string why = calls_.prepare_dir(run.workspace, dir, b, ctx_.reference_key); !why.empty()) {
       problem = "benchmark '" + bench.name + "': " + why;
       return std::nullopt;
     }
     // Added to ncu's own LD_PRELOAD (its injection into the benchmark), never replacing it.
-    command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) +
-              " LD_PRELOAD=" + shell_quote(calls_.shim_library()) + "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
-    readable.push_back(fs::path(calls_.shim_library()).parent_path().string());
+    run.command = "export MAXCODE_SHIM_DIR=" + shell_quote(dir.string()) +
+                  " LD_PRELOAD=" + shell_quote(calls_.shim_library()) + "${LD_PRELOAD:+:$LD_PRELOAD}; " + bench.command;
+    run.readable.push_back(fs::path(calls_.shim_library()).parent_path().string());
   }
   // An unguessable name: the benchmark runs in this workspace while ncu writes it.
-  const fs::path log = ws / ".maxcode-gpu" /
-                       ("witness-" + std::to_string(ctx_.next_run()) + "-" + std::to_string(ctx_.random()) + ".csv");
+  run.log = run.workspace / ".maxcode-gpu" /
+            ("witness-" + std::to_string(ctx_.next_run()) + "-" + std::to_string(ctx_.random()) + ".csv");
   try {
-    make_dirs_beneath(ws, log.parent_path());
+    make_dirs_beneath(run.workspace, run.log.parent_path());
   } catch (const std::exception& error) {
     problem = "benchmark '" + bench.name + "': " + error.what();
     return std::nullopt;
   }
+  return run;
+}
+
+std::optional<std::vector<NcuKernel>> WitnessCheck::run_ncu_on(std::size_t b, const Side& side, const GpuDevice* device,
+                                                               std::string& problem) {
+  const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
+  const std::optional<NcuRun> run = ncu_run_of(b, side, problem);
+  if (!run) return std::nullopt;
+  const fs::path& ws = run->workspace;
   auto env = gpu_.device_env(device);
   env.push_back({"MAXCODE_SEED", std::to_string(ctx_.config.acceptance.seeds.front())});
   Evaluation scratch;
-  auto r = steps_.run(
-      scratch, Step("ncu witness", shell_command(ncu_duration_argv(find_cuda_tool("ncu"), log.string(), command)), ws,
-                    ctx_.config.gpu.ncu_timeout_s)
-                   .on(overrides)
-                   .with_env(env)
-                   .showing(readable));
+  auto r =
+      steps_.run(scratch, Step("ncu witness",
+                               shell_command(ncu_duration_argv(find_cuda_tool("ncu"), run->log.string(), run->command)),
+                               ws, ctx_.config.gpu.ncu_timeout_s)
+                              .on(run->overrides)
+                              .with_env(env)
+                              .showing(run->readable));
   std::string text;
   try {
-    if (r.tampered.empty() && r.outcome.ok()) text = read_beneath(ws, log, kMaxNcuLogBytes);
+    if (r.tampered.empty() && r.outcome.ok()) text = read_beneath(ws, run->log, kMaxNcuLogBytes);
   } catch (const std::exception& error) {
     problem = "benchmark '" + bench.name + "': no ncu log (" + error.what() + ")";
   }
-  remove_beneath(ws, log);
+  remove_beneath(ws, run->log);
   if (!r.tampered.empty()) {
     problem = r.tampering("ncu");
     return std::nullopt;
@@ -74,20 +103,7 @@ std::optional<std::vector<NcuKernel>> WitnessCheck::run_ncu_on(std::size_t b, co
     return std::nullopt;
   }
   if (!problem.empty()) return std::nullopt;
-  try {
-    std::vector<NcuKernel> kernels = parse_ncu_csv(text);
-    // No kernel and an error of ncu's own (ERR_NVGPUCTRPERM, an unsupported GPU): ncu
-    // could not look, which is not the same as there being nothing to see.
-    if (const std::size_t at = text.find("==ERROR=="); ncu_work(kernels).launches == 0 && at != std::string::npos) {
-      problem =
-          "benchmark '" + bench.name + "': " + text.substr(at, std::min<std::size_t>(text.find('\n', at) - at, 300));
-      return std::nullopt;
-    }
-    return kernels;
-  } catch (const std::exception& error) {
-    problem = "benchmark '" + bench.name + "': " + error.what();
-    return std::nullopt;
-  }
+  return ncu_kernels(bench.name, text, problem);
 }
 
 std::optional<std::vector<std::vector<NcuKernel>>> WitnessCheck::run_ncu(const Side& side, const GpuDevice* device,
@@ -103,6 +119,19 @@ std::optional<std::vector<std::vector<NcuKernel>>> WitnessCheck::run_ncu(const S
     runs[b] = std::move(*kernels);
   }
   return runs;
+}
+
+std::optional<std::vector<std::vector<NcuKernel>>> WitnessCheck::original_under_ncu(const Side& original_side,
+                                                                                    const GpuDevice* device,
+                                                                                    std::string& problem) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!original_tried_) {
+    original_tried_ = true;
+    ctx_.progress.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
+    original_ = run_ncu(original_side, device, original_problem_);
+  }
+  problem = original_problem_;
+  return original_;
 }
 
 WitnessRecord WitnessCheck::check(Checked& c, const Side& original_side, const Side& side, const TimingSession& session,
@@ -135,18 +164,10 @@ WitnessRecord WitnessCheck::check(Checked& c, const Side& original_side, const S
   };
 
   // ncu's side: the original once per evaluation, the candidate once (at timing).
-  std::vector<std::vector<NcuKernel>> original_ncu;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!original_tried_) {
-      original_tried_ = true;
-      ctx_.progress.status("baseline: out-of-process witness (Nsight Compute, every kernel)");
-      original_ = run_ncu(original_side, session.device, original_problem_);
-    }
-    if (!original_) return not_witnessed(record, "the original under ncu: " + original_problem_);
-    original_ncu = *original_;
-  }
-  const WitnessSide original = sides(&original_ncu, session.baseline_runs);
+  std::string original_problem;
+  const auto original_ncu = original_under_ncu(original_side, session.device, original_problem);
+  if (!original_ncu) return not_witnessed(record, "the original under ncu: " + original_problem);
+  const WitnessSide original = sides(&*original_ncu, session.baseline_runs);
   record.original = original;
   if (std::string why = check_original_witness(original, tolerance); !why.empty()) return not_witnessed(record, why);
 

@@ -37,6 +37,21 @@ class WitnessCheck {
                                                              std::string& problem);
   std::optional<std::vector<NcuKernel>> run_ncu_on(std::size_t b, const Side& side, const GpuDevice* device,
                                                    std::string& problem);
+  // Where and how one benchmark runs under ncu: the workspace and files (the shimmed
+  // build's, when timed through the shim), the command (with the shim loaded) and the
+  // log ncu writes.
+  struct NcuRun {
+    std::filesystem::path workspace;
+    FileOverrides overrides;
+    std::string command;
+    std::vector<std::string> readable;
+    std::filesystem::path log;
+  };
+  std::optional<NcuRun> ncu_run_of(std::size_t b, const Side& side, std::string& problem);
+  // The original's run under ncu, made once whichever worker asks first (a copy: workers
+  // read it at once); nullopt with `problem` set when it failed.
+  std::optional<std::vector<std::vector<NcuKernel>>> original_under_ncu(const Side& original_side,
+                                                                        const GpuDevice* device, std::string& problem);
   WitnessRecord not_witnessed(WitnessRecord record, const std::string& why);
 
   EvaluationContext& ctx_;

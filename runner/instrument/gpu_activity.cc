@@ -183,6 +183,60 @@ class Reader {
   std::string label_;
 };
 
+KernelStats read_kernel(const Reader& r, const nlohmann::json& k, const std::string& path) {
+  KernelStats ks;
+  ks.name = r.text(k, "name", path);
+  ks.grid = r.dim3(k, "grid", path);
+  ks.block = r.dim3(k, "block", path);
+  ks.device = k.contains("device") ? r.number<std::uint32_t>(k, "device", path) : 0;
+  ks.launches = r.number<std::uint64_t>(k, "launches", path);
+  ks.total_ns = r.number<std::uint64_t>(k, "total_ns", path);
+  ks.min_ns = r.number<std::uint64_t>(k, "min_ns", path);
+  ks.max_ns = r.number<std::uint64_t>(k, "max_ns", path);
+  if (k.contains("first_launch_ns")) {  // files of older versions lack them
+    ks.first_start_ns = r.number<std::uint64_t>(k, "first_start_ns", path);
+    ks.first_launch_ns = r.number<std::uint64_t>(k, "first_launch_ns", path);
+  }
+  ks.registers = r.number<int>(k, "registers", path);
+  ks.static_smem = r.number<int>(k, "static_smem", path);
+  ks.dynamic_smem = r.number<int>(k, "dynamic_smem", path);
+  if (k.contains("streams")) {
+    for (const auto& stream : r.array(k, "streams", path)) {
+      if (!stream.is_number_unsigned()) r.fail(path + ".streams", "expected stream ids");
+      ks.streams.push_back(stream.get<std::uint32_t>());
+    }
+  }
+  if (ks.launches == 0) r.fail(path + ".launches", "must be at least 1");
+  return ks;
+}
+
+TransferStats read_transfer(const Reader& r, const nlohmann::json& t, const std::string& path) {
+  TransferStats out;
+  out.kind = r.text(t, "kind", path);
+  out.count = r.number<std::uint64_t>(t, "count", path);
+  out.bytes = r.number<std::uint64_t>(t, "bytes", path);
+  out.total_ns = r.number<std::uint64_t>(t, "total_ns", path);
+  return out;
+}
+
+ApiCalls read_api(const Reader& r, const nlohmann::json& api) {
+  ApiCalls out;
+  const nlohmann::json& counted = r.at(api, "counted", "api");
+  if (!counted.is_boolean()) r.fail("api.counted", "expected true or false");
+  out.counted = counted.get<bool>();
+  out.launches = r.number<std::uint64_t>(api, "launches", "api");
+  out.launch_records = r.number<std::uint64_t>(api, "launch_records", "api");
+  out.graph_launches = r.number<std::uint64_t>(api, "graph_launches", "api");
+  out.contexts_created = r.number<std::uint64_t>(api, "contexts_created", "api");
+  const nlohmann::json& ipc = r.at(api, "ipc", "api");
+  if (!ipc.is_object()) r.fail("api.ipc", "expected an object of call counts");
+  for (const auto& [name, n] : ipc.items()) {
+    if (!n.is_number_unsigned()) r.fail("api.ipc." + name, "expected a count");
+    out.ipc[name] = n.get<std::uint64_t>();
+  }
+  return out;
+}
+
 }  // namespace
 
 GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) {
@@ -201,60 +255,12 @@ GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) 
   if (d.contains("busy_exact") && d["busy_exact"].is_boolean()) s.busy_exact = d["busy_exact"].get<bool>();
   s.dropped = r.number<std::uint64_t>(d, "dropped", "");
   const nlohmann::json& kernels = r.array(d, "kernels", "");
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const std::string path = "kernels[" + std::to_string(i) + "]";
-    const nlohmann::json& k = kernels[i];
-    KernelStats ks;
-    ks.name = r.text(k, "name", path);
-    ks.grid = r.dim3(k, "grid", path);
-    ks.block = r.dim3(k, "block", path);
-    ks.device = k.contains("device") ? r.number<std::uint32_t>(k, "device", path) : 0;
-    ks.launches = r.number<std::uint64_t>(k, "launches", path);
-    ks.total_ns = r.number<std::uint64_t>(k, "total_ns", path);
-    ks.min_ns = r.number<std::uint64_t>(k, "min_ns", path);
-    ks.max_ns = r.number<std::uint64_t>(k, "max_ns", path);
-    if (k.contains("first_launch_ns")) {  // files of older versions lack them
-      ks.first_start_ns = r.number<std::uint64_t>(k, "first_start_ns", path);
-      ks.first_launch_ns = r.number<std::uint64_t>(k, "first_launch_ns", path);
-    }
-    ks.registers = r.number<int>(k, "registers", path);
-    ks.static_smem = r.number<int>(k, "static_smem", path);
-    ks.dynamic_smem = r.number<int>(k, "dynamic_smem", path);
-    if (k.contains("streams")) {
-      for (const auto& stream : r.array(k, "streams", path)) {
-        if (!stream.is_number_unsigned()) r.fail(path + ".streams", "expected stream ids");
-        ks.streams.push_back(stream.get<std::uint32_t>());
-      }
-    }
-    if (ks.launches == 0) r.fail(path + ".launches", "must be at least 1");
-    s.kernels.push_back(std::move(ks));
-  }
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    s.kernels.push_back(read_kernel(r, kernels[i], "kernels[" + std::to_string(i) + "]"));
   const nlohmann::json& transfers = r.array(d, "transfers", "");
-  for (std::size_t i = 0; i < transfers.size(); ++i) {
-    const std::string path = "transfers[" + std::to_string(i) + "]";
-    TransferStats t;
-    t.kind = r.text(transfers[i], "kind", path);
-    t.count = r.number<std::uint64_t>(transfers[i], "count", path);
-    t.bytes = r.number<std::uint64_t>(transfers[i], "bytes", path);
-    t.total_ns = r.number<std::uint64_t>(transfers[i], "total_ns", path);
-    s.transfers.push_back(std::move(t));
-  }
-  if (d.contains("api")) {  // older files lack the counts: all zero, not counted
-    const nlohmann::json& api = d["api"];
-    const nlohmann::json& counted = r.at(api, "counted", "api");
-    if (!counted.is_boolean()) r.fail("api.counted", "expected true or false");
-    s.api.counted = counted.get<bool>();
-    s.api.launches = r.number<std::uint64_t>(api, "launches", "api");
-    s.api.launch_records = r.number<std::uint64_t>(api, "launch_records", "api");
-    s.api.graph_launches = r.number<std::uint64_t>(api, "graph_launches", "api");
-    s.api.contexts_created = r.number<std::uint64_t>(api, "contexts_created", "api");
-    const nlohmann::json& ipc = r.at(api, "ipc", "api");
-    if (!ipc.is_object()) r.fail("api.ipc", "expected an object of call counts");
-    for (const auto& [name, n] : ipc.items()) {
-      if (!n.is_number_unsigned()) r.fail("api.ipc." + name, "expected a count");
-      s.api.ipc[name] = n.get<std::uint64_t>();
-    }
-  }
+  for (std::size_t i = 0; i < transfers.size(); ++i)
+    s.transfers.push_back(read_transfer(r, transfers[i], "transfers[" + std::to_string(i) + "]"));
+  if (d.contains("api")) s.api = read_api(r, d["api"]);  // older files lack the counts: all zero, not counted
   if (d.contains("messages")) {
     for (const auto& m : r.array(d, "messages", ""))
       if (m.is_string()) s.messages.push_back(m.get<std::string>());

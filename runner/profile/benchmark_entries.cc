@@ -60,26 +60,30 @@ std::string percent(double x) {
   return text;
 }
 
-}  // namespace
-
-EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& run) {
-  EntryWeighting w;
-  // Every key an entry offers, mapped to a group per key.
+// The entries grouped by the benchmark function each runs (the fixture's key where the
+// stacks hold it, else the function's); returns each group's key.
+std::map<std::string, std::size_t> group_entries(const CallStacks& stacks, const GoogleBenchmarkRun& run,
+                                                 EntryWeighting& w) {
   std::map<std::string, std::size_t> by_key;
-  std::vector<std::vector<std::string>> keys_of_entry;
-  for (const GoogleBenchmarkEntry& e : run.entries) keys_of_entry.push_back(entry_keys(e.name));
   std::set<std::string> seen_keys;
   for (const CodeFrame& frame : stacks.frames) seen_keys.insert(entry_key_of_frame(frame.function));
-  for (std::size_t i = 0; i < run.entries.size(); ++i) {
-    // The fixture's key where the stacks hold it, else the function's.
-    const auto& keys = keys_of_entry[i];
+  for (const GoogleBenchmarkEntry& entry : run.entries) {
+    const std::vector<std::string> keys = entry_keys(entry.name);
     const std::string key = keys.size() > 1 && seen_keys.count(keys[1]) ? keys[1] : keys[0];
     auto [at, fresh] = by_key.emplace(key, w.groups.size());
     if (fresh) w.groups.push_back({key, {}, 0, 0});
-    w.groups[at->second].entries.push_back(run.entries[i].name);
-    w.groups[at->second].metric_s += run.entries[i].real_s;
-    w.metric_s += run.entries[i].real_s;
+    w.groups[at->second].entries.push_back(entry.name);
+    w.groups[at->second].metric_s += entry.real_s;
+    w.metric_s += entry.real_s;
   }
+  return by_key;
+}
+
+// Each stack's group (-1: none), by its innermost benchmark function: a benchmark run
+// from another's body is its own. Sums the samples per group and which functions drive
+// each group's entries (on at least kDrivesShare of its stacks, inclusive).
+std::vector<long> place_stacks(const CallStacks& stacks, const std::map<std::string, std::size_t>& by_key,
+                               EntryWeighting& w) {
   // Each frame's group, once: stacks share frames.
   std::vector<long> group_of_frame(stacks.frames.size(), -1);
   for (std::size_t f = 0; f < stacks.frames.size(); ++f) {
@@ -95,7 +99,7 @@ EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& ru
     for (std::uint32_t f : stack.frames)
       if (group_of_frame[f] >= 0) {
         group_of_stack[s] = group_of_frame[f];
-        break;  // the innermost benchmark function: a benchmark run from another's body is its own
+        break;
       }
     if (group_of_stack[s] < 0) {
       w.unplaced += stack.weight;
@@ -113,21 +117,19 @@ EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& ru
         auto& list = w.drives[function];
         list.insert(list.end(), w.groups[g].entries.begin(), w.groups[g].entries.end());
       }
+  return group_of_stack;
+}
 
-  if (w.total <= 0 || w.metric_s <= 0) return w;
-  if (w.unplaced > 0.5 * w.total) {
-    w.note = "the samples of " + percent(w.unplaced / w.total) +
-             " of its CPU time name no benchmark function of its entries (entries registered through a "
-             "lambda?): its functions are ranked by CPU time, not by their part of the metric";
-    return w;
-  }
+// Each placed stack scaled so that its group's samples weigh what its entries' metric
+// does; unplaced stacks weigh nothing. Notes the groups no sample fell in.
+void reweigh(CallStacks& stacks, const std::vector<long>& group_of_stack, EntryWeighting& w) {
   double placed_metric = 0;
   std::vector<std::string> unsampled;
   for (const EntryGroup& g : w.groups) {
     if (g.sampled > 0) placed_metric += g.metric_s;
     else unsampled.push_back(g.function);
   }
-  if (placed_metric <= 0) return w;
+  if (placed_metric <= 0) return;
   std::vector<double> scale(w.groups.size(), 0);
   for (std::size_t g = 0; g < w.groups.size(); ++g)
     if (w.groups[g].sampled > 0) scale[g] = w.total * (w.groups[g].metric_s / placed_metric) / w.groups[g].sampled;
@@ -139,6 +141,22 @@ EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& ru
     for (std::size_t i = 0; i < unsampled.size(); ++i) w.note += (i ? ", " : "") + unsampled[i];
     w.note += " (" + percent(1 - placed_metric / w.metric_s) + " of the metric): left out of the shares";
   }
+}
+
+}  // namespace
+
+EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& run) {
+  EntryWeighting w;
+  const std::map<std::string, std::size_t> by_key = group_entries(stacks, run, w);
+  const std::vector<long> group_of_stack = place_stacks(stacks, by_key, w);
+  if (w.total <= 0 || w.metric_s <= 0) return w;
+  if (w.unplaced > 0.5 * w.total) {
+    w.note = "the samples of " + percent(w.unplaced / w.total) +
+             " of its CPU time name no benchmark function of its entries (entries registered through a "
+             "lambda?): its functions are ranked by CPU time, not by their part of the metric";
+    return w;
+  }
+  reweigh(stacks, group_of_stack, w);
   return w;
 }
 
