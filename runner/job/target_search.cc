@@ -190,45 +190,38 @@ std::string new_run_id() {
   return id + "-" + suffix;
 }
 
-TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  Session s;
-  WorkDirGuard guard{s, o.keep_workspaces};
-  // The config may name key variables that do not look secret by name (api_key_env).
-  add_secret_variables(secret_variable_names(o.config));
-  setup(s, o);
-  // What the policy needs was checked by the caller before anything was built
-  // (check_policy_inputs: job.cc, run_job.cc); what only the target can say is checked
-  // here, before the original is built or timed.
-  if (o.candidate_file.empty()) {
-    if (o.config.search.policy == "tune" && s.knobs.empty())
-      throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
-                        s.located.target.file + "): add search.knobs to " + o.config.file.string() +
-                        " or a `// maxcode: tune NAME v1 v2 ...` comment in that file, or choose another policy");
-  }
+namespace {
+
+// What the policy needs was checked by the caller before anything was built
+// (check_policy_inputs: job.cc, run_job.cc); what only the target can say is checked
+// here, before the original is built or timed.
+void check_target_can_change(const TargetSearch& o, const Session& s) {
+  if (!o.candidate_file.empty()) return;
+  if (o.config.search.policy == "tune" && s.knobs.empty())
+    throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
+                      s.located.target.file + "): add search.knobs to " + o.config.file.string() +
+                      " or a `// maxcode: tune NAME v1 v2 ...` comment in that file, or choose another policy");
   // Nothing the policy has can change the target: no original built, no A/A session.
-  if (o.candidate_file.empty()) {
-    const std::string why =
-        why_nothing_reaches(o.config, o.repo, o.replay_dir, s.unit.names(), s.located.target.file);
-    if (!why.empty())
-      throw NothingToTry(why + ", so " + s.located.target.function + " is not searched (its original is not built or timed)");
-  }
-  fs::path ccache;
-  if (have_ccache()) {
-    ccache = cache_dir(o.env) / "ccache";
-    fs::create_directories(ccache);
-  }
-  Evaluator evaluator(o.config, s.source, s.located.target, s.unit, s.knobs,
-                      {s.work_dir, ccache, o.keep_workspaces, o.env}, progress);
-  s.info.environment = describe_environment(evaluator.isolation());
-  progress.note("maxcode " + s.info.command + ": " + s.located.target.function + " in " + s.located.target.file +
-                ":" + std::to_string(s.located.target.line_begin));
+  const std::string why = why_nothing_reaches(o.config, o.repo, o.replay_dir, s.unit.names(), s.located.target.file);
+  if (!why.empty())
+    throw NothingToTry(why + ", so " + s.located.target.function +
+                       " is not searched (its original is not built or timed)");
+}
+
+void note_target(const Session& s, Progress& progress) {
+  progress.note("maxcode " + s.info.command + ": " + s.located.target.function + " in " + s.located.target.file + ":" +
+                std::to_string(s.located.target.line_begin));
   if (s.unit.functions.size() > 1) {
     std::string names;
     for (const std::string& n : s.located.target.unit) names += (names.empty() ? "" : ", ") + n;
     progress.note("unit: " + names);
   }
   for (const std::string& note : s.unit.notes) progress.note("unit: " + note);
+}
+
+// The original built, checked and timed against itself (A/A), and what the run's
+// record keeps of it: the audit, its tests, ncu's kernels, the noise.
+void prepare_original(Evaluator& evaluator, Session& s, Progress& progress) {
   evaluator.prepare_baseline();
   s.info.audit = evaluator.audits();
   s.info.tests = to_json(evaluator.original_tests());
@@ -247,6 +240,28 @@ TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
   std::snprintf(line, sizeof line, "A/A noise: %.3fx [%.3f, %.3f] over %d rounds; noise floor %.3f",
                 noise.speedup.median, noise.speedup.low, noise.speedup.high, noise.speedup.rounds, noise.noise_floor);
   progress.note(line);
+}
+
+}  // namespace
+
+TargetSearchOutcome search_target(const TargetSearch& o, Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Session s;
+  WorkDirGuard guard{s, o.keep_workspaces};
+  // The config may name key variables that do not look secret by name (api_key_env).
+  add_secret_variables(secret_variable_names(o.config));
+  setup(s, o);
+  check_target_can_change(o, s);
+  fs::path ccache;
+  if (have_ccache()) {
+    ccache = cache_dir(o.env) / "ccache";
+    fs::create_directories(ccache);
+  }
+  Evaluator evaluator(o.config, s.source, s.located.target, s.unit, s.knobs,
+                      {s.work_dir, ccache, o.keep_workspaces, o.env}, progress);
+  s.info.environment = describe_environment(evaluator.isolation());
+  note_target(s, progress);
+  prepare_original(evaluator, s, progress);
 
   fs::create_directories(o.out);
   TargetSearchOutcome outcome;

@@ -110,6 +110,48 @@ std::string without_reasoning(std::string_view reply, bool& unclosed) {
   return out;
 }
 
+// Why a reply without a block that defines the function gives no candidate.
+std::string why_no_definition(std::string_view reply, const std::vector<Block>& blocks, bool unclosed, bool hit_limit,
+                              const std::string& name) {
+  if (blocks.empty()) {
+    if (unclosed)
+      return hit_limit ? "the reply was cut off (token limit) while the model was still reasoning"
+                       : "the reply is all reasoning (a <think> section never closed) and gives no code";
+    return looks_like_refusal(reply) ? "the model declined: " + std::string(trim(reply.substr(0, 200)))
+           : hit_limit               ? "the reply was cut off (token limit) before any code"
+                                     : "the reply has no fenced code block";
+  }
+  const Block& last = blocks.back();
+  if (!last.closed || open_braces(last.text) > 0 || hit_limit)
+    return "the definition of '" + name + "' is cut off mid-way" +
+           (hit_limit ? " (the model hit its token limit)" : "");
+  return "no code block defines '" + name + "'";
+}
+
+// Several blocks may define it: the original quoted back ("before"), a recap, or a
+// first version and a better one. The original is not an answer; of the versions
+// left, the last is the model's final word. Says in the rationale when there were
+// several.
+const Block& final_version(std::vector<const Block*> defining, std::string_view original, const std::string& name,
+                           ParsedReply& parsed) {
+  if (!original.empty() && defining.size() > 1) {
+    const std::string unchanged = normalize_code(original);
+    std::vector<const Block*> changed;
+    for (const Block* b : defining)
+      if (normalize_code(b->text) != unchanged) changed.push_back(b);
+    if (!changed.empty()) defining = changed;
+  }
+  std::vector<std::string> versions;
+  for (const Block* b : defining) {
+    const std::string v = normalize_code(b->text);
+    if (std::find(versions.begin(), versions.end(), v) == versions.end()) versions.push_back(v);
+  }
+  if (versions.size() > 1)
+    parsed.rationale = "(The reply gave " + std::to_string(versions.size()) + " versions of '" + name +
+                       "'; the last was taken.)\n" + parsed.rationale;
+  return *defining.back();
+}
+
 }  // namespace
 
 ParsedReply parse_reply(std::string_view raw_reply, std::string_view function, std::string_view finish_reason,
@@ -132,46 +174,11 @@ ParsedReply parse_reply(std::string_view raw_reply, std::string_view function, s
   std::vector<const Block*> defining;
   for (const Block& b : blocks)
     if (!find_definitions(b.text, function).empty()) defining.push_back(&b);
-
-  if (blocks.empty()) {
-    if (unclosed) {
-      parsed.error = hit_limit ? "the reply was cut off (token limit) while the model was still reasoning"
-                               : "the reply is all reasoning (a <think> section never closed) and gives no code";
-      return parsed;
-    }
-    parsed.error = looks_like_refusal(reply) ? "the model declined: " + std::string(trim(reply.substr(0, 200)))
-                   : hit_limit              ? "the reply was cut off (token limit) before any code"
-                                            : "the reply has no fenced code block";
-    return parsed;
-  }
   if (defining.empty()) {
-    const Block& last = blocks.back();
-    if (!last.closed || open_braces(last.text) > 0 || hit_limit)
-      parsed.error = "the definition of '" + name + "' is cut off mid-way" +
-                     (hit_limit ? " (the model hit its token limit)" : "");
-    else
-      parsed.error = "no code block defines '" + name + "'";
+    parsed.error = why_no_definition(reply, blocks, unclosed, hit_limit, name);
     return parsed;
   }
-  // Several blocks may define it: the original quoted back ("before"), a recap, or a
-  // first version and a better one. The original is not an answer; of the versions
-  // left, the last is the model's final word.
-  if (!original.empty() && defining.size() > 1) {
-    const std::string unchanged = normalize_code(original);
-    std::vector<const Block*> changed;
-    for (const Block* b : defining)
-      if (normalize_code(b->text) != unchanged) changed.push_back(b);
-    if (!changed.empty()) defining = changed;
-  }
-  std::vector<std::string> versions;
-  for (const Block* b : defining) {
-    const std::string v = normalize_code(b->text);
-    if (std::find(versions.begin(), versions.end(), v) == versions.end()) versions.push_back(v);
-  }
-  if (versions.size() > 1)
-    parsed.rationale = "(The reply gave " + std::to_string(versions.size()) + " versions of '" + name +
-                       "'; the last was taken.)\n" + parsed.rationale;
-  const Block& chosen = *defining.back();
+  const Block& chosen = final_version(defining, original, name, parsed);
   if (!chosen.closed || open_braces(chosen.text) != 0) {
     parsed.error = "the definition of '" + name + "' is cut off mid-way";
     return parsed;

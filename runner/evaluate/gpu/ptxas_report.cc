@@ -68,74 +68,95 @@ std::optional<std::pair<std::string, std::string>> entry_of(std::string_view res
 
 std::string bytes(long n) { return std::to_string(n) + " B"; }
 
-}  // namespace
-
-std::vector<KernelResources> parse_ptxas_report(std::string_view output) {
-  std::vector<KernelResources> out;
-  std::map<std::pair<std::string, std::string>, std::size_t> seen;  // (kernel, arch) -> index
-  std::optional<KernelResources> current;
-  // The function the last "Function properties for" named: the stack/spill line that
-  // follows belongs to the current kernel only when it is that kernel, not a device
-  // function it calls. The "Used" line is the kernel's own (callees included) even when
-  // callees' properties come between, so the first one after the entry line counts.
-  std::string properties_of;
-  bool used_seen = false;
-
-  auto flush = [&] {
-    if (!current) return;
-    auto key = std::pair{current->kernel, current->arch};
-    if (auto it = seen.find(key); it != seen.end()) {
-      out[it->second] = std::move(*current);
-    } else {
-      seen.emplace(std::move(key), out.size());
-      out.push_back(std::move(*current));
-    }
-    current.reset();
-  };
-
-  while (!output.empty()) {
-    std::size_t nl = output.find('\n');
-    std::string_view line = output.substr(0, nl);
-    output.remove_prefix(nl == std::string_view::npos ? output.size() : nl + 1);
-
+// ptxas's report read line by line: each entry function's resources, the last report of
+// a (kernel, arch) kept.
+class PtxasReader {
+ public:
+  void line(std::string_view line) {
     // Found anywhere in the line: a build tool may prefix it.
     if (std::size_t at = line.find("ptxas info"); at != std::string_view::npos) {
       std::string_view msg = line.substr(at);
       std::size_t colon = msg.find(':');
-      if (colon == std::string_view::npos) continue;
-      msg = trim(msg.substr(colon + 1), kLineBlanks);
-      if (consume(msg, "Compiling entry function ")) {
-        flush();
-        properties_of.clear();
-        used_seen = false;
-        if (auto entry = entry_of(msg)) {
-          current.emplace();
-          current->kernel = std::move(entry->first);
-          current->arch = std::move(entry->second);
-        }
-      } else if (msg.starts_with("Compiling ")) {
-        flush();  // a non-entry function: what follows is not a kernel's
-      } else if (consume(msg, "Function properties for ")) {
-        properties_of = std::string(trim(msg, kLineBlanks));
-      } else if (msg.starts_with("Used ") && current && !used_seen) {
-        used_seen = true;
-        for_each_item(msg, [&](long v, std::string_view unit) {
-          if (unit == "registers") current->registers = static_cast<int>(v);
-          else if (unit == "barriers") current->barriers = static_cast<int>(v);
-          else if (unit == "bytes smem") current->shared_bytes = v;
-        });
-      }
-    } else if (line.find("bytes stack frame") != std::string_view::npos && current &&
-               properties_of == current->kernel) {
+      if (colon != std::string_view::npos) info(trim(msg.substr(colon + 1), kLineBlanks));
+    } else if (line.find("bytes stack frame") != std::string_view::npos && current_ &&
+               properties_of_ == current_->kernel) {
       for_each_item(line, [&](long v, std::string_view unit) {
-        if (unit == "bytes stack frame") current->stack_bytes = v;
-        else if (unit == "bytes spill stores") current->spill_store_bytes = v;
-        else if (unit == "bytes spill loads") current->spill_load_bytes = v;
+        if (unit == "bytes stack frame")
+          current_->stack_bytes = v;
+        else if (unit == "bytes spill stores")
+          current_->spill_store_bytes = v;
+        else if (unit == "bytes spill loads")
+          current_->spill_load_bytes = v;
       });
     }
   }
-  flush();
-  return out;
+
+  std::vector<KernelResources> finish() {
+    flush();
+    return std::move(out_);
+  }
+
+ private:
+  void info(std::string_view msg) {
+    if (consume(msg, "Compiling entry function ")) {
+      flush();
+      properties_of_.clear();
+      used_seen_ = false;
+      if (auto entry = entry_of(msg)) {
+        current_.emplace();
+        current_->kernel = std::move(entry->first);
+        current_->arch = std::move(entry->second);
+      }
+    } else if (msg.starts_with("Compiling ")) {
+      flush();  // a non-entry function: what follows is not a kernel's
+    } else if (consume(msg, "Function properties for ")) {
+      properties_of_ = std::string(trim(msg, kLineBlanks));
+    } else if (msg.starts_with("Used ") && current_ && !used_seen_) {
+      used_seen_ = true;
+      for_each_item(msg, [&](long v, std::string_view unit) {
+        if (unit == "registers")
+          current_->registers = static_cast<int>(v);
+        else if (unit == "barriers")
+          current_->barriers = static_cast<int>(v);
+        else if (unit == "bytes smem")
+          current_->shared_bytes = v;
+      });
+    }
+  }
+
+  void flush() {
+    if (!current_) return;
+    auto key = std::pair{current_->kernel, current_->arch};
+    if (auto it = seen_.find(key); it != seen_.end()) {
+      out_[it->second] = std::move(*current_);
+    } else {
+      seen_.emplace(std::move(key), out_.size());
+      out_.push_back(std::move(*current_));
+    }
+    current_.reset();
+  }
+
+  std::vector<KernelResources> out_;
+  std::map<std::pair<std::string, std::string>, std::size_t> seen_;  // (kernel, arch) -> index
+  std::optional<KernelResources> current_;
+  // The function the last "Function properties for" named: the stack/spill line that
+  // follows belongs to the current kernel only when it is that kernel, not a device
+  // function it calls. The "Used" line is the kernel's own (callees included) even when
+  // callees' properties come between, so the first one after the entry line counts.
+  std::string properties_of_;
+  bool used_seen_ = false;
+};
+
+}  // namespace
+
+std::vector<KernelResources> parse_ptxas_report(std::string_view output) {
+  PtxasReader reader;
+  while (!output.empty()) {
+    std::size_t nl = output.find('\n');
+    reader.line(output.substr(0, nl));
+    output.remove_prefix(nl == std::string_view::npos ? output.size() : nl + 1);
+  }
+  return reader.finish();
 }
 
 nlohmann::json to_json(const KernelResources& k) {
