@@ -152,65 +152,83 @@ class JobProcess {
   std::thread thread_;
 };
 
-RunOutcome run_job(const RunnerOptions& o, Api& api, const ClaimedJob& job, const fs::path& dir) {
-  // 1. The source, with the read-only token, into a private repository; then a plain
-  //    local clone at the job's commit (no token involved).
+// The source, with the read-only token, into a private repository; then a plain local
+// clone at the job's commit (no token involved). The failure, if any.
+std::optional<RunOutcome> fetch_source(const ClaimedJob& job, const fs::path& dir) {
   try {
     GitRemote remote(dir / "git", job.url, job.token);
     remote.fetch();
-    if (!remote.has_commit(job.commit)) return {"failed", -1, "commit " + job.commit + " is not in the repository"};
+    if (!remote.has_commit(job.commit))
+      return RunOutcome{"failed", -1, "commit " + job.commit + " is not in the repository"};
     Command c;
     c.shell = "git --git-dir " + shell_quote((dir / "git").string()) + " update-ref refs/heads/maxcode-job " +
               shell_quote(job.commit) + " && git clone -q -b maxcode-job " + shell_quote((dir / "git").string()) +
               " " + shell_quote((dir / "src").string());
     c.timeout_s = 600;
     const Outcome cloned = run(c);
-    if (!cloned.ok()) return {"failed", -1, "local checkout failed: " + cloned.tail(800)};
+    if (!cloned.ok()) return RunOutcome{"failed", -1, "local checkout failed: " + cloned.tail(800)};
   } catch (const std::exception& e) {
-    return {"failed", -1, std::string("fetching the repository failed: ") + e.what()};
+    return RunOutcome{"failed", -1, std::string("fetching the repository failed: ") + e.what()};
   }
-  // 2. The job input document, pointing at the checkout.
+  return std::nullopt;
+}
+
+// The job input document, pointing at the checkout; the command that runs it.
+std::string prepare_command(const RunnerOptions& o, const ClaimedJob& job, const fs::path& dir) {
   json document = job.document;
   document["repository"] = (dir / "src").string();
   document["delivery"] = json{{"mode", "none"}};  // the service opens the PR from the results
   write_text(dir / "job.json", dump_json(document, 2));
   const std::string base = o.run_command.empty() ? shell_quote(self_exe()) + " run" : o.run_command;
-  const std::string command = base + " --job " + shell_quote((dir / "job.json").string()) + " --out " +
-                              shell_quote((dir / "out").string());
-  // 3. Run it, heartbeating.
+  return base + " --job " + shell_quote((dir / "job.json").string()) + " --out " + shell_quote((dir / "out").string());
+}
+
+RunOutcome finished(const Outcome& done, const fs::path& dir) {
+  if (done.spawn_failed) return {"failed", -1, "could not start: " + done.spawn_error};
+  if (done.timed_out) return {"failed", -1, "the job ran past the runner's limit"};
+  if (done.term_signal != 0)
+    return {"failed", -1, "the job was " + done.describe() + ": " + tail_of(dir, "run.log", 800)};
+  if (done.exit_code == 127) return {"failed", 127, "could not start: " + tail_of(dir, "run.log", 800)};
+  return {"finished", done.exit_code, ""};
+}
+
+// One heartbeat: the job's latest progress line shown (the operator watching a runner
+// sees where its job is), and the lease renewed. The outcome when the service took the
+// job back or cancelled it (the job is killed then).
+std::optional<RunOutcome> heartbeat(Api& api, const ClaimedJob& job, const fs::path& dir, JobProcess& process,
+                                    Clock::time_point started, std::string& shown) {
+  if (std::string line = last_line(tail_of(dir, "run.log", 2000)); !line.empty() && line != shown) {
+    say("job " + std::to_string(job.id) + " (" + std::to_string(static_cast<long long>(seconds_since(started))) +
+        " s): " + excerpt(line, 200));
+    shown = std::move(line);
+  }
+  const auto [code, answer] =
+      api.post("/api/runner/jobs/" + std::to_string(job.id) + "/heartbeat", {{"lease", job.lease}});
+  const bool cancel = code == 200 && answer.is_object() && answer.value("state", json()) == "cancel";
+  if (code == 409 || cancel) {
+    process.kill_group();
+    process.wait();
+    if (code == 409) return RunOutcome{"lost", -1, "the service says this runner no longer holds the job"};
+    return RunOutcome{"cancelled", -1, "cancelled"};
+  }
+  if (code != 200)
+    say("heartbeat for job " + std::to_string(job.id) + " got no answer (" + excerpt(dump_json(answer), 200) +
+        "); going on");
+  return std::nullopt;
+}
+
+RunOutcome run_job(const RunnerOptions& o, Api& api, const ClaimedJob& job, const fs::path& dir) {
+  if (std::optional<RunOutcome> failed = fetch_source(job, dir)) return *failed;
+  const std::string command = prepare_command(o, job, dir);
+  // Run it, heartbeating.
   JobProcess process(command, dir, o.job_timeout_s);
   auto next_beat = Clock::now();
   const auto started = Clock::now();
   std::string shown;
   for (;;) {
-    if (const std::optional<Outcome> done = process.done()) {
-      if (done->spawn_failed) return {"failed", -1, "could not start: " + done->spawn_error};
-      if (done->timed_out) return {"failed", -1, "the job ran past the runner's limit"};
-      if (done->term_signal != 0)
-        return {"failed", -1, "the job was " + done->describe() + ": " + tail_of(dir, "run.log", 800)};
-      if (done->exit_code == 127) return {"failed", 127, "could not start: " + tail_of(dir, "run.log", 800)};
-      return {"finished", done->exit_code, ""};
-    }
+    if (const std::optional<Outcome> done = process.done()) return finished(*done, dir);
     if (Clock::now() >= next_beat) {
-      // The operator watching a runner sees where its job is: the job's latest progress
-      // line, when it changed since the last beat.
-      if (std::string line = last_line(tail_of(dir, "run.log", 2000)); !line.empty() && line != shown) {
-        say("job " + std::to_string(job.id) + " (" + std::to_string(static_cast<long long>(seconds_since(started))) +
-            " s): " + excerpt(line, 200));
-        shown = std::move(line);
-      }
-      const auto [code, answer] =
-          api.post("/api/runner/jobs/" + std::to_string(job.id) + "/heartbeat", {{"lease", job.lease}});
-      const bool cancel = code == 200 && answer.is_object() && answer.value("state", json()) == "cancel";
-      if (code == 409 || cancel) {
-        process.kill_group();
-        process.wait();
-        if (code == 409) return {"lost", -1, "the service says this runner no longer holds the job"};
-        return {"cancelled", -1, "cancelled"};
-      }
-      if (code != 200)
-        say("heartbeat for job " + std::to_string(job.id) + " got no answer (" + excerpt(dump_json(answer), 200) +
-            "); going on");
+      if (std::optional<RunOutcome> ended = heartbeat(api, job, dir, process, started, shown)) return *ended;
       next_beat = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.heartbeat_s));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

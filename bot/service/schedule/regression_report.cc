@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "bot/github/github_repo.h"
 #include "bot/service/operations/job_page.h"
@@ -95,6 +96,58 @@ std::string regression_text(const Regression& r) {
   return text;
 }
 
+namespace {
+
+// One issue per function (found again by its marker), updated with a comment per night
+// when the function regresses again.
+void report_as_issues(RepoApi& repo, const std::vector<Regression>& found,
+                      const std::function<void(const Regression&)>& count) {
+  std::vector<Issue> open = repo.open_issues(kLabel);
+  for (const Regression& r : found) {
+    const std::string marker = regression_marker(r);
+    const std::string body = marker + "\n" + regression_text(r) +
+                             "\n_Opened by maxcode's nightly sweep; it updates this issue "
+                             "when the function regresses again, rather than opening another._\n";
+    const Issue* existing = nullptr;
+    for (const Issue& i : open)
+      if (i.body.find(marker) != std::string::npos) existing = &i;
+    if (!existing) {
+      repo.create_issue(regression_title(r), body, {kLabel});
+      // Found again by the marker if this job's reporting is retried.
+      open = repo.open_issues(kLabel);
+    } else if (existing->body.find(r.night) == std::string::npos) {
+      // A later night: the issue says the latest, and a comment per night keeps the story.
+      // (The comment first: the body names the night, which is how a retry knows it is done.)
+      repo.upsert_comment(existing->number, regression_night_marker(r),
+                          regression_night_marker(r) + "\nAgain on " + r.night + ":\n\n" + regression_text(r));
+      repo.update_issue(existing->number, regression_title(r), body);
+    }
+    count(r);
+  }
+}
+
+// One failed check run on the sweep's commit, once per job (its external id).
+void report_as_check_run(ServiceContext& context, RepoApi& repo, const Job& job, const std::vector<Regression>& found) {
+  const std::string external_id = "regressions-" + std::to_string(job.id);
+  for (const auto& [id, external] : repo.check_runs(job.commit, kCheckName))
+    if (external == external_id) return;
+  CheckRun run;
+  run.name = kCheckName;
+  run.head_sha = job.commit;
+  run.external_id = external_id;
+  run.status = "completed";
+  run.conclusion = "failure";
+  run.title = std::to_string(found.size()) + " function(s) slower than on the night before";
+  for (const Regression& r : found) run.summary += regression_text(r) + "\n";
+  // The sweep job's own page, by signed link: /trend needs the admin token, which the
+  // repository's developers who click Details do not have (the summary lists the regressions).
+  if (context.links)
+    run.details_url = job_details_url(context.config.public_url, *context.links, job.id, context.queue.now());
+  repo.create_check_run(run);
+}
+
+}  // namespace
+
 int report_regressions(ServiceContext& context, std::int64_t job_id) {
   const auto job = context.queue.job(job_id);
   if (!job) return 0;
@@ -107,56 +160,17 @@ int report_regressions(ServiceContext& context, std::int64_t job_id) {
     context.log("regression", job->repo + " " + r.target + ": own time " + fixed(r.growth, 2) + "x since " +
                                   r.previous_night + " (reported: " + how + ")");
   };
-  if (how == "none") {
-    for (const Regression& r : found) count(r);
-    return static_cast<int>(found.size());
-  }
-  GithubClient client(context.github.client_options(), context.github.installation(job->installation_id));
-  const auto slash = job->repo.find('/');
-  RepoApi repo(client, job->repo.substr(0, slash), job->repo.substr(slash + 1));
-  if (how == "issue") {
-    std::vector<Issue> open = repo.open_issues(kLabel);
-    for (const Regression& r : found) {
-      const std::string marker = regression_marker(r);
-      const std::string body = marker + "\n" + regression_text(r) + "\n_Opened by maxcode's nightly sweep; it updates this issue "
-                               "when the function regresses again, rather than opening another._\n";
-      const Issue* existing = nullptr;
-      for (const Issue& i : open)
-        if (i.body.find(marker) != std::string::npos) existing = &i;
-      if (!existing) {
-        repo.create_issue(regression_title(r), body, {kLabel});
-        // Found again by the marker if this job's reporting is retried.
-        open = repo.open_issues(kLabel);
-      } else if (existing->body.find(r.night) == std::string::npos) {
-        // A later night: the issue says the latest, and a comment per night keeps the story.
-        // (The comment first: the body names the night, which is how a retry knows it is done.)
-        repo.upsert_comment(existing->number, regression_night_marker(r),
-                            regression_night_marker(r) + "\nAgain on " + r.night + ":\n\n" + regression_text(r));
-        repo.update_issue(existing->number, regression_title(r), body);
-      }
-      count(r);
+  if (how != "none") {
+    GithubClient client(context.github.client_options(), context.github.installation(job->installation_id));
+    const auto slash = job->repo.find('/');
+    RepoApi repo(client, job->repo.substr(0, slash), job->repo.substr(slash + 1));
+    if (how == "issue") {
+      report_as_issues(repo, found, count);
+      return static_cast<int>(found.size());
     }
-  } else {
-    const std::string external_id = "regressions-" + std::to_string(job->id);
-    for (const auto& [id, external] : repo.check_runs(job->commit, kCheckName))
-      if (external == external_id) {
-        for (const Regression& r : found) count(r);
-        return static_cast<int>(found.size());
-      }
-    CheckRun run;
-    run.name = kCheckName;
-    run.head_sha = job->commit;
-    run.external_id = external_id;
-    run.status = "completed";
-    run.conclusion = "failure";
-    run.title = std::to_string(found.size()) + " function(s) slower than on the night before";
-    for (const Regression& r : found) run.summary += regression_text(r) + "\n";
-    // The sweep job's own page, by signed link: /trend needs the admin token, which the
-    // repository's developers who click Details do not have (the summary lists the regressions).
-    if (context.links) run.details_url = job_details_url(context.config.public_url, *context.links, job->id, context.queue.now());
-    repo.create_check_run(run);
-    for (const Regression& r : found) count(r);
+    report_as_check_run(context, repo, *job, found);
   }
+  for (const Regression& r : found) count(r);
   return static_cast<int>(found.size());
 }
 
