@@ -130,57 +130,71 @@ class Parser {
     const std::size_t eq = line.find('=');
     const std::size_t colon = line.find(':');
     if (eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon)) {
-      const std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
-      if (key == "ob") object_ = name(value, objects_);
-      // fl, fi and fe all name the file of the cost lines that follow (fi/fe: code
-      // inlined from another file), as callgrind_annotate reads them.
-      else if (key == "fl" || key == "fi" || key == "fe") file_ = name(value, files_);
-      else if (key == "fn") function_ = name(value, functions_);
-      else if (key == "cob") name(value, objects_);
-      else if (key == "cfi" || key == "cfl") name(value, files_);
-      else if (key == "cfn") callee_ = demangle(name(value, functions_));
-      else if (key == "calls") {
-        std::uint64_t count = 0;
-        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-        if (ec != std::errc()) fail("bad call count in 'calls='");
-        (void)end;
-        if (callee_.empty()) fail("'calls=' without a 'cfn=' before it");
-        out_.calls[callee_] += count;
-        after_calls_ = true;
-      } else if (key == "jump" || key == "jcnd") {
-        // Jump counts (--collect-jumps): not time.
-      } else {
-        fail("unknown line '" + std::string(key) + "='");
-      }
+      name_line(line.substr(0, eq), line.substr(eq + 1));
       return;
     }
     if (colon != std::string_view::npos) {
-      const std::string_view key = line.substr(0, colon);
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-      if (key == "events") {
-        saw_events_ = true;
-        const std::size_t space = value.find(' ');
-        out_.unit = std::string(value.substr(0, space));
-        if (out_.unit.empty()) fail("'events:' names no event");
-      } else if (key == "positions") {
-        positions_ = 0;
-        line_column_ = 0;
-        for (std::size_t i = 0; i < value.size();) {
-          while (i < value.size() && value[i] == ' ') ++i;
-          std::size_t b = i;
-          while (i < value.size() && value[i] != ' ') ++i;
-          if (i > b) {
-            if (value.substr(b, i - b) == "line") line_column_ = positions_;
-            ++positions_;
-          }
-        }
-        if (positions_ == 0) fail("'positions:' names no position");
-      }
-      // version, creator, pid, cmd, part, thread, desc, summary, totals: not needed.
+      header_line(line.substr(0, colon), value);
       return;
     }
     fail("not a callgrind line");
+  }
+
+  // `key=value`: the object, file or function of the cost lines that follow, a callee
+  // and its call count.
+  void name_line(std::string_view key, std::string_view value) {
+    if (key == "ob") object_ = name(value, objects_);
+    // fl, fi and fe all name the file of the cost lines that follow (fi/fe: code
+    // inlined from another file), as callgrind_annotate reads them.
+    else if (key == "fl" || key == "fi" || key == "fe")
+      file_ = name(value, files_);
+    else if (key == "fn")
+      function_ = name(value, functions_);
+    else if (key == "cob")
+      name(value, objects_);
+    else if (key == "cfi" || key == "cfl")
+      name(value, files_);
+    else if (key == "cfn")
+      callee_ = demangle(name(value, functions_));
+    else if (key == "calls") {
+      std::uint64_t count = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+      if (ec != std::errc()) fail("bad call count in 'calls='");
+      (void)end;
+      if (callee_.empty()) fail("'calls=' without a 'cfn=' before it");
+      out_.calls[callee_] += count;
+      after_calls_ = true;
+    } else if (key == "jump" || key == "jcnd") {
+      // Jump counts (--collect-jumps): not time.
+    } else {
+      fail("unknown line '" + std::string(key) + "='");
+    }
+  }
+
+  // `key: value`: the events counted and the positions of a cost line; the rest
+  // (version, creator, pid, cmd, part, thread, desc, summary, totals) is not needed.
+  void header_line(std::string_view key, std::string_view value) {
+    if (key == "events") {
+      saw_events_ = true;
+      const std::size_t space = value.find(' ');
+      out_.unit = std::string(value.substr(0, space));
+      if (out_.unit.empty()) fail("'events:' names no event");
+    } else if (key == "positions") {
+      positions_ = 0;
+      line_column_ = 0;
+      for (std::size_t i = 0; i < value.size();) {
+        while (i < value.size() && value[i] == ' ') ++i;
+        std::size_t b = i;
+        while (i < value.size() && value[i] != ' ') ++i;
+        if (i > b) {
+          if (value.substr(b, i - b) == "line") line_column_ = positions_;
+          ++positions_;
+        }
+      }
+      if (positions_ == 0) fail("'positions:' names no position");
+    }
   }
 
   std::string_view text_;

@@ -10,10 +10,49 @@
 
 namespace maxcode {
 
+namespace {
+
+using HostCache = std::map<std::pair<std::string, std::string>, std::optional<CodeFrame>>;
+
+// A launch shape (grid, block, device) counted once, its launches and times summed.
+void add_shape(ProfileEntry& e, const KernelStats& k) {
+  auto same = std::find_if(e.shapes.begin(), e.shapes.end(), [&](const KernelStats& s) {
+    return s.grid == k.grid && s.block == k.block && s.device == k.device;
+  });
+  if (same == e.shapes.end()) {
+    e.shapes.push_back(k);
+    return;
+  }
+  same->min_ns = std::min(same->min_ns, k.min_ns);
+  same->max_ns = std::max(same->max_ns, k.max_ns);
+  same->launches += k.launches;
+  same->total_ns += k.total_ns;
+}
+
+// Where the kernel is defined, from the launching program's debug info (each program's
+// symbol looked up once), when that is in the repository.
+void locate_by_debug_info(ProfileEntry& e, const std::string& exe, const std::string& symbol, const CodeOrigin& origin,
+                          HostCache& cache) {
+  auto key = std::make_pair(exe, symbol);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::error_code ec;
+    std::optional<CodeFrame> found;
+    if (std::filesystem::exists(exe, ec)) found = find_function_by_symbol(exe, symbol);
+    it = cache.emplace(key, found).first;
+  }
+  if (it->second && !it->second->decl_file.empty() && origin.in_repository(it->second->decl_file)) {
+    e.file = origin.relative(it->second->decl_file);
+    e.line = it->second->decl_line;
+  }
+}
+
+}  // namespace
+
 std::vector<ProfileEntry> rank_gpu(const std::vector<GpuSummary>& processes, const CodeOrigin& origin,
                                    SourceIndex* sources) {
   std::map<std::string, ProfileEntry> by_name;
-  std::map<std::pair<std::string, std::string>, std::optional<CodeFrame>> host_cache;
+  HostCache host_cache;
   for (const GpuSummary& process : processes) {
     for (const KernelStats& k : process.kernels) {
       const std::string name = demangle(k.name);
@@ -28,32 +67,8 @@ std::vector<ProfileEntry> rank_gpu(const std::vector<GpuSummary>& processes, con
       e.self += static_cast<double>(k.total_ns);
       e.total = e.self;
       e.calls += k.launches;
-      auto same = std::find_if(e.shapes.begin(), e.shapes.end(), [&](const KernelStats& s) {
-        return s.grid == k.grid && s.block == k.block && s.device == k.device;
-      });
-      if (same == e.shapes.end()) {
-        e.shapes.push_back(k);
-      } else {
-        same->min_ns = std::min(same->min_ns, k.min_ns);
-        same->max_ns = std::max(same->max_ns, k.max_ns);
-        same->launches += k.launches;
-        same->total_ns += k.total_ns;
-      }
-      // Where it is defined: the launching program's debug info first.
-      if (e.file.empty() && !process.exe.empty()) {
-        auto key = std::make_pair(process.exe, k.name);
-        auto it = host_cache.find(key);
-        if (it == host_cache.end()) {
-          std::error_code ec;
-          std::optional<CodeFrame> found;
-          if (std::filesystem::exists(process.exe, ec)) found = find_function_by_symbol(process.exe, k.name);
-          it = host_cache.emplace(key, found).first;
-        }
-        if (it->second && !it->second->decl_file.empty() && origin.in_repository(it->second->decl_file)) {
-          e.file = origin.relative(it->second->decl_file);
-          e.line = it->second->decl_line;
-        }
-      }
+      add_shape(e, k);
+      if (e.file.empty() && !process.exe.empty()) locate_by_debug_info(e, process.exe, k.name, origin, host_cache);
     }
   }
   std::vector<ProfileEntry> out;

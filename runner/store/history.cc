@@ -119,6 +119,62 @@ std::string HistoryStore::previous_commit(const std::string& repository, const s
   return s.next() ? s.column_text(0) : "";
 }
 
+namespace {
+
+// Two nights of one target, compared: `r` filled in; whether it is a regression by the
+// rule.
+bool regressed(const NightResult& before, const NightResult& now, const RegressionRule& rule, Regression& r) {
+  r.repository = now.repository;
+  r.target = now.target;
+  r.file = now.file;
+  r.previous_night = before.night;
+  r.night = now.night;
+  r.previous_commit = before.commit;
+  r.commit = now.commit;
+  r.commits = now.commits_since;
+  if (before.original_s > 0 && now.original_s > 0) r.original_growth = now.original_s / before.original_s;
+  // The original's timed rounds, where both nights have them: every round of the later
+  // night slower than every round of the earlier one.
+  bool rounds_apart = false;
+  if (!before.original_rounds.empty() && !now.original_rounds.empty())
+    rounds_apart = *std::min_element(now.original_rounds.begin(), now.original_rounds.end()) >
+                   *std::max_element(before.original_rounds.begin(), before.original_rounds.end());
+  // A same-night check was asked for and could not be made (the function was not
+  // sampled in a round, a build failed): the benchmark's rounds of two nights are then
+  // no evidence on their own, since the machine's load moves between nights (seen in
+  // CI: an unchanged function flagged at 1.69x, 1.1 standard errors, its rounds apart).
+  const bool check_missed = now.check && now.check->rounds == 0;
+  if (check_missed) rounds_apart = false;
+  bool significant = false;
+  if (before.self_ns > 0 && now.self_ns > 0 && before.samples > 0 && now.samples > 0) {
+    r.growth = now.self_ns / before.self_ns;
+    const double variance = before.self_ns * before.self_ns / static_cast<double>(before.samples) +
+                            now.self_ns * now.self_ns / static_cast<double>(now.samples);
+    r.z = (now.self_ns - before.self_ns) / std::sqrt(variance);
+    significant = r.growth >= 1 + rule.min_growth && (r.z >= rule.min_z || rounds_apart);
+  } else if (!before.original_rounds.empty() && !now.original_rounds.empty()) {
+    r.growth = r.original_growth;
+    significant = r.growth >= 1 + rule.min_growth && rounds_apart;
+  }
+  // The same commit on both nights: the code did not change, the machine did.
+  if (!before.commit.empty() && before.commit == now.commit) significant = false;
+  // The same-night check, where the sweep made one, overrules the comparison of two
+  // nights: it timed both commits under the same load.
+  if (now.check && now.check->rounds > 0) {
+    // Every round slower is not enough on its own: a docs-only commit was measured
+    // 1.18x [1.04, 1.78], slower in 5 of 5 rounds, on a loaded CI machine. The
+    // interval's low end must reach min_growth too, so a flag says "at least 10%
+    // slower, with 95% confidence", not "slower, by a median of 10%" (the median lies
+    // above the low end, so it needs no test of its own).
+    significant = now.check->confirmed && now.check->low >= 1 + rule.min_growth;
+    r.growth = now.check->growth;
+    r.check = now.check;
+  }
+  return significant;
+}
+
+}  // namespace
+
 std::vector<Regression> find_regressions(const std::vector<NightResult>& given, const RegressionRule& rule) {
   std::vector<NightResult> rows = given;
   std::stable_sort(rows.begin(), rows.end(), [](const NightResult& a, const NightResult& b) {
@@ -130,53 +186,7 @@ std::vector<Regression> find_regressions(const std::vector<NightResult>& given, 
     const NightResult& now = rows[i];
     if (before.repository != now.repository || before.target != now.target) continue;
     Regression r;
-    r.repository = now.repository;
-    r.target = now.target;
-    r.file = now.file;
-    r.previous_night = before.night;
-    r.night = now.night;
-    r.previous_commit = before.commit;
-    r.commit = now.commit;
-    r.commits = now.commits_since;
-    if (before.original_s > 0 && now.original_s > 0) r.original_growth = now.original_s / before.original_s;
-    // The original's timed rounds, where both nights have them: every round of the later
-    // night slower than every round of the earlier one.
-    bool rounds_apart = false;
-    if (!before.original_rounds.empty() && !now.original_rounds.empty())
-      rounds_apart = *std::min_element(now.original_rounds.begin(), now.original_rounds.end()) >
-                     *std::max_element(before.original_rounds.begin(), before.original_rounds.end());
-    // A same-night check was asked for and could not be made (the function was not
-    // sampled in a round, a build failed): the benchmark's rounds of two nights are then
-    // no evidence on their own, since the machine's load moves between nights (seen in
-    // CI: an unchanged function flagged at 1.69x, 1.1 standard errors, its rounds apart).
-    const bool check_missed = now.check && now.check->rounds == 0;
-    if (check_missed) rounds_apart = false;
-    bool significant = false;
-    if (before.self_ns > 0 && now.self_ns > 0 && before.samples > 0 && now.samples > 0) {
-      r.growth = now.self_ns / before.self_ns;
-      const double variance = before.self_ns * before.self_ns / static_cast<double>(before.samples) +
-                              now.self_ns * now.self_ns / static_cast<double>(now.samples);
-      r.z = (now.self_ns - before.self_ns) / std::sqrt(variance);
-      significant = r.growth >= 1 + rule.min_growth && (r.z >= rule.min_z || rounds_apart);
-    } else if (!before.original_rounds.empty() && !now.original_rounds.empty()) {
-      r.growth = r.original_growth;
-      significant = r.growth >= 1 + rule.min_growth && rounds_apart;
-    }
-    // The same commit on both nights: the code did not change, the machine did.
-    if (!before.commit.empty() && before.commit == now.commit) significant = false;
-    // The same-night check, where the sweep made one, overrules the comparison of two
-    // nights: it timed both commits under the same load.
-    if (now.check && now.check->rounds > 0) {
-      // Every round slower is not enough on its own: a docs-only commit was measured
-      // 1.18x [1.04, 1.78], slower in 5 of 5 rounds, on a loaded CI machine. The
-      // interval's low end must reach min_growth too, so a flag says "at least 10%
-      // slower, with 95% confidence", not "slower, by a median of 10%" (the median lies
-      // above the low end, so it needs no test of its own).
-      significant = now.check->confirmed && now.check->low >= 1 + rule.min_growth;
-      r.growth = now.check->growth;
-      r.check = now.check;
-    }
-    if (significant) found.push_back(std::move(r));
+    if (regressed(before, now, rule, r)) found.push_back(std::move(r));
   }
   return found;
 }

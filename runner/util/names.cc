@@ -59,10 +59,11 @@ std::string demangle(std::string_view name) {
   return status == 0 && out ? std::string(out.get()) : text;
 }
 
-std::string function_name_of(std::string_view demangled) {
-  const std::string text = strip_clone_suffixes(demangled);
-  // Scan at nesting depth 0 for where the name starts (after the return type) and
-  // where its parameter list opens.
+namespace {
+
+// The name in a demangled signature: after the return type, before the parameter list
+// (found at nesting depth 0, operators' own brackets skipped).
+std::string_view name_part(std::string_view text) {
   int depth = 0;
   std::size_t name_begin = 0, name_end = text.size();
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -90,12 +91,13 @@ std::string function_name_of(std::string_view demangled) {
       name_begin = i + 1;  // what came before was the return type
     }
   }
-  std::string_view name = std::string_view(text).substr(name_begin, name_end - name_begin);
+  return text.substr(name_begin, name_end - name_begin);
+}
 
-  // Drop template arguments (but not an operator's own brackets), then anonymous
-  // namespaces, and cut at a lambda or unnamed type.
+// `name` without template arguments (but with an operator's own brackets).
+std::string without_template_arguments(std::string_view name) {
   std::string plain;
-  depth = 0;
+  int depth = 0;
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (depth == 0 && starts_with(name, i, "operator") && (i == 0 || !is_identifier_char(name[i - 1]))) {
       std::size_t n = operator_length(name, i);
@@ -107,6 +109,15 @@ std::string function_name_of(std::string_view demangled) {
     else if (name[i] == '>' && depth > 0) --depth;
     else if (depth == 0) plain.push_back(name[i]);
   }
+  return plain;
+}
+
+}  // namespace
+
+std::string function_name_of(std::string_view demangled) {
+  const std::string text = strip_clone_suffixes(demangled);
+  // Drop template arguments, then anonymous namespaces, and cut at a lambda or unnamed type.
+  const std::string plain = without_template_arguments(name_part(text));
   std::vector<std::string> parts;
   std::size_t begin = 0;
   for (;;) {

@@ -542,6 +542,35 @@ void scan_makefile(const fs::path& root, ProjectScan& scan) {
   }
 }
 
+// A folder that holds only benchmark sources is the benchmark's, not the library's.
+// One that holds the library's code too stays in scope (issue 24: a time-zone library's
+// src/, where its benchmark sits beside the code, was dropped whole), and the
+// benchmark's own files are left out one by one.
+void keep_library_dirs(const std::vector<std::string>& files, ProjectScan& scan) {
+  std::set<std::string> bench_sources;
+  for (const ScannedBenchmark& b : scan.benchmarks)
+    for (const std::string& source : b.sources)
+      if (fs::path(source).has_parent_path())
+        bench_sources.insert(fs::path(source).lexically_normal().generic_string());
+  std::vector<std::string> kept;
+  for (const std::string& dir : scan.source_dirs) {
+    bool library = false;
+    std::vector<std::string> benches;
+    for (const std::string& file : files) {
+      const fs::path path(file);
+      if (!is_source(path) || !path.has_parent_path() || path.begin()->string() != dir) continue;
+      if (bench_sources.count(path.lexically_normal().generic_string()))
+        benches.push_back(path.generic_string());
+      else
+        library = true;
+    }
+    if (!library && !benches.empty()) continue;
+    kept.push_back(dir);
+    scan.benchmark_sources_in_scope.insert(scan.benchmark_sources_in_scope.end(), benches.begin(), benches.end());
+  }
+  scan.source_dirs = kept;
+}
+
 }  // namespace
 
 std::vector<std::string> scan_looked_for() {
@@ -587,29 +616,7 @@ ProjectScan scan_project(const fs::path& root) {
       if (made.insert(b.binary).second) unique.push_back(std::move(b));
     scan.benchmarks = std::move(unique);
   }
-  // A folder that holds only benchmark sources is the benchmark's, not the library's.
-  // One that holds the library's code too stays in scope (issue 24: a time-zone
-  // library's src/, where its benchmark sits beside the code, was dropped whole), and
-  // the benchmark's own files are left out one by one.
-  std::set<std::string> bench_sources;
-  for (const ScannedBenchmark& b : scan.benchmarks)
-    for (const std::string& source : b.sources)
-      if (fs::path(source).has_parent_path()) bench_sources.insert(fs::path(source).lexically_normal().generic_string());
-  std::vector<std::string> kept;
-  for (const std::string& dir : scan.source_dirs) {
-    bool library = false;
-    std::vector<std::string> benches;
-    for (const std::string& file : files) {
-      const fs::path path(file);
-      if (!is_source(path) || !path.has_parent_path() || path.begin()->string() != dir) continue;
-      if (bench_sources.count(path.lexically_normal().generic_string())) benches.push_back(path.generic_string());
-      else library = true;
-    }
-    if (!library && !benches.empty()) continue;
-    kept.push_back(dir);
-    scan.benchmark_sources_in_scope.insert(scan.benchmark_sources_in_scope.end(), benches.begin(), benches.end());
-  }
-  scan.source_dirs = kept;
+  keep_library_dirs(files, scan);
   scan.knobs = repository_declares_knobs(root);
   return scan;
 }
