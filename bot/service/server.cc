@@ -379,7 +379,7 @@ void Service::State::add_health_routes() {
       s.metrics.set("maxcode_jobs", "jobs by state", {{"state", job_state_name(state)}}, 0);
     for (const auto& [state, n] : s.queue.counts_by_state())
       s.metrics.set("maxcode_jobs", "jobs by state", {{"state", state}}, n);
-    const auto runners = s.queue.runners();
+    const auto runners = s.queue.runners.list();
     int live = 0;
     for (const auto& r : runners)
       if (s.queue.now() - r.last_seen < s.config.lease_s) ++live;
@@ -405,8 +405,9 @@ void Service::State::add_admin_routes() {
     if (!admin(req, res)) return;
     const double now = s.queue.now();
     // Runners heard from within a lease period, as maxcode_runners_live counts them.
-    res.set_content(render_dashboard(s.queue.jobs("", {}, 200), s.queue.runners(), s.queue.counts_by_state(), now,
-                                     [&s, now](const Job& j) { return job_page_link(*s.links, j.id, now); }, s.config.lease_s),
+    res.set_content(render_dashboard(
+                        s.queue.jobs("", {}, 200), s.queue.runners.list(), s.queue.counts_by_state(), now,
+                        [&s, now](const Job& j) { return job_page_link(*s.links, j.id, now); }, s.config.lease_s),
                     "text/html; charset=utf-8");
   });
   http.Get("/trend", [&s, admin](const httplib::Request& req, httplib::Response& res) {
@@ -420,7 +421,7 @@ void Service::State::add_admin_routes() {
     nlohmann::json jobs = nlohmann::json::array(), runners = nlohmann::json::array();
     for (const Job& j : s.queue.jobs(req.has_param("repo") ? req.get_param_value("repo") : "", {}, 500))
       jobs.push_back(j.to_json());
-    for (const RunnerInfo& r : s.queue.runners())
+    for (const RunnerInfo& r : s.queue.runners.list())
       runners.push_back({{"name", r.name}, {"labels", r.labels}, {"last_seen", r.last_seen}, {"job", r.job_id}});
     res.set_content(dump_json(nlohmann::json{{"counts", s.queue.counts_by_state()}, {"jobs", jobs}, {"runners", runners}}, 2),
                     "application/json");

@@ -6,7 +6,7 @@
 // https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api
 //
 // A piece of work is an (action, key) pair: ("event", delivery id) is kept in the
-// deliveries table (JobQueue::defer_delivery); ("deliver", job), ("report", job) and
+// deliveries table (DeliveryLog::defer); ("deliver", job), ("report", job) and
 // ("regressions", job) are kept here. Each try that fails for a reason that may pass
 // waits as GitHub asked (at most `max_wait_s`); after `max_tries` the work is given up
 // with a log line that says what and why. Work that is redone is idempotent by

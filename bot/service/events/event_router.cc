@@ -12,7 +12,7 @@ namespace {
 
 void record(ServiceContext& context, const Delivery& d, const std::string& state, const std::string& outcome,
             const std::string& note) {
-  context.queue.finish_delivery(d.id, state, note);
+  context.queue.deliveries.finish(d.id, state, note);
   context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
                         {{"event", d.event}, {"outcome", outcome}});
   context.log("event", d.event + " " + d.id + ": " + outcome + ": " + note);
@@ -43,11 +43,12 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
     record(context, d, "rejected", "rejected", e.what());
   } catch (const GithubError& e) {
     const RetryLimits limits = retry_limits(context);
-    const RetryAdvice advice = advise_retry(e, context.queue.delivery_attempts(d.id) + 1, context.queue.now(), limits);
-    if (advice.retry && context.queue.defer_delivery(d.id, e.what(), limits.max_tries, advice.wait_s)) {
+    const RetryAdvice advice =
+        advise_retry(e, context.queue.deliveries.attempts(d.id) + 1, context.queue.now(), limits);
+    if (advice.retry && context.queue.deliveries.defer(d.id, e.what(), limits.max_tries, advice.wait_s)) {
       context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
                             {{"event", d.event}, {"outcome", "deferred"}});
-      note_deferral(context, "event", d.event + " " + d.id, advice, context.queue.delivery_attempts(d.id), e.what());
+      note_deferral(context, "event", d.event + " " + d.id, advice, context.queue.deliveries.attempts(d.id), e.what());
     } else {
       if (advice.retry) note_gave_up(context, "event", d.event + " " + d.id, limits.max_tries, e.what());
       record(context, d, "failed", "github-error", e.what());
@@ -63,7 +64,7 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
 int route_pending(ServiceContext& context) {
   int handled = 0;
   // Leased: replicas sharing the store never handle one delivery twice at once.
-  for (const Delivery& d : context.queue.take_deliveries(50)) {
+  for (const Delivery& d : context.queue.deliveries.take(50)) {
     route_delivery(context, d);
     ++handled;
   }

@@ -25,14 +25,14 @@ HandledEvent handle_installation(ServiceContext& context, const nlohmann::json& 
   if (action == "deleted") state = "deleted";
   else if (action == "suspend") state = "suspended";
   const bool has_repos = payload.contains("repositories") && payload["repositories"].is_array();
-  context.queue.set_installation(id, account, state, has_repos ? names(payload, "repositories") : nlohmann::json());
+  context.queue.installations.set(id, account, state, has_repos ? names(payload, "repositories") : nlohmann::json());
   return {"recorded", "installation " + id + " (" + account + "): " + action + " -> " + state};
 }
 
 HandledEvent handle_installation_repositories(ServiceContext& context, const nlohmann::json& payload) {
   const std::string id = payload_string(payload, {"installation", "id"});
   const auto added = names(payload, "repositories_added"), removed = names(payload, "repositories_removed");
-  context.queue.add_installation_repos(id, added, removed);
+  context.queue.installations.add_repos(id, added, removed);
   return {"recorded", "installation " + id + ": " + std::to_string(added.size()) + " repositories added, " +
                           std::to_string(removed.size()) + " removed"};
 }

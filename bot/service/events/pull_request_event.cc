@@ -15,7 +15,7 @@ HandledEvent handle_pull_request(ServiceContext& context, const nlohmann::json& 
   const bool merged = payload["pull_request"].value("merged", false);
   if (branch.rfind("maxcode/", 0) != 0) return {"ignored", repo + "#" + number + ": not a maxcode branch"};
   if (merged) return {"recorded", repo + "#" + number + ": merged"};
-  context.queue.ignore_target(repo, branch, payload_string(payload, {"pull_request", "head", "sha"}));
+  context.queue.ignored.add(repo, branch, payload_string(payload, {"pull_request", "head", "sha"}));
   context.metrics.count("maxcode_ignored_targets_total", "maxcode PRs closed without merging");
   return {"recorded", repo + "#" + number + ": closed unmerged; " + branch + " is ignored until its code changes"};
 }

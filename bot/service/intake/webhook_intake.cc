@@ -50,18 +50,19 @@ WebhookAnswer accept_webhook(ServiceContext& context, const std::string& secret,
     if (json.verdict == JsonCheck::Verdict::kTooMany) return {413, "too-many-values", json.problem};
     return {400, "malformed", "the body is not JSON (" + json.problem + ")"};
   }
-  const JobQueue::Recorded recorded = context.queue.record_delivery(request.delivery, request.event, request.body);
+  const DeliveryLog::Recorded recorded = context.queue.deliveries.record(request.delivery, request.event, request.body);
   switch (recorded.kind) {
-    case JobQueue::Recorded::Kind::kDuplicate:
+    case DeliveryLog::Recorded::Kind::kDuplicate:
       return {200, "duplicate", "delivery " + request.delivery + " was received before (" + recorded.original + ")"};
-    case JobQueue::Recorded::Kind::kReplayed:
+    case DeliveryLog::Recorded::Kind::kReplayed:
       context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): the same body as delivery " +
                                  recorded.original + "; a replay, dropped");
       return {200, "replayed", "the same body was received before as delivery " + recorded.original};
-    case JobQueue::Recorded::Kind::kRetried:
+    case DeliveryLog::Recorded::Kind::kRetried:
       context.log("webhook", "delivery " + request.delivery + " (" + request.event + "): redelivered after it failed; handled again");
       return {202, "retried", "queued again (its first handling failed)"};
-    case JobQueue::Recorded::Kind::kStored: break;
+    case DeliveryLog::Recorded::Kind::kStored:
+      break;
   }
   return {202, "accepted", "queued"};
 }

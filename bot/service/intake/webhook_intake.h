@@ -2,7 +2,7 @@
 // signature checked (HMAC-SHA256, constant time), its JSON checked for being JSON nested
 // at most 64 deep, and the delivery stored under its X-GitHub-Delivery id: a repeated id
 // dropped unless its handling failed (then it is tried again), a body received before
-// under another id dropped as a replay (JobQueue::record_delivery). The answer
+// under another id dropped as a replay (DeliveryLog::record). The answer
 // (202) goes out at once; handling happens on the delivery worker (event_router.h), from
 // the store, so a crash between the two loses nothing.
 #pragma once

@@ -63,20 +63,6 @@ constexpr const char* kJobColumns =
     "attempts, max_attempts, not_before, lease, runner, lease_expires, heartbeat_at, created_at, started_at, "
     "finished_at, check_run_id, outcome, summary, pr_url, error, cancel_requested, result";
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ",") + w;
-  return out;
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string w; std::getline(in, w, ',');)
-    if (!w.empty()) out.push_back(w);
-  return out;
-}
-
 Job job_from_row(const SqlRow& r) {
   Job j;
   j.id = r.integer(0);
@@ -89,7 +75,7 @@ Job job_from_row(const SqlRow& r) {
   j.policy = r.text(7);
   j.issue_number = r.integer(8);
   j.requested_by = r.text(9);
-  j.labels = split(r.text(10));
+  j.labels = split_labels(r.text(10));
   j.state = job_state_from_name(r.text(11));
   j.attempts = static_cast<int>(r.integer(12));
   j.max_attempts = static_cast<int>(r.integer(13));
@@ -191,123 +177,6 @@ std::string JobQueue::describe_store() {
   return db->describe();
 }
 
-// --- deliveries -----------------------------------------------------------------------
-
-JobQueue::Recorded JobQueue::record_delivery(const std::string& id, const std::string& event, const std::string& payload) {
-  using Kind = Recorded::Kind;
-  auto db = pool_.acquire();
-  const std::string hash = sha256_hex(payload);
-  // No transaction: each statement below is right on its own against another replica
-  // (the guarded UPDATE, the INSERT's ON CONFLICT), and this is the webhook's hot path.
-  std::optional<std::string> state;
-  if (db->dialect() == SqlDialect::kPostgres) {
-    // The same three steps (known id? a replay? store it) as one statement: a round trip
-    // to the server each cost the webhook's answer time (SQLite, in-process, cannot put
-    // an INSERT inside WITH and has no round trips to save). Casts: an untyped value
-    // in INSERT ... SELECT would be text.
-    std::string first;
-    int inserted = 0;
-    db->run("WITH prior AS (SELECT state FROM deliveries WHERE id = ?1), "
-            "replay AS (SELECT id FROM deliveries WHERE body_sha256 = ?5 AND received_at >= ?6::double precision "
-            "AND NOT EXISTS (SELECT 1 FROM prior) ORDER BY received_at LIMIT 1), "
-            "stored AS (INSERT INTO deliveries(id, event, received_at, payload, body_sha256) "
-            "SELECT ?1::text, ?2::text, ?3::double precision, ?4::text, ?5::text "
-            "WHERE NOT EXISTS (SELECT 1 FROM prior) AND NOT EXISTS (SELECT 1 FROM replay) "
-            "ON CONFLICT(id) DO NOTHING RETURNING id) "
-            "SELECT (SELECT state FROM prior), (SELECT id FROM replay), (SELECT COUNT(*) FROM stored)",
-            {id, event, now(), payload, hash, now() - options_.replay_window_s}, [&](const SqlRow& r) {
-              if (!r.is_null(0)) state = r.text(0);
-              if (!r.is_null(1)) first = r.text(1);
-              inserted = static_cast<int>(r.integer(2));
-            });
-    if (inserted == 1) return {Kind::kStored, ""};
-    if (!state && !first.empty()) return {Kind::kReplayed, first};
-    if (!state) return {Kind::kDuplicate, "received"};  // another replica stored it just now
-  } else {
-    db->run("SELECT state FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { state = r.text(0); });
-  }
-  if (state == "failed") {
-    // Redelivered after it failed (given up, or an error): handled again, from the start.
-    // The state in the WHERE: of two replicas given the redelivery at once, one retries.
-    if (db->run("UPDATE deliveries SET state = 'received', payload = ?2, body_sha256 = ?3, attempts = 0, retry_at = 0, "
-                 "lease_expires = 0, note = 'redelivered after: ' || note WHERE id = ?1 AND state = 'failed'",
-                 {id, payload, hash}) == 1)
-      return {Kind::kRetried, "failed"};
-    return {Kind::kDuplicate, "received"};
-  }
-  if (state) return {Kind::kDuplicate, *state};
-  std::string first;
-  db->run("SELECT id FROM deliveries WHERE body_sha256 = ?1 AND received_at >= ?2 ORDER BY received_at LIMIT 1",
-           {hash, now() - options_.replay_window_s}, [&](const SqlRow& r) { first = r.text(0); });
-  if (!first.empty()) return {Kind::kReplayed, first};
-  // DO NOTHING: another replica may store the same id between the SELECT and here.
-  if (db->run("INSERT INTO deliveries(id, event, received_at, payload, body_sha256) VALUES(?1, ?2, ?3, ?4, ?5) "
-               "ON CONFLICT(id) DO NOTHING",
-               {id, event, now(), payload, hash}) == 0)
-    return {Kind::kDuplicate, "received"};
-  return {Kind::kStored, ""};
-}
-
-std::vector<Delivery> JobQueue::pending_deliveries(int limit) {
-  auto db = pool_.acquire();
-  std::vector<Delivery> out;
-  db->run("SELECT id, event, payload, received_at FROM deliveries WHERE state = 'received' AND retry_at <= ?2 "
-           "ORDER BY received_at, id LIMIT ?1",
-           {std::int64_t{limit}, now()}, [&](const SqlRow& r) { out.push_back({r.text(0), r.text(1), r.text(2), r.real(3)}); });
-  return out;
-}
-
-std::vector<Delivery> JobQueue::take_deliveries(int limit) {
-  auto db = pool_.acquire();
-  const double t = now();
-  std::vector<Delivery> out;
-  // One statement (a round trip to the server, not one per delivery): the rows the
-  // subquery picks are locked, those another replica holds passed over.
-  db->run("UPDATE deliveries SET lease_expires = ?3 WHERE id IN (SELECT id FROM deliveries WHERE state = 'received' "
-          "AND retry_at <= ?2 AND lease_expires <= ?2 ORDER BY received_at, id LIMIT ?1" + db->lock_rows_skip_locked() +
-          ") RETURNING id, event, payload, received_at",
-          {std::int64_t{limit}, t, t + options_.work_lease_s},
-          [&](const SqlRow& r) { out.push_back({r.text(0), r.text(1), r.text(2), r.real(3)}); });
-  // RETURNING keeps no order.
-  std::sort(out.begin(), out.end(),
-            [](const Delivery& x, const Delivery& y) { return std::tie(x.received_at, x.id) < std::tie(y.received_at, y.id); });
-  return out;
-}
-
-void JobQueue::finish_delivery(const std::string& id, const std::string& state, const std::string& note) {
-  auto db = pool_.acquire();
-  // The payload is kept only until handled: it may be 25 MB and says nothing later.
-  db->run("UPDATE deliveries SET state = ?2, note = ?3, payload = '', lease_expires = 0 WHERE id = ?1", {id, state, note});
-}
-
-int JobQueue::delivery_attempts(const std::string& id) {
-  auto db = pool_.acquire();
-  int attempts = 0;
-  db->run("SELECT attempts FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { attempts = static_cast<int>(r.integer(0)); });
-  return attempts;
-}
-
-bool JobQueue::defer_delivery(const std::string& id, const std::string& error, int max_attempts, double wait_s) {
-  auto db = pool_.acquire();
-  int attempts = 0;
-  db->run("SELECT attempts FROM deliveries WHERE id = ?1", {id}, [&](const SqlRow& r) { attempts = static_cast<int>(r.integer(0)) + 1; });
-  if (attempts >= max_attempts) {
-    db->run("UPDATE deliveries SET state = 'failed', note = ?2, attempts = ?3, payload = '', lease_expires = 0 WHERE id = ?1",
-            {id, error, std::int64_t{attempts}});
-    return false;
-  }
-  db->run("UPDATE deliveries SET note = ?2, attempts = ?3, retry_at = ?4, lease_expires = 0 WHERE id = ?1",
-          {id, error, std::int64_t{attempts}, now() + wait_s});
-  return true;
-}
-
-std::int64_t JobQueue::delivery_count() {
-  auto db = pool_.acquire();
-  std::int64_t n = 0;
-  db->run("SELECT COUNT(*) FROM deliveries", {}, [&](const SqlRow& r) { n = r.integer(0); });
-  return n;
-}
-
 // --- jobs -------------------------------------------------------------------------------
 
 std::string JobQueue::key_of(const JobSpec& s) {
@@ -330,10 +199,11 @@ JobQueue::Enqueued JobQueue::enqueue(const JobSpec& s, bool reopen) {
       // The unique key decides between replicas: a concurrent insert of the same key
       // waits for the other transaction and then does nothing.
       "INSERT INTO jobs(key, repo, installation_id, commit_sha, target, trigger, policy, issue_number, "
-      "requested_by, labels, state, max_attempts, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'queued', ?11, ?12) "
+      "requested_by, labels, state, max_attempts, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+      "'queued', ?11, ?12) "
       "ON CONFLICT(key) DO NOTHING",
       {key, s.repo, s.installation_id, s.commit, s.target, s.trigger, s.policy, s.issue_number, s.requested_by,
-       join(s.labels), std::int64_t{options_.max_attempts}, now()});
+       join_labels(s.labels), std::int64_t{options_.max_attempts}, now()});
   e.created = inserted == 1;
   if (!e.created && reopen) {
     e.reopened = db->run(
@@ -593,137 +463,6 @@ std::map<std::string, int> JobQueue::counts_by_state() {
   db->run("SELECT state, COUNT(*) FROM jobs GROUP BY state", {},
           [&](const SqlRow& r) { out[r.text(0)] = static_cast<int>(r.integer(1)); });
   return out;
-}
-
-// --- runners, installations, ignored targets, schedules ------------------------------------
-
-void JobQueue::runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id) {
-  auto db = pool_.acquire();
-  db->run("INSERT INTO runners(name, labels, last_seen, job_id) VALUES(?1, ?2, ?3, ?4) "
-          "ON CONFLICT(name) DO UPDATE SET labels = ?2, last_seen = ?3, job_id = ?4",
-          {name, join(labels), now(), job_id});
-}
-
-void JobQueue::runner_alive(const std::string& name, std::int64_t job_id) {
-  auto db = pool_.acquire();
-  db->run("UPDATE runners SET last_seen = ?2, job_id = ?3 WHERE name = ?1", {name, now(), job_id});
-}
-
-std::vector<RunnerInfo> JobQueue::runners() {
-  auto db = pool_.acquire();
-  std::vector<RunnerInfo> out;
-  db->run("SELECT name, labels, last_seen, job_id FROM runners ORDER BY name", {},
-          [&](const SqlRow& r) { out.push_back({r.text(0), split(r.text(1)), r.real(2), r.integer(3)}); });
-  return out;
-}
-
-void JobQueue::set_installation(const std::string& id, const std::string& account, const std::string& state,
-                                const json& repos) {
-  auto db = pool_.acquire();
-  db->run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, ?2, ?3, ?4, ?5) "
-          "ON CONFLICT(id) DO UPDATE SET account = ?2, state = ?3, repos = CASE WHEN ?4 = 'null' THEN installations.repos ELSE ?4 END, "
-          "updated_at = ?5",
-          {id, account, state, dump_json(repos), now()});
-  if (state == "deleted" || state == "suspended") {
-    // Nothing may run for an installation that is gone or suspended.
-    db->run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = ?2, finished_at = ?3 "
-            "WHERE installation_id = ?1 AND state = 'queued'",
-            {id, "the App installation was " + state, now()});
-  }
-}
-
-void JobQueue::add_installation_repos(const std::string& id, const json& added, const json& removed) {
-  auto db = pool_.acquire();
-  SqlTransaction tx(*db);
-  // Read, change and write back the list: two replicas handling two events of one
-  // installation must not each write their own change over the other's.
-  db->serialize("maxcode installation " + id);
-  json repos = json::array();
-  db->run("SELECT repos FROM installations WHERE id = ?1", {id}, [&](const SqlRow& r) {
-    repos = json::parse(r.text(0), nullptr, false);
-    if (!repos.is_array()) repos = json::array();
-  });
-  json next = json::array();
-  for (const auto& r : repos)
-    if (std::find(removed.begin(), removed.end(), r) == removed.end()) next.push_back(r);
-  for (const auto& r : added)
-    if (std::find(next.begin(), next.end(), r) == next.end()) next.push_back(r);
-  db->run("INSERT INTO installations(id, account, state, repos, updated_at) VALUES(?1, '', 'active', ?2, ?3) "
-          "ON CONFLICT(id) DO UPDATE SET repos = ?2, updated_at = ?3",
-          {id, dump_json(next), now()});
-  for (const auto& r : removed)
-    if (r.is_string())
-      db->run("UPDATE jobs SET state = 'cancelled', outcome = 'cancelled', summary = 'the repository was removed from "
-              "the App installation', finished_at = ?3 WHERE installation_id = ?1 AND repo = ?2 AND state = 'queued'",
-              {id, r.get<std::string>(), now()});
-  tx.commit();
-}
-
-std::optional<std::string> JobQueue::installation_state(const std::string& id) {
-  auto db = pool_.acquire();
-  std::optional<std::string> state;
-  db->run("SELECT state FROM installations WHERE id = ?1", {id}, [&](const SqlRow& r) { state = r.text(0); });
-  return state;
-}
-
-std::vector<std::string> JobQueue::installation_repos(const std::string& id) {
-  auto db = pool_.acquire();
-  std::vector<std::string> out;
-  db->run("SELECT repos FROM installations WHERE id = ?1 AND state = 'active'", {id}, [&](const SqlRow& r) {
-    const json repos = json::parse(r.text(0), nullptr, false);
-    if (repos.is_array())
-      for (const auto& name : repos)
-        if (name.is_string()) out.push_back(name);
-  });
-  return out;
-}
-
-std::optional<std::string> JobQueue::installation_for(const std::string& repo) {
-  auto db = pool_.acquire();
-  std::optional<std::string> found;
-  db->run("SELECT id, repos FROM installations WHERE state = 'active' ORDER BY updated_at DESC", {}, [&](const SqlRow& r) {
-    const json repos = json::parse(r.text(1), nullptr, false);
-    if (!found && repos.is_array() && std::find(repos.begin(), repos.end(), json(repo)) != repos.end()) found = r.text(0);
-  });
-  return found;
-}
-
-void JobQueue::ignore_target(const std::string& repo, const std::string& branch, const std::string& head_sha) {
-  auto db = pool_.acquire();
-  db->run("INSERT INTO ignored_targets(repo, branch, head_sha, at) VALUES(?1, ?2, ?3, ?4) "
-           "ON CONFLICT(repo, branch) DO UPDATE SET head_sha = ?3, at = ?4",
-          {repo, branch, head_sha, now()});
-}
-
-bool JobQueue::is_ignored(const std::string& repo, const std::string& branch) {
-  auto db = pool_.acquire();
-  bool found = false;
-  db->run("SELECT 1 FROM ignored_targets WHERE repo = ?1 AND branch = ?2", {repo, branch},
-          [&](const SqlRow&) { found = true; });
-  return found;
-}
-
-std::optional<double> JobQueue::schedule_last_run(const std::string& name) {
-  auto db = pool_.acquire();
-  std::optional<double> at;
-  db->run("SELECT last_run FROM schedule_runs WHERE name = ?1", {name}, [&](const SqlRow& r) { at = r.real(0); });
-  return at;
-}
-
-void JobQueue::set_schedule_run(const std::string& name, double at) {
-  auto db = pool_.acquire();
-  db->run("INSERT INTO schedule_runs(name, last_run) VALUES(?1, ?2) "
-           "ON CONFLICT(name) DO UPDATE SET last_run = ?2, taken_until = 0",
-           {name, at});
-}
-
-bool JobQueue::take_schedule_run(const std::string& name, double last_run) {
-  auto db = pool_.acquire();
-  const double t = now();
-  // last_run in the WHERE: a replica that read it before another ran the sweep finds it
-  // changed; taken_until: one running it now holds it.
-  return db->run("UPDATE schedule_runs SET taken_until = ?3 WHERE name = ?1 AND last_run = ?2 AND taken_until <= ?4",
-                  {name, last_run, t + options_.work_lease_s, t}) == 1;
 }
 
 }  // namespace maxcode::bot::service

@@ -1,5 +1,7 @@
-// The service's durable state: webhook deliveries, jobs, runners, installations, ignored
-// targets and schedule runs, in SQLite (WAL; one `maxcode serve`) or PostgreSQL (shared
+// The service's durable state: jobs here; webhook deliveries, runners, installations,
+// ignored targets and schedule runs in classes of their own (delivery_log.h,
+// runner_registry.h, installations.h, ignored_targets.h, schedule_runs.h) on the same
+// connections, all in SQLite (WAL; one `maxcode serve`) or PostgreSQL (shared
 // by replicas), through sql_database.h. Every change is one transaction, so a `kill -9`
 // at any moment leaves either the old or the new state.
 //
@@ -36,8 +38,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bot/service/queue/delivery_log.h"
+#include "bot/service/queue/ignored_targets.h"
+#include "bot/service/queue/installations.h"
 #include "bot/service/queue/job_result.h"
 #include "bot/service/queue/job_state.h"
+#include "bot/service/queue/queue_options.h"
+#include "bot/service/queue/runner_registry.h"
+#include "bot/service/queue/schedule_runs.h"
 #include "bot/service/queue/sql_database.h"
 #include "bot/service/queue/sql_pool.h"
 
@@ -74,32 +82,11 @@ struct Job : JobSpec {
   nlohmann::json to_json() const;
 };
 
-struct Delivery {
-  std::string id, event;
-  std::string payload;
-  double received_at = 0;
-};
-
-struct RunnerInfo {
-  std::string name;
-  std::vector<std::string> labels;
-  double last_seen = 0;
-  std::int64_t job_id = 0;
-};
-
-struct QueueOptions {
-  double lease_s = 120;    // a runner that misses heartbeats for this long loses the job
-  int max_attempts = 3;
-  double backoff_s = 30;   // first retry delay; doubles per attempt
-  std::function<double()> now;  // seconds since the epoch (tests move time)
-  double replay_window_s = 30 * 86400.0;  // webhook bodies are remembered this long (record_delivery)
-  // How long a replica holds a webhook delivery it handles or a job whose results it
-  // delivers, and a scheduled sweep it runs; a replica that dies holding one leaves it
-  // to another after this long.
-  double work_lease_s = 120;
-};
-
 class JobQueue {
+  // First: the tables' classes below hold references to them.
+  QueueOptions options_;
+  SqlPool pool_;
+
  public:
   // The SQLite file `db_file`, or the store `store` names (sql_database.h).
   JobQueue(const std::filesystem::path& db_file, QueueOptions options = {});
@@ -107,41 +94,6 @@ class JobQueue {
   // With up to `connections` connections, more opened by `open_more` as threads need
   // them (sql_pool.h says why).
   JobQueue(std::unique_ptr<SqlDatabase> store, SqlPool::Opener open_more, int connections, QueueOptions options = {});
-
-  // --- webhook deliveries ---------------------------------------------------------
-  // What became of a delivery offered to the store.
-  struct Recorded {
-    enum class Kind {
-      kStored,      // new: to be handled
-      kRetried,     // a redelivery (same id) of one whose handling failed: handled again
-      kDuplicate,   // a redelivery of one handled, rejected or still pending: dropped
-      kReplayed,    // the same bytes as another delivery within the replay window: dropped
-    } kind = Kind::kStored;
-    std::string original;  // kDuplicate: its state; kReplayed: the id first seen with that body
-    explicit operator bool() const { return kind == Kind::kStored || kind == Kind::kRetried; }
-  };
-  // Stores a delivery unless it was seen before. GitHub keeps the X-GitHub-Delivery id
-  // when it (or an operator) redelivers: a known id is dropped, unless its handling
-  // failed, and then it is tried again. GitHub never sends the same bytes under two
-  // ids (a payload carries the ids and times of what happened), so a body whose
-  // SHA-256 matches another delivery's within `replay_window_s` is a replay of captured
-  // bytes (the signature covers the body, not the id) and is dropped.
-  Recorded record_delivery(const std::string& id, const std::string& event, const std::string& payload);
-  // Deliveries stored but not yet handled (oldest first): the work left after a crash.
-  std::vector<Delivery> pending_deliveries(int limit = 100);
-  // Pending deliveries that no replica holds, leased to this one for work_lease_s
-  // (oldest first): what the event worker handles. finish_delivery and defer_delivery
-  // end the lease. With SQLite the leases of a process before this one are void (one
-  // process owns the file).
-  std::vector<Delivery> take_deliveries(int limit = 50);
-  void finish_delivery(const std::string& id, const std::string& state, const std::string& note);
-  // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
-  // after `wait_s` (as GitHub asked; github_retry.h). False when the attempts are spent
-  // (the delivery is then failed).
-  bool defer_delivery(const std::string& id, const std::string& error, int max_attempts, double wait_s);
-  // Failed tries of the delivery's handling so far.
-  int delivery_attempts(const std::string& id);
-  std::int64_t delivery_count();
 
   // --- jobs ----------------------------------------------------------------------
   struct Enqueued {
@@ -211,26 +163,12 @@ class JobQueue {
   int queue_position(std::int64_t id);
   std::map<std::string, int> counts_by_state();
 
-  // --- runners, installations, ignored targets, schedules --------------------------
-  void runner_seen(const std::string& name, const std::vector<std::string>& labels, std::int64_t job_id);
-  // A heartbeat or a result: the runner is alive (its labels stay as it claimed with).
-  void runner_alive(const std::string& name, std::int64_t job_id);
-  std::vector<RunnerInfo> runners();
-  void set_installation(const std::string& id, const std::string& account, const std::string& state,
-                        const nlohmann::json& repos);
-  void add_installation_repos(const std::string& id, const nlohmann::json& added, const nlohmann::json& removed);
-  std::optional<std::string> installation_state(const std::string& id);
-  // The repositories (OWNER/NAME) of an active installation.
-  std::vector<std::string> installation_repos(const std::string& id);
-  // The active installation that has `repo`, if one does.
-  std::optional<std::string> installation_for(const std::string& repo);
-  void ignore_target(const std::string& repo, const std::string& branch, const std::string& head_sha);
-  bool is_ignored(const std::string& repo, const std::string& branch);
-  std::optional<double> schedule_last_run(const std::string& name);
-  void set_schedule_run(const std::string& name, double at);
-  // The sweep of `name` due after `last_run` is this replica's to run for work_lease_s
-  // (false: another replica runs it or ran it). set_schedule_run ends the lease.
-  bool take_schedule_run(const std::string& name, double last_run);
+  // The other tables of the store, on the same connections.
+  DeliveryLog deliveries{{pool_, options_}};
+  RunnerRegistry runners{{pool_, options_}};
+  Installations installations{{pool_, options_}};
+  IgnoredTargets ignored{{pool_, options_}};
+  ScheduleRuns schedule{{pool_, options_}};
 
   // SQLite's journal mode ("wal"); empty on PostgreSQL.
   std::string journal_mode();
@@ -243,8 +181,6 @@ class JobQueue {
   std::vector<Job> select_jobs(SqlDatabase& db, const std::string& where, const std::vector<SqlValue>& values);
   // False when the job is no longer running under the lease it was read with.
   bool requeue_or_fail(SqlDatabase& db, const Job& job, const std::string& error);
-  QueueOptions options_;
-  SqlPool pool_;
 };
 
 }  // namespace maxcode::bot::service

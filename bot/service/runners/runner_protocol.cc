@@ -153,7 +153,7 @@ void RunnerProtocol::claim(const httplib::Request& req, httplib::Response& res) 
                  {{"error",
                    "this service runs its jobs through Slurm (slurm in its config); a runner claims "
                    "only the job it was started for (maxcode runner --job ID)"}});
-  context_.queue.runner_seen(runner, labels, 0);
+  context_.queue.runners.seen(runner, labels, 0);
   for (;;) {
     if (only) {
       // Gone for good (cancelled, finished, or run by another attempt): the runner stops.
@@ -190,7 +190,7 @@ void RunnerProtocol::hand_out(const JobQueue::Claim& claim, const std::string& r
     context_.log("runner", "job " + std::to_string(job.id) + ": " + e.what());
     return reply(res, 503, {{"error", "GitHub did not give a read token; the job goes back to the queue"}});
   }
-  context_.queue.runner_seen(runner, labels, job.id);
+  context_.queue.runners.seen(runner, labels, job.id);
   context_.metrics.count("maxcode_jobs_claimed_total", "jobs leased to runners");
   context_.log("runner", runner + " claimed job " + std::to_string(job.id) + " (" + job.repo + ", attempt " +
                              std::to_string(job.attempts) + ")");
@@ -212,7 +212,7 @@ void RunnerProtocol::heartbeat(const httplib::Request& req, httplib::Response& r
   const std::string lease = field(body, "heartbeat", "lease", std::string());
   switch (context_.queue.heartbeat(id, lease)) {
     case JobQueue::Lease::kHeld: {
-      if (auto job = context_.queue.job(id)) context_.queue.runner_alive(job->runner, id);
+      if (auto job = context_.queue.job(id)) context_.queue.runners.alive(job->runner, id);
       return reply(res, 200, {{"state", "held"}});
     }
     case JobQueue::Lease::kCancel:
@@ -246,7 +246,7 @@ void RunnerProtocol::result(const httplib::Request& req, httplib::Response& res)
   } else {
     return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
   }
-  context_.queue.runner_alive(job->runner, 0);
+  context_.queue.runners.alive(job->runner, 0);
   context_.metrics.count("maxcode_runner_results_total", "results reported by runners", {{"status", status}});
   context_.log("runner", "job " + std::to_string(id) + ": " + status);
   if (context_.report) context_.report(id);

@@ -20,11 +20,11 @@ Scheduler::Scheduler(ServiceContext& context) : context_(context) {
 int Scheduler::sweep(const Entry& e) {
   std::vector<std::pair<std::string, std::string>> targets;  // repository, installation
   if (!e.config.repository.empty()) {
-    const auto installation = context_.queue.installation_for(e.config.repository);
+    const auto installation = context_.queue.installations.for_repo(e.config.repository);
     if (!installation) throw std::runtime_error(e.config.repository + " is in no active App installation");
     targets.push_back({e.config.repository, *installation});
   } else {
-    for (const auto& repo : context_.queue.installation_repos(e.config.installation))
+    for (const auto& repo : context_.queue.installations.repos(e.config.installation))
       targets.push_back({repo, e.config.installation});
   }
   int queued = 0;
@@ -46,21 +46,21 @@ int Scheduler::tick() {
   int queued = 0;
   const double now = context_.queue.now();
   for (const Entry& e : entries_) {
-    const auto last = context_.queue.schedule_last_run(e.config.name);
+    const auto last = context_.queue.schedule.last_run(e.config.name);
     if (!last) {  // new schedule: its first time is the next one, no catch-up for the past
-      context_.queue.set_schedule_run(e.config.name, now);
+      context_.queue.schedule.set_run(e.config.name, now);
       continue;
     }
     const std::int64_t next = e.cron.next_after(static_cast<std::int64_t>(*last), e.zone);
     if (next < 0 || next > now) continue;
     // Replicas: the one that takes the run sweeps; a crash mid-sweep leaves it to
     // another after queue.work_lease_s.
-    if (!context_.queue.take_schedule_run(e.config.name, *last)) continue;
+    if (!context_.queue.schedule.take_run(e.config.name, *last)) continue;
     try {
       const int n = sweep(e);
       // Marked after queueing: a crash in between queues again, which the idempotency
       // key turns into nothing.
-      context_.queue.set_schedule_run(e.config.name, now);
+      context_.queue.schedule.set_run(e.config.name, now);
       context_.metrics.count("maxcode_schedule_runs_total", "scheduled sweeps started", {{"schedule", e.config.name}});
       context_.log("schedule", e.config.name + ": due at " + std::to_string(next) + ", " + std::to_string(n) + " job(s) queued");
       queued += n;

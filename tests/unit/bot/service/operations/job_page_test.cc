@@ -114,9 +114,9 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
   queue.finish(two.id, JobState::kFailed, "run-failed", "`maxcode run` failed (exit code 1): " + cause, "", failed);
 
   t = wall_now() - 7200;
-  queue.runner_seen("old-runner", {"gpu"}, 0);
+  queue.runners.seen("old-runner", {"gpu"}, 0);
   t = wall_now() - 5;
-  queue.runner_seen("live-runner", {"cpu"}, 0);
+  queue.runners.seen("live-runner", {"cpu"}, 0);
 }
 
 class JobPage : public ::testing::Test {

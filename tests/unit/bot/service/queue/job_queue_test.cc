@@ -265,39 +265,39 @@ TEST_P(JobQueueStore, DeliveriesAreStoredOnceAndSurviveARestart) {
   std::string lease;
   {
     JobQueue q(open(), options(clock));
-    EXPECT_TRUE(q.record_delivery("d-1", "push", "{\"a\":1}"));
-    EXPECT_FALSE(q.record_delivery("d-1", "push", "{\"a\":1}"));
-    EXPECT_TRUE(q.record_delivery("d-2", "issue_comment", "{}"));
+    EXPECT_TRUE(q.deliveries.record("d-1", "push", "{\"a\":1}"));
+    EXPECT_FALSE(q.deliveries.record("d-1", "push", "{\"a\":1}"));
+    EXPECT_TRUE(q.deliveries.record("d-2", "issue_comment", "{}"));
     id = q.enqueue(spec()).job.id;
     auto c = q.claim("r", {});
     lease = c->lease;
-    q.set_installation("77", "acme", "active", nlohmann::json::array({"acme/histo"}));
+    q.installations.set("77", "acme", "active", nlohmann::json::array({"acme/histo"}));
   }  // the process "dies" here: nothing is flushed by hand
   JobQueue q(open(), options(clock));
-  EXPECT_FALSE(q.record_delivery("d-1", "push", "{}"));  // still known after the restart
-  auto pending = q.pending_deliveries();
+  EXPECT_FALSE(q.deliveries.record("d-1", "push", "{}"));  // still known after the restart
+  auto pending = q.deliveries.pending();
   ASSERT_EQ(pending.size(), 2u);
   EXPECT_EQ(pending[0].id, "d-1");
   EXPECT_EQ(pending[0].payload, "{\"a\":1}");
-  q.finish_delivery("d-1", "handled", "ok");
+  q.deliveries.finish("d-1", "handled", "ok");
   // A transient failure: tried again after the wait (as GitHub asked), then given up.
-  EXPECT_TRUE(q.defer_delivery("d-2", "GitHub 502", 2, 10));
-  EXPECT_EQ(q.delivery_attempts("d-2"), 1);
-  EXPECT_TRUE(q.pending_deliveries().empty());
+  EXPECT_TRUE(q.deliveries.defer("d-2", "GitHub 502", 2, 10));
+  EXPECT_EQ(q.deliveries.attempts("d-2"), 1);
+  EXPECT_TRUE(q.deliveries.pending().empty());
   clock.t += 11;
-  ASSERT_EQ(q.pending_deliveries().size(), 1u);
-  EXPECT_FALSE(q.defer_delivery("d-2", "GitHub 502", 2, 10));
-  EXPECT_TRUE(q.pending_deliveries().empty());
-  EXPECT_EQ(q.delivery_count(), 2);
+  ASSERT_EQ(q.deliveries.pending().size(), 1u);
+  EXPECT_FALSE(q.deliveries.defer("d-2", "GitHub 502", 2, 10));
+  EXPECT_TRUE(q.deliveries.pending().empty());
+  EXPECT_EQ(q.deliveries.count(), 2);
   // The running job and its lease are still there.
   EXPECT_EQ(q.job(id)->state, JobState::kRunning);
   EXPECT_EQ(q.heartbeat(id, lease), JobQueue::Lease::kHeld);
-  EXPECT_EQ(q.installation_for("acme/histo"), "77");
-  EXPECT_EQ(q.installation_repos("77"), std::vector<std::string>{"acme/histo"});
-  q.add_installation_repos("77", nlohmann::json::array({"acme/new"}), nlohmann::json::array({"acme/histo"}));
-  EXPECT_EQ(q.installation_repos("77"), std::vector<std::string>{"acme/new"});
-  q.set_installation("77", "acme", "suspended", nullptr);
-  EXPECT_FALSE(q.installation_for("acme/new"));
+  EXPECT_EQ(q.installations.for_repo("acme/histo"), "77");
+  EXPECT_EQ(q.installations.repos("77"), std::vector<std::string>{"acme/histo"});
+  q.installations.add_repos("77", nlohmann::json::array({"acme/new"}), nlohmann::json::array({"acme/histo"}));
+  EXPECT_EQ(q.installations.repos("77"), std::vector<std::string>{"acme/new"});
+  q.installations.set("77", "acme", "suspended", nullptr);
+  EXPECT_FALSE(q.installations.for_repo("acme/new"));
 }
 
 // GitHub's redelivery keeps the id: dropped when the delivery was handled (or is still
@@ -307,29 +307,29 @@ TEST_P(JobQueueStore, DeliveriesAreStoredOnceAndSurviveARestart) {
 TEST_P(JobQueueStore, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
   Clock clock;
   JobQueue q(open(), options(clock));
-  using Kind = JobQueue::Recorded::Kind;
-  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kStored);
-  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);  // still pending
-  const auto replay = q.record_delivery("d-9", "push", R"({"after":"c1"})");
+  using Kind = DeliveryLog::Recorded::Kind;
+  EXPECT_EQ(q.deliveries.record("d-1", "push", R"({"after":"c1"})").kind, Kind::kStored);
+  EXPECT_EQ(q.deliveries.record("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);  // still pending
+  const auto replay = q.deliveries.record("d-9", "push", R"({"after":"c1"})");
   EXPECT_EQ(replay.kind, Kind::kReplayed);
   EXPECT_EQ(replay.original, "d-1");
   EXPECT_FALSE(replay);
-  q.finish_delivery("d-1", "handled", "job 1");
-  EXPECT_EQ(q.record_delivery("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);
+  q.deliveries.finish("d-1", "handled", "job 1");
+  EXPECT_EQ(q.deliveries.record("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);
 
-  EXPECT_EQ(q.record_delivery("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kStored);
-  q.finish_delivery("d-2", "failed", "GitHub 500");
-  const auto retried = q.record_delivery("d-2", "issue_comment", R"({"comment":2})");
+  EXPECT_EQ(q.deliveries.record("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kStored);
+  q.deliveries.finish("d-2", "failed", "GitHub 500");
+  const auto retried = q.deliveries.record("d-2", "issue_comment", R"({"comment":2})");
   EXPECT_EQ(retried.kind, Kind::kRetried);
   EXPECT_TRUE(retried);
-  ASSERT_EQ(q.pending_deliveries().size(), 1u);
-  EXPECT_EQ(q.pending_deliveries()[0].payload, R"({"comment":2})");
-  q.finish_delivery("d-2", "handled", "job 2");
-  EXPECT_EQ(q.record_delivery("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kDuplicate);
+  ASSERT_EQ(q.deliveries.pending().size(), 1u);
+  EXPECT_EQ(q.deliveries.pending()[0].payload, R"({"comment":2})");
+  q.deliveries.finish("d-2", "handled", "job 2");
+  EXPECT_EQ(q.deliveries.record("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kDuplicate);
 
   // Past the window the bytes are new again (the job key still finds the job).
   clock.t += q.options().replay_window_s + 1;
-  EXPECT_EQ(q.record_delivery("d-10", "push", R"({"after":"c1"})").kind, Kind::kStored);
+  EXPECT_EQ(q.deliveries.record("d-10", "push", R"({"after":"c1"})").kind, Kind::kStored);
 }
 
 // "Re-run" in the Checks tab: a finished job runs again with a new check run; a queued
@@ -363,15 +363,15 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   QueueOptions o = options(clock);
   o.work_lease_s = 100;
   JobQueue a(open(), o), b(open(), o);
-  ASSERT_TRUE(a.record_delivery("d-1", "push", "{}"));
-  EXPECT_EQ(a.take_deliveries().size(), 1u);
-  EXPECT_TRUE(b.take_deliveries().empty());
-  EXPECT_EQ(b.pending_deliveries().size(), 1u);  // still pending: only leased
+  ASSERT_TRUE(a.deliveries.record("d-1", "push", "{}"));
+  EXPECT_EQ(a.deliveries.take().size(), 1u);
+  EXPECT_TRUE(b.deliveries.take().empty());
+  EXPECT_EQ(b.deliveries.pending().size(), 1u);  // still pending: only leased
   clock.t += 101;                                // replica a died holding it
-  ASSERT_EQ(b.take_deliveries().size(), 1u);
-  b.finish_delivery("d-1", "handled", "ok");
+  ASSERT_EQ(b.deliveries.take().size(), 1u);
+  b.deliveries.finish("d-1", "handled", "ok");
   clock.t += 101;
-  EXPECT_TRUE(a.take_deliveries().empty());
+  EXPECT_TRUE(a.deliveries.take().empty());
 
   const auto id = a.enqueue(spec()).job.id;
   const auto claim = b.claim("r", {});
@@ -394,12 +394,12 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   clock.t += 101;                   // b died reporting
   EXPECT_TRUE(a.take_report(id));
 
-  a.set_schedule_run("nightly", 5);
-  EXPECT_TRUE(a.take_schedule_run("nightly", 5));
-  EXPECT_FALSE(b.take_schedule_run("nightly", 5));
-  a.set_schedule_run("nightly", clock.t);  // swept
-  EXPECT_FALSE(b.take_schedule_run("nightly", 5));  // read before the sweep: already run
-  EXPECT_TRUE(b.take_schedule_run("nightly", clock.t));
+  a.schedule.set_run("nightly", 5);
+  EXPECT_TRUE(a.schedule.take_run("nightly", 5));
+  EXPECT_FALSE(b.schedule.take_run("nightly", 5));
+  a.schedule.set_run("nightly", clock.t);           // swept
+  EXPECT_FALSE(b.schedule.take_run("nightly", 5));  // read before the sweep: already run
+  EXPECT_TRUE(b.schedule.take_run("nightly", clock.t));
 }
 
 // Two replicas, two threads each, over one store: every thread enqueues every job and
@@ -425,12 +425,12 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
       for (int c = 0; c < kCommits; ++c) keys.push_back({r, c});
     std::shuffle(keys.begin(), keys.end(), std::mt19937(seed));
     auto drain_one = [&] {
-      for (const Delivery& d : q.take_deliveries(3)) {
+      for (const Delivery& d : q.deliveries.take(3)) {
         {
           std::lock_guard lock(mutex);
           ++handled[d.id];
         }
-        q.finish_delivery(d.id, "handled", "test");
+        q.deliveries.finish(d.id, "handled", "test");
       }
       const auto claim = q.claim("runner-" + std::to_string(seed), {});
       if (!claim) return false;
@@ -452,8 +452,8 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
     for (const auto& [r, c] : keys) {
       const std::string repo = "acme/r" + std::to_string(r), commit = "c" + std::to_string(c);
       if (q.enqueue(spec(repo, commit)).created) ++created;
-      if (q.record_delivery("d-" + std::to_string(r) + "-" + std::to_string(c), "push",
-                            R"({"repo":")" + repo + R"(","after":")" + commit + "\"}"))
+      if (q.deliveries.record("d-" + std::to_string(r) + "-" + std::to_string(c), "push",
+                              R"({"repo":")" + repo + R"(","after":")" + commit + "\"}"))
         ++stored;
       drain_one();
     }
@@ -466,7 +466,7 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
   threads.emplace_back(work, std::ref(b), 4u);
   for (auto& t : threads) t.join();
   // What a thread left when its last look found nothing (another held it meanwhile).
-  while (!a.take_deliveries().empty() || a.claim("late", {})) ADD_FAILURE() << "work left after every thread stopped";
+  while (!a.deliveries.take().empty() || a.claim("late", {})) ADD_FAILURE() << "work left after every thread stopped";
 
   EXPECT_EQ(created.load(), kRepos * kCommits);
   EXPECT_EQ(stored.load(), kRepos * kCommits);

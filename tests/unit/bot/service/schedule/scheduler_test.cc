@@ -48,7 +48,7 @@ TEST(Scheduler, NightlyInItsTimeZoneWithOneCatchUp) {
   QueueOptions options;
   options.now = [&now] { return now; };
   JobQueue queue(dir / "q.sqlite", options);
-  queue.set_installation("77", "acme", "active", json::array({"acme/histo"}));
+  queue.installations.set("77", "acme", "active", json::array({"acme/histo"}));
   Metrics metrics;
   ServiceLog log([](const std::string&) {});
   GithubAccess access(config, metrics, log);
