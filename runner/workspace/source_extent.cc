@@ -354,31 +354,11 @@ struct Found {
   ScopePath scope;
 };
 
-class Scanner {
+// A file's tokens, with its brackets paired: what the scanner reads the declarations
+// from, and the questions it asks of single tokens.
+class TokenView {
  public:
-  explicit Scanner(std::string_view text) : text_(text), tokens_(lex(text)) { match_brackets(); }
-
-  std::vector<Found> scan() {
-    std::vector<Found> found;
-    scan_scope(0, tokens_.size(), {}, found);
-    return found;
-  }
-
-  // How the names in text[begin, end) are used; `body` is the offset of the function's
-  // body, before which `(*name)` declares a parameter.
-  std::vector<NameUse> uses(std::size_t begin, std::size_t end, std::size_t body) const {
-    std::vector<NameUse> out;
-    auto first = std::lower_bound(tokens_.begin(), tokens_.end(), begin,
-                                  [](const Token& t, std::size_t at) { return t.begin < at; });
-    for (std::size_t k = static_cast<std::size_t>(first - tokens_.begin());
-         k < tokens_.size() && tokens_[k].begin < end; ++k) {
-      if (!is_name_word(k)) continue;
-      if (k > 0 && (is(k - 1, ".") || is(k - 1, "->"))) continue;  // a member of an object
-      if (is(k + 1, "::")) continue;                                // a qualifier
-      if (auto kind = use_kind(k, body)) out.push_back({*kind, std::string(str(k)), tokens_[k].begin, 0});
-    }
-    return out;
-  }
+  explicit TokenView(std::string_view text) : text_(text), tokens_(lex(text)) { match_brackets(); }
 
   const std::vector<Token>& tokens() const { return tokens_; }
   std::string_view str(std::size_t k) const {
@@ -395,7 +375,7 @@ class Scanner {
     return out;
   }
 
- private:
+ protected:
   bool is(std::size_t k, std::string_view s) const { return k < tokens_.size() && str(k) == s; }
   bool is_word(std::size_t k) const { return k < tokens_.size() && tokens_[k].kind == Kind::kWord; }
   bool is_name_word(std::size_t k) const { return is_word(k) && !is_non_name_word(str(k)); }
@@ -404,63 +384,6 @@ class Scanner {
   bool is_launch(std::size_t k) const {
     return is(k, "<") && is(k + 1, "<") && is(k + 2, "<") && tokens_[k + 1].begin == tokens_[k].end &&
            tokens_[k + 2].begin == tokens_[k + 1].end;
-  }
-
-  std::optional<NameUse::Kind> use_kind(std::size_t k, std::size_t body) const {
-    using K = NameUse::Kind;
-    // `(*name)(`: declares a function pointer (after a type, or among the parameters),
-    // or calls through one.
-    if (k >= 2 && is(k - 1, "*") && is(k - 2, "(") && is(k + 1, ")") && is(k + 2, "(")) {
-      const bool declares = tokens_[k].begin < body ||
-                            (k >= 3 && ((is_word(k - 3) && !is(k - 3, "return")) || is(k - 3, ">")));
-      return declares ? K::kPointerDeclaration : K::kPointerCall;
-    }
-    if (is_launch(k + 1)) return K::kLaunch;
-    if (is(k + 1, "(")) return K::kCall;
-    if (is(k + 1, "[")) {  // table[i](x): a call through an element of an array
-      const std::size_t after = after_group(k + 1);
-      if (after != kNone && is(after, "(")) return K::kPointerCall;
-      return std::nullopt;
-    }
-    std::size_t next = k + 1;
-    if (is(k + 1, "<")) {  // fn<T>(x), kernel<T><<<...>>>(x), &fn<T>
-      const std::size_t close = angle_close(k + 1);
-      if (close == kNone) return std::nullopt;
-      if (is_launch(close + 1)) return K::kLaunch;
-      if (is(close + 1, "(")) return K::kCall;
-      next = close + 1;
-    }
-    // Named without a call where a value stands (an argument, an initializer, after `&`
-    // or a cast): its address is taken, and it may be called through it.
-    const bool value_before = k > 0 && (is(k - 1, "&") || is(k - 1, "(") || is(k - 1, ",") ||
-                                        is(k - 1, "=") || is(k - 1, "return") || is(k - 1, ")"));
-    const bool value_after = is(next, ")") || is(next, ",") || is(next, ";");
-    if (value_before && value_after) return K::kValue;
-    return std::nullopt;
-  }
-
-  // Pairs (), [] and {}. A closer that does not fit the innermost opener closes the
-  // nearest one it fits (the ones inside stay unmatched) or, if none, is ignored: source
-  // split by #if branches stays usable around the damage.
-  void match_brackets() {
-    match_.assign(tokens_.size(), kNone);
-    std::vector<std::size_t> open;
-    for (std::size_t k = 0; k < tokens_.size(); ++k) {
-      if (tokens_[k].kind != Kind::kPunct) continue;
-      const char c = text_[tokens_[k].begin];
-      if (c == '(' || c == '[' || c == '{') {
-        open.push_back(k);
-        continue;
-      }
-      const char opener = c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : '\0';
-      if (opener == '\0') continue;
-      auto fits = std::find_if(open.rbegin(), open.rend(),
-                               [&](std::size_t o) { return text_[tokens_[o].begin] == opener; });
-      if (fits == open.rend()) continue;
-      match_[*fits] = k;
-      match_[k] = *fits;
-      open.erase(std::prev(fits.base()), open.end());
-    }
   }
 
   // Index after the group opened at `k`, or kNone when it never closes.
@@ -502,6 +425,97 @@ class Scanner {
       }
     }
     return kNone;
+  }
+
+  std::string_view text_;
+  std::vector<Token> tokens_;
+  std::vector<std::size_t> match_;  // each bracket's partner, kNone when it has none
+
+ private:
+  // Pairs (), [] and {}. A closer that does not fit the innermost opener closes the
+  // nearest one it fits (the ones inside stay unmatched) or, if none, is ignored: source
+  // split by #if branches stays usable around the damage.
+  void match_brackets() {
+    match_.assign(tokens_.size(), kNone);
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < tokens_.size(); ++k) {
+      if (tokens_[k].kind != Kind::kPunct) continue;
+      const char c = text_[tokens_[k].begin];
+      if (c == '(' || c == '[' || c == '{') {
+        open.push_back(k);
+        continue;
+      }
+      const char opener = c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : '\0';
+      if (opener == '\0') continue;
+      auto fits =
+          std::find_if(open.rbegin(), open.rend(), [&](std::size_t o) { return text_[tokens_[o].begin] == opener; });
+      if (fits == open.rend()) continue;
+      match_[*fits] = k;
+      match_[k] = *fits;
+      open.erase(std::prev(fits.base()), open.end());
+    }
+  }
+};
+
+// The declarations and name uses of a source file, from its tokens.
+class Scanner : public TokenView {
+ public:
+  explicit Scanner(std::string_view text) : TokenView(text) {}
+
+  std::vector<Found> scan() {
+    std::vector<Found> found;
+    scan_scope(0, tokens_.size(), {}, found);
+    return found;
+  }
+
+  // How the names in text[begin, end) are used; `body` is the offset of the function's
+  // body, before which `(*name)` declares a parameter.
+  std::vector<NameUse> uses(std::size_t begin, std::size_t end, std::size_t body) const {
+    std::vector<NameUse> out;
+    auto first = std::lower_bound(tokens_.begin(), tokens_.end(), begin,
+                                  [](const Token& t, std::size_t at) { return t.begin < at; });
+    for (std::size_t k = static_cast<std::size_t>(first - tokens_.begin());
+         k < tokens_.size() && tokens_[k].begin < end; ++k) {
+      if (!is_name_word(k)) continue;
+      if (k > 0 && (is(k - 1, ".") || is(k - 1, "->"))) continue;  // a member of an object
+      if (is(k + 1, "::")) continue;                               // a qualifier
+      if (auto kind = use_kind(k, body)) out.push_back({*kind, std::string(str(k)), tokens_[k].begin, 0});
+    }
+    return out;
+  }
+
+ private:
+  std::optional<NameUse::Kind> use_kind(std::size_t k, std::size_t body) const {
+    using K = NameUse::Kind;
+    // `(*name)(`: declares a function pointer (after a type, or among the parameters),
+    // or calls through one.
+    if (k >= 2 && is(k - 1, "*") && is(k - 2, "(") && is(k + 1, ")") && is(k + 2, "(")) {
+      const bool declares =
+          tokens_[k].begin < body || (k >= 3 && ((is_word(k - 3) && !is(k - 3, "return")) || is(k - 3, ">")));
+      return declares ? K::kPointerDeclaration : K::kPointerCall;
+    }
+    if (is_launch(k + 1)) return K::kLaunch;
+    if (is(k + 1, "(")) return K::kCall;
+    if (is(k + 1, "[")) {  // table[i](x): a call through an element of an array
+      const std::size_t after = after_group(k + 1);
+      if (after != kNone && is(after, "(")) return K::kPointerCall;
+      return std::nullopt;
+    }
+    std::size_t next = k + 1;
+    if (is(k + 1, "<")) {  // fn<T>(x), kernel<T><<<...>>>(x), &fn<T>
+      const std::size_t close = angle_close(k + 1);
+      if (close == kNone) return std::nullopt;
+      if (is_launch(close + 1)) return K::kLaunch;
+      if (is(close + 1, "(")) return K::kCall;
+      next = close + 1;
+    }
+    // Named without a call where a value stands (an argument, an initializer, after `&`
+    // or a cast): its address is taken, and it may be called through it.
+    const bool value_before = k > 0 && (is(k - 1, "&") || is(k - 1, "(") || is(k - 1, ",") || is(k - 1, "=") ||
+                                        is(k - 1, "return") || is(k - 1, ")"));
+    const bool value_after = is(next, ")") || is(next, ",") || is(next, ";");
+    if (value_before && value_after) return K::kValue;
+    return std::nullopt;
   }
 
   void scan_scope(std::size_t from, std::size_t to, const ScopePath& scope,
@@ -773,10 +787,6 @@ class Scanner {
   bool is_linkage_block(std::size_t start, std::size_t brace) const {
     return brace == start + 2 && is(start, "extern") && tokens_[start + 1].kind == Kind::kLiteral;
   }
-
-  std::string_view text_;
-  std::vector<Token> tokens_;
-  std::vector<std::size_t> match_;
 };
 
 std::size_t line_of(std::string_view text, std::size_t offset) {
