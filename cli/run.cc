@@ -94,7 +94,7 @@ class Run : public Subcommand {
     run.stop = stop_on_signals();
 
     const JobRecord job = run_job(run, progress);
-    if (!job.targets.empty() || job.status != "failed") std::cout << render_job_summary(job);
+    if (!job.targets.empty() || job.status != JobStatus::kFailed) std::cout << render_job_summary(job);
     if (job.exit_code != kJobUsage)
       progress.note("wrote " + (run.out / "job.json").string() + " and " + (run.out / "report.html").string());
     return job.exit_code;

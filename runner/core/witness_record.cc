@@ -40,8 +40,8 @@ WitnessSide side_from_json(const nlohmann::json& j) {
 }  // namespace
 
 std::string describe(const WitnessRecord& r) {
-  if (r.status == "not witnessed") return "not witnessed: " + r.note;
-  if (r.status == "rejected") return "witness rejected: " + r.note;
+  if (r.status == WitnessStatus::kNotWitnessed) return "not witnessed: " + r.note;
+  if (r.status == WitnessStatus::kRejected) return "witness rejected: " + r.note;
   std::string text = "witness: ncu " + figure("%.2fx", r.witness_speedup);
   if (r.claimed_speedup <= 0) return text + " (speedups not compared: the claim also covers benchmarks timed by "
                                             "wall clock) (agree within " + figure("%.0f%%", 100 * r.tolerance) + ")";
@@ -57,14 +57,10 @@ std::string describe(const WitnessRecord& r) {
 }
 
 nlohmann::json to_json(const WitnessRecord& r) {
-  nlohmann::json j = {{"status", r.status},
-                      {"tolerance", r.tolerance},
-                      {"original", side_json(r.original)},
-                      {"candidate", side_json(r.candidate)},
-                      {"claimed_speedup", r.claimed_speedup},
-                      {"witness_speedup", r.witness_speedup},
-                      {"counted_share", r.counted_share},
-                      {"all_kernels_speedup", r.all_kernels_speedup},
+  nlohmann::json j = {{"status", witness_status_name(r.status)}, {"tolerance", r.tolerance},
+                      {"original", side_json(r.original)},       {"candidate", side_json(r.candidate)},
+                      {"claimed_speedup", r.claimed_speedup},    {"witness_speedup", r.witness_speedup},
+                      {"counted_share", r.counted_share},        {"all_kernels_speedup", r.all_kernels_speedup},
                       {"expected_speedup", r.expected_speedup}};
   if (!r.note.empty()) j["note"] = r.note;
   return j;
@@ -72,7 +68,7 @@ nlohmann::json to_json(const WitnessRecord& r) {
 
 WitnessRecord witness_record_from_json(const nlohmann::json& j) {
   WitnessRecord r;
-  r.status = j.value("status", "");
+  r.status = witness_status_from_name(j.at("status").get<std::string>());
   r.note = j.value("note", "");
   r.tolerance = j.value("tolerance", 0.25);
   if (j.contains("original")) r.original = side_from_json(j["original"]);

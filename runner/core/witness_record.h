@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/witness_status.h"
+
 namespace maxcode {
 
 // One version's kernel work per run of its kernel benchmarks (all summed): every
@@ -34,10 +36,10 @@ struct WitnessSide {
 };
 
 struct WitnessRecord {
-  // "agrees": the winner stands; "rejected": `note` is the reason; "not witnessed": ncu
+  // kAgrees: the winner stands; kRejected: `note` is the reason; kNotWitnessed: ncu
   // could not judge (missing, failed on the original, or the original's own figures
-  // disagree), and `note` says why.
-  std::string status;
+  // disagree), and `note` says why. Nothing is claimed until it is judged.
+  WitnessStatus status = WitnessStatus::kNotWitnessed;
   std::string note;
   double tolerance = 0.25;  // relative, from gpu.witness_tolerance
   WitnessSide original, candidate;
@@ -61,6 +63,8 @@ struct WitnessRecord {
 std::string describe(const WitnessRecord& record);
 
 nlohmann::json to_json(const WitnessRecord& record);
+// Throws nlohmann::json::exception without a status, std::invalid_argument naming a
+// status of no known name.
 WitnessRecord witness_record_from_json(const nlohmann::json& j);
 
 }  // namespace maxcode

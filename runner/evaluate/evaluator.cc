@@ -159,7 +159,7 @@ void Evaluator::judge_faster(Checked& c, const TimingSession& session, const Tim
   if (!ctx_.config.gpu.witness) return;
   ctx_.progress.status(e.candidate_id + ": out-of-process witness (Nsight Compute)");
   e.witness = witness_.check(c, timer_.original_side(), Timer::side_of(c), session, t.speedup.median);
-  if (e.witness->status == "rejected") {
+  if (e.witness->status == WitnessStatus::kRejected) {
     e.verdict = Verdict::kRejected;
     e.reason = e.witness->note;
     c.passed = false;
@@ -181,7 +181,7 @@ Timing Evaluator::confirm(Checked& c) {
   if (t.significant && ctx_.gpu && ctx_.config.gpu.witness) {
     ctx_.progress.status(c.evaluation.candidate_id + ": out-of-process witness (Nsight Compute)");
     c.evaluation.witness = witness_.check(c, timer_.original_side(), Timer::side_of(c), session, t.speedup.median);
-    if (c.evaluation.witness->status == "rejected") {
+    if (c.evaluation.witness->status == WitnessStatus::kRejected) {
       t.significant = false;
       t.stop_reason = "rejected: " + c.evaluation.witness->note;
       c.evaluation.verdict = Verdict::kRejected;

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 using namespace evaluator_steps;
 
 WitnessRecord WitnessCheck::not_witnessed(WitnessRecord record, const std::string& why) {
-  record.status = "not witnessed";
+  record.status = WitnessStatus::kNotWitnessed;
   record.note = why;
   ctx_.warn_once("winners are not witnessed out of process (gpu.witness): " + why);
   return record;
@@ -177,7 +177,7 @@ WitnessRecord WitnessCheck::check(Checked& c, const Side& original_side, const S
     // The original ran under ncu: a candidate that cannot is not witnessed, and so
     // cannot win.
     record.candidate = sides(nullptr, session.candidate_runs);
-    record.status = "rejected";
+    record.status = WitnessStatus::kRejected;
     record.note = "out-of-process witness (Nsight Compute): " + problem;
     return record;
   }

@@ -1,6 +1,7 @@
 #include "runner/job/job_record.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
@@ -21,6 +22,23 @@ RatioInterval interval_from(const json& j) {
   return {j.value("median", 0.0), j.value("low", 0.0), j.value("high", 0.0), j.value("rounds", 0)};
 }
 
+// A name of no known value, thrown as the json::exception a wrong shape is: a reader of
+// another version's record (the service's job page) leaves either out alike.
+struct UnknownName : json::exception {
+  explicit UnknownName(const std::string& what) : json::exception(0, what.c_str()) {}
+};
+
+// The value named at `key` ("status: unknown target status 'paused'" if none is).
+template <class Enum>
+Enum named(const json& j, const char* key, const char* absent, Enum (*from_name)(std::string_view)) {
+  const std::string name = j.value(key, absent);
+  try {
+    return from_name(name);
+  } catch (const std::invalid_argument& e) {
+    throw UnknownName(std::string(key) + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 TargetRecord target_record_from_json(const json& j) {
@@ -35,8 +53,8 @@ TargetRecord target_record_from_json(const json& j) {
   t.samples = j.value("samples", std::uint64_t{0});
   if (j.contains("benchmark_entries") && j["benchmark_entries"].is_object())
     t.benchmark_entries = j["benchmark_entries"].get<std::map<std::string, std::vector<std::string>>>();
-  t.status = j.value("status", "pending");
-  t.verdict = j.value("verdict", "");
+  t.status = named(j, "status", "pending", target_status_from_name);
+  t.verdict = named(j, "verdict", "", target_verdict_from_name);
   t.reason = j.value("reason", "");
   if (j.contains("speedup") && j["speedup"].is_object()) t.speedup = interval_from(j["speedup"]);
   t.original_s = j.value("original_s", 0.0);
@@ -58,12 +76,24 @@ std::string target_slug(const std::string& file, const std::string& function) {
 }
 
 json to_json(const TargetRecord& t) {
-  json j = {{"slug", t.slug}, {"function", t.function}, {"signature", t.signature}, {"file", t.file}, {"line", t.line},
-            {"share", t.share ? json(*t.share) : json(nullptr)}, {"self_ns", t.self_ns}, {"samples", t.samples},
-            {"status", t.status}, {"verdict", t.verdict}, {"reason", t.reason},
-            {"speedup", t.speedup ? interval_json(*t.speedup) : json(nullptr)}, {"original_s", t.original_s},
-            {"original_rounds", t.original_rounds}, {"no_pr", t.no_pr}, {"allowance", to_json(t.allowance)},
-            {"spent", to_json(t.spent)}, {"result_dir", "targets/" + t.slug}};
+  json j = {{"slug", t.slug},
+            {"function", t.function},
+            {"signature", t.signature},
+            {"file", t.file},
+            {"line", t.line},
+            {"share", t.share ? json(*t.share) : json(nullptr)},
+            {"self_ns", t.self_ns},
+            {"samples", t.samples},
+            {"status", target_status_name(t.status)},
+            {"verdict", target_verdict_name(t.verdict)},
+            {"reason", t.reason},
+            {"speedup", t.speedup ? interval_json(*t.speedup) : json(nullptr)},
+            {"original_s", t.original_s},
+            {"original_rounds", t.original_rounds},
+            {"no_pr", t.no_pr},
+            {"allowance", to_json(t.allowance)},
+            {"spent", to_json(t.spent)},
+            {"result_dir", "targets/" + t.slug}};
   j["check"] = t.check ? to_json(*t.check) : json(nullptr);
   if (!t.benchmark_entries.empty()) j["benchmark_entries"] = t.benchmark_entries;
   if (t.pr)
@@ -77,11 +107,21 @@ json to_json(const TargetRecord& t) {
 json to_json(const JobRecord& job) {
   json targets = json::array();
   for (const TargetRecord& t : job.targets) targets.push_back(to_json(t));
-  return {{"schema", "maxcode-job/1"}, {"status", job.status}, {"error", job.error},
-          {"error_kind", job.error_kind}, {"exit_code", job.exit_code}, {"input", to_json(job.input)},
-          {"repository", job.repository}, {"ref", job.ref}, {"commit", job.commit},
-          {"started_at", job.started_at}, {"finished_at", job.finished_at}, {"budget", to_json(job.budget)},
-          {"spent", to_json(job.spent)}, {"targets", targets}, {"profile", job.profile}};
+  return {{"schema", "maxcode-job/1"},
+          {"status", job_status_name(job.status)},
+          {"error", job.error},
+          {"error_kind", job.error_kind},
+          {"exit_code", job.exit_code},
+          {"input", to_json(job.input)},
+          {"repository", job.repository},
+          {"ref", job.ref},
+          {"commit", job.commit},
+          {"started_at", job.started_at},
+          {"finished_at", job.finished_at},
+          {"budget", to_json(job.budget)},
+          {"spent", to_json(job.spent)},
+          {"targets", targets},
+          {"profile", job.profile}};
 }
 
 JobRecord read_job_record(const fs::path& file) {
@@ -90,7 +130,7 @@ JobRecord read_job_record(const fs::path& file) {
     const json j = parse_json_input(read_text(file), file.string());
     if (j.value("schema", "") != "maxcode-job/1") throw std::runtime_error("not a maxcode job.json");
     job.input = parse_job_input(j.at("input"), file.string() + ": input");
-    job.status = j.value("status", "running");
+    job.status = named(j, "status", "running", job_status_from_name);
     job.error = j.value("error", "");
     job.error_kind = j.value("error_kind", "");
     job.exit_code = j.value("exit_code", 0);

@@ -14,6 +14,7 @@
 #include "runner/core/night.h"
 #include "runner/job/budget_split.h"
 #include "runner/job/job_input.h"
+#include "runner/job/job_status.h"
 #include "runner/util/stats.h"
 
 namespace maxcode {
@@ -38,9 +39,8 @@ struct TargetRecord {
   // Google Benchmark programs: per benchmark, the entries the target drives, the only
   // ones its A/A and A/B sessions time (ProfileEntry::benchmark_entries).
   std::map<std::string, std::vector<std::string>> benchmark_entries;
-  // "pending" | "running" | "done" | "failed" | "stopped" | "skipped"
-  std::string status = "pending";
-  std::string verdict;  // with status "done": "winner" | "no winner"
+  TargetStatus status = TargetStatus::kPending;
+  TargetVerdict verdict = TargetVerdict::kNone;  // with kDone: kWinner or kNoWinner
   std::string reason;   // why no winner, why it failed or was skipped
   std::optional<RatioInterval> speedup;  // the confirmed one, with a winner
   double original_s = 0;                 // median time of the original (the A/A session)
@@ -54,8 +54,8 @@ struct TargetRecord {
 
 struct JobRecord {
   JobInput input;
-  std::string status = "running";  // "running" | "completed" | "failed" | "stopped"
-  std::string error;               // with "failed": why
+  JobStatus status = JobStatus::kRunning;
+  std::string error;               // with kFailed: why
   std::string error_kind;          // "usage", "clone-unreachable", "clone-auth", "clone-missing-ref",
                                    // "no-config", "config", "profile", "nothing-in-scope", "budget"
   std::string repository;          // as given, without credentials
@@ -72,9 +72,11 @@ struct JobRecord {
 nlohmann::json to_json(const TargetRecord& target);
 nlohmann::json to_json(const JobRecord& job);
 // One entry of job.json's targets, as to_json wrote it. Throws nlohmann::json::exception
-// on a wrong shape (no slug or function, a field of the wrong type).
+// on a wrong shape (no slug or function, a field of the wrong type, a status or verdict
+// of no known name: "status: unknown target status 'paused'").
 TargetRecord target_record_from_json(const nlohmann::json& j);
-// Reads what to_json wrote (for --resume). Throws std::runtime_error naming the file.
+// Reads what to_json wrote (for --resume). Throws std::runtime_error naming the file
+// (and the field, for a status of no known name).
 JobRecord read_job_record(const std::filesystem::path& file);
 // Atomically: a kill never leaves half a job.json.
 void write_job_record(const std::filesystem::path& file, const JobRecord& job);

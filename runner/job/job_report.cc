@@ -24,7 +24,9 @@ std::string pr_text(const TargetRecord& t) {
   return t.no_pr.empty() ? "-" : t.no_pr;
 }
 
-std::string status_text(const TargetRecord& t) { return t.status == "done" ? t.verdict : t.status; }
+std::string status_text(const TargetRecord& t) {
+  return t.status == TargetStatus::kDone ? target_verdict_name(t.verdict) : target_status_name(t.status);
+}
 
 }  // namespace
 
@@ -41,7 +43,7 @@ std::string render_job_summary(const JobRecord& job) {
                   speedup_text(t).c_str(), pr_text(t).c_str());
     out << line;
   }
-  out << "job " << job.status;
+  out << "job " << job_status_name(job.status);
   if (!job.error.empty()) out << ": " << job.error;
   out << " (" << job.spent.evaluations << " of " << job.budget.evaluations << " evaluations, "
       << format_numbers("%.0f", job.spent.wall_s) << " s)\n";
@@ -57,7 +59,7 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
   html << "<h1>maxcode run</h1>\n<p>" << html_escape(job.repository) << " at <code>" << html_escape(job.ref)
        << "</code> (<code>" << html_escape(job.commit.substr(0, 12)) << "</code>), started "
        << html_escape(job.started_at) << (job.finished_at.empty() ? "" : ", finished " + html_escape(job.finished_at))
-       << ". Status: <b>" << html_escape(job.status) << "</b>";
+       << ". Status: <b>" << html_escape(job_status_name(job.status)) << "</b>";
   if (!job.error.empty()) html << " — <span class=\"failed\">" << html_escape(job.error) << "</span>";
   html << "</p>\n<p>Budget: " << job.budget.evaluations << " evaluations, " << format_numbers("%.0f", job.budget.wall_s)
        << " s; spent " << job.spent.evaluations << " evaluations, " << format_numbers("%.0f", job.spent.wall_s) << " s.</p>\n";
@@ -69,9 +71,12 @@ std::string render_job_report(const JobRecord& job, const fs::path& out_dir) {
     html << "<tr><td>" << i + 1 << "</td><td><a href=\"targets/" << html_escape(t.slug) << "/report.html\">"
          << html_escape(t.function) << "</a></td><td>" << html_escape(t.file) << ":" << t.line << "</td><td>"
          << (t.share ? format_numbers("%.1f%%", *t.share * 100) : "-") << "</td><td"
-         << (t.verdict == "winner" ? " class=\"winner\"" : t.status == "failed" ? " class=\"failed\"" : "") << ">"
-         << html_escape(status_text(t)) << (t.reason.empty() ? "" : "<br><small>" + html_escape(t.reason) + "</small>")
-         << "</td><td>" << html_escape(speedup_text(t)) << "</td><td>"
+         << (t.verdict == TargetVerdict::kWinner ? " class=\"winner\""
+             : t.status == TargetStatus::kFailed ? " class=\"failed\""
+                                                 : "")
+         << ">" << html_escape(status_text(t))
+         << (t.reason.empty() ? "" : "<br><small>" + html_escape(t.reason) + "</small>") << "</td><td>"
+         << html_escape(speedup_text(t)) << "</td><td>"
          << (t.original_s > 0 ? format_numbers("%.4f s", t.original_s) : "-") << "</td><td>";
     if (t.pr && !t.pr->url.empty())
       html << "<a href=\"" << html_escape(t.pr->url) << "\">" << html_escape(pr_text(t)) << "</a>";

@@ -44,7 +44,7 @@ class JobRunner {
   JobRecord go() {
     if (!run_.resume && fs::exists(job_file())) {
       // Never overwrite another job's record.
-      job_.status = "failed";
+      job_.status = JobStatus::kFailed;
       job_.error_kind = "usage";
       job_.error = run_.out.string() + " holds a job already: continue it with --resume " + run_.out.string() +
                    ", or choose another --out";
@@ -81,7 +81,7 @@ class JobRunner {
   }
 
   void fail(const std::string& kind, const std::string& message) {
-    job_.status = "failed";
+    job_.status = JobStatus::kFailed;
     job_.error_kind = kind;
     job_.error = message;
     job_.exit_code = kJobFailed;
@@ -94,12 +94,13 @@ class JobRunner {
     fs::create_directories(run_.out);
     if (run_.resume) {
       job_ = read_job_record(job_file());
-      if (job_.status == "completed") {
-        progress_.note("job: " + job_.status + " already; nothing to resume (" + job_file().string() + ")");
+      if (job_.status == JobStatus::kCompleted) {
+        progress_.note("job: " + job_status_name(job_.status) + " already; nothing to resume (" + job_file().string() +
+                       ")");
         already_done_ = true;
         return;
       }
-      job_.status = "running";
+      job_.status = JobStatus::kRunning;
       job_.error.clear();
       job_.error_kind.clear();
       progress_.note("job: resuming " + job_.repository + " at " + job_.commit.substr(0, 12) + ", " +
@@ -312,7 +313,7 @@ class JobRunner {
   }
 
   static bool finished(const TargetRecord& t) {
-    return t.status == "done" || t.status == "failed" || t.status == "skipped";
+    return t.status == TargetStatus::kDone || t.status == TargetStatus::kFailed || t.status == TargetStatus::kSkipped;
   }
 
   Allowance spent_so_far() const {
@@ -352,7 +353,7 @@ class JobRunner {
       if (!finished(t)) {
         if (stop_requested()) break;
         search_one(t, label);
-        if (t.status == "stopped") break;
+        if (t.status == TargetStatus::kStopped) break;
       }
       deliver_one(t, label);
     }
@@ -375,14 +376,14 @@ class JobRunner {
       t.allowance = next_target_allowance(job_.budget, spent_so_far(), left);
     }
     if (const std::string why = why_nothing_left(t.allowance, job_.budget); !why.empty()) {
-      t.status = "skipped";
+      t.status = TargetStatus::kSkipped;
       t.reason = why;
       t.no_pr = "not searched: " + why;
       progress_.note(label + ": skipped, " + why);
       save();
       return;
     }
-    t.status = "running";
+    t.status = TargetStatus::kRunning;
     t.reason.clear();
     save();
     progress_.note(label + ": searching (" + std::to_string(t.allowance.evaluations) + " evaluation(s)" +
@@ -411,19 +412,21 @@ class JobRunner {
       const TargetSearchOutcome outcome = search_target(search, progress_);
       record_outcome(t, outcome, out);
     } catch (const NothingToTry& e) {
-      t.status = "skipped";
+      t.status = TargetStatus::kSkipped;
       t.reason = e.what();
       t.no_pr = "not searched: " + t.reason;
       progress_.note(label + ": skipped, " + t.reason);
     } catch (const std::exception& e) {
-      t.status = "failed";
+      t.status = TargetStatus::kFailed;
       t.reason = e.what();
       t.no_pr = "the search failed";
       progress_.note(label + ": failed: " + t.reason);
     }
     save();
-    if (t.status == "stopped") progress_.note(label + ": stopped; resume with --resume " + run_.out.string());
-    else if (t.status == "done") progress_.note(label + ": " + describe_verdict(t));
+    if (t.status == TargetStatus::kStopped)
+      progress_.note(label + ": stopped; resume with --resume " + run_.out.string());
+    else if (t.status == TargetStatus::kDone)
+      progress_.note(label + ": " + describe_verdict(t));
   }
 
   static std::string describe_verdict(const TargetRecord& t) {
@@ -447,30 +450,30 @@ class JobRunner {
     t.spent.gpu_s = r.spend.value("timing_s", 0.0);
     write_text(out / "progress.svg", render_progress_svg(r));
     if (r.stopped) {
-      t.status = "stopped";
+      t.status = TargetStatus::kStopped;
       t.reason = "stopped by request";
       return;
     }
     if (r.fatal) {
-      t.status = "failed";
+      t.status = TargetStatus::kFailed;
       t.reason = *r.fatal;
       t.no_pr = "the search failed";
       return;
     }
-    t.status = "done";
+    t.status = TargetStatus::kDone;
     if (r.winner) {
-      t.verdict = "winner";
+      t.verdict = TargetVerdict::kWinner;
       t.speedup = r.winner->confirmed.speedup;
       t.reason = r.winner->id;
     } else {
-      t.verdict = "no winner";
+      t.verdict = TargetVerdict::kNoWinner;
       t.reason = r.unconfirmed ? *r.unconfirmed : r.stop_reason;
       t.no_pr = "no winner";
     }
   }
 
   void deliver_one(TargetRecord& t, const std::string& label) {
-    if (t.status != "done" || t.verdict != "winner" || t.pr || !t.no_pr.empty()) return;
+    if (t.status != TargetStatus::kDone || t.verdict != TargetVerdict::kWinner || t.pr || !t.no_pr.empty()) return;
     const fs::path out = run_.out / "targets" / t.slug;
     if (job_.input.delivery.mode == DeliveryMode::kNone) {
       t.no_pr = "delivery: none (the result is in targets/" + t.slug + ")";
@@ -497,11 +500,11 @@ class JobRunner {
     const bool stopped = stop_requested() || job_.targets.empty() ||
                          std::any_of(job_.targets.begin(), job_.targets.end(),
                                      [](const TargetRecord& t) { return !finished(t); });
-    const bool failed = any_delivery_failed_ ||
-                        std::any_of(job_.targets.begin(), job_.targets.end(), [](const TargetRecord& t) {
-                          return t.status == "failed" || t.no_pr.rfind("delivery failed", 0) == 0;
-                        });
-    job_.status = stopped ? "stopped" : "completed";
+    const bool failed =
+        any_delivery_failed_ || std::any_of(job_.targets.begin(), job_.targets.end(), [](const TargetRecord& t) {
+          return t.status == TargetStatus::kFailed || t.no_pr.rfind("delivery failed", 0) == 0;
+        });
+    job_.status = stopped ? JobStatus::kStopped : JobStatus::kCompleted;
     job_.exit_code = stopped ? kJobStopped : failed ? kJobPartlyFailed : kJobCompleted;
     job_.finished_at = utc_now();
     save();

@@ -35,7 +35,7 @@ NightResult night_row(const std::string& night, const JobRecord& job, const Targ
     r.speedup_low = t.speedup->low;
     r.speedup_high = t.speedup->high;
   }
-  r.status = t.status == "done" ? t.verdict : t.status;
+  r.status = t.status == TargetStatus::kDone ? target_verdict_name(t.verdict) : target_status_name(t.status);
   if (t.pr) {
     r.pr_number = t.pr->number;
     r.pr_url = t.pr->url;
@@ -162,7 +162,7 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
         previous.empty() || previous == record.commit ? std::vector<std::string>{}
                                                       : commits_between(out / "source", previous, record.commit);
     for (const TargetRecord& t : record.targets)
-      if (t.status != "pending") history.record(night_row(result.night, record, t, commits));
+      if (t.status != TargetStatus::kPending) history.record(night_row(result.night, record, t, commits));
     result.jobs.push_back({record.repository, out, record});
   }
 

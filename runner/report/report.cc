@@ -86,9 +86,10 @@ nlohmann::json result_to_json(const RunInfo& info, const SearchResult& result) {
 // The out-of-process witness's line and its figures (runner/core/witness_record.h).
 static std::string witness_section(const WitnessRecord& w) {
   std::ostringstream md;
-  md << (w.status == "not witnessed" ? "**Not witnessed out of process:** " + w.note : "Out-of-process " + describe(w))
+  md << (w.status == WitnessStatus::kNotWitnessed ? "**Not witnessed out of process:** " + w.note
+                                                  : "Out-of-process " + describe(w))
      << ".";
-  if (w.status != "not witnessed" || w.original.ncu_launches > 0) {
+  if (w.status != WitnessStatus::kNotWitnessed || w.original.ncu_launches > 0) {
     auto side = [](const char* name, const WitnessSide& s) {
       return std::string("| ") + name + " | " + std::to_string(s.ncu_launches) + " | " + fixed(s.ncu_ns * 1e-6, 3) +
              " | " + std::to_string(s.cupti_launches) + " | " + fixed(s.cupti_ns * 1e-6, 3) + " | " +
@@ -100,7 +101,7 @@ static std::string witness_section(const WitnessRecord& w) {
        << "| | ncu launches | ncu ms | CUPTI launches | CUPTI ms | ncu / CUPTI | counted launches | counted ncu ms"
           " | counted CUPTI ms |\n|---|---|---|---|---|---|---|---|---|\n"
        << side("original", w.original);
-    if (w.status != "not witnessed") md << side("winner", w.candidate);
+    if (w.status != WitnessStatus::kNotWitnessed) md << side("winner", w.candidate);
   }
   md << "\n\n";
   return md.str();

@@ -35,6 +35,16 @@ struct Statement : SqliteStatement {
   Statement(sqlite3* db, const char* sql) : SqliteStatement(db, sql, "rollout store") {}
 };
 
+// A candidate's verdict as the store holds it, by name; a name of no known verdict is
+// an error naming the store and the candidate.
+Verdict stored_verdict(const fs::path& db, const std::string& candidate_id, const std::string& name) {
+  try {
+    return verdict_from_name(name);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(db.string() + ": candidate " + candidate_id + ": " + e.what());
+  }
+}
+
 std::string kind_of(const Candidate& c) {
   return c.definition ? "definition" : c.diff ? "diff" : c.knobs.empty() ? "none" : "knobs";
 }
@@ -103,7 +113,9 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
   ExportCounts counts;
 
   struct Row {
-    std::string id, kind, code, verdict, prompt_summary;
+    std::string id, kind, code;
+    Verdict verdict;
+    std::string prompt_summary;
     double reward, best_before;
   };
   Statement runs(store.handle(),
@@ -119,8 +131,9 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
                     "WHERE run_id = ?1 AND duplicate_of = '' ORDER BY seq");
     cands.text(1, run_id);
     while (cands.next())
-      rows.push_back({cands.column_text(0), cands.column_text(1), cands.column_text(2), cands.column_text(3),
-                      cands.column_text(4), cands.column_real(5), cands.column_real(6)});
+      rows.push_back({cands.column_text(0), cands.column_text(1), cands.column_text(2),
+                      stored_verdict(db_file, cands.column_text(0), cands.column_text(3)), cands.column_text(4),
+                      cands.column_real(5), cands.column_real(6)});
 
     const std::string user = "Optimize the function `" + function + "` from `" + file + "`.\n\n```" + language + "\n" +
                              original + "\n```\n\nReply with one fenced code block holding the complete new definition.";
@@ -150,12 +163,16 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
           << "\n";
       ++counts.rtg_samples;
       // (c) Staged reward (KernelCompare): compiles 0.4, correct 0.4, faster 0.2.
-      const bool compiles = r.verdict != "compile-error" && r.verdict != "rejected";
-      const bool correct = r.verdict == "faster" || r.verdict == "not-faster";
-      const bool faster = r.verdict == "faster";
-      rewards << dump_json(nlohmann::json{{"run_id", run_id}, {"candidate_id", r.id}, {"verdict", r.verdict},
-                                {"compiles", compiles}, {"correct", correct}, {"faster", faster},
-                                {"reward", 0.4 * compiles + 0.4 * correct + 0.2 * faster}})
+      const bool compiles = r.verdict != Verdict::kCompileError && r.verdict != Verdict::kRejected;
+      const bool correct = r.verdict == Verdict::kFaster || r.verdict == Verdict::kNotFaster;
+      const bool faster = r.verdict == Verdict::kFaster;
+      rewards << dump_json(nlohmann::json{{"run_id", run_id},
+                                          {"candidate_id", r.id},
+                                          {"verdict", verdict_name(r.verdict)},
+                                          {"compiles", compiles},
+                                          {"correct", correct},
+                                          {"faster", faster},
+                                          {"reward", 0.4 * compiles + 0.4 * correct + 0.2 * faster}})
               << "\n";
       ++counts.staged_rewards;
     }

@@ -136,7 +136,7 @@ TEST(WitnessOnGpu, SeesTheChildProcessThatCuptiMissed) {
   const double claimed = honest.cupti.ns / hidden.cupti.ns;
   const WitnessRecord r = judge_witness(original, candidate, claimed, tolerance);
   std::printf("hidden: claimed %.2fx; %s\n", claimed, r.note.c_str());
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_NE(r.note.find("the timer did not see the work"), std::string::npos) << r.note;
 }
 

@@ -206,12 +206,11 @@ class JobPage {
            "time</th><th>files</th></tr>";
       for (const std::string& slug : slugs) {
         const auto found = recorded.find(slug);
-        TargetRecord t;
-        t.status.clear();  // nothing recorded: no status to show
-        if (found != recorded.end()) t = found->second;
+        const bool known = found != recorded.end();
+        const TargetRecord t = known ? found->second : TargetRecord{};
         const std::string function = t.function.empty() ? slug : t.function;
-        std::string status = t.status;
-        for (const std::string& more : {t.verdict, t.reason, t.no_pr})
+        std::string status = known ? target_status_name(t.status) : "";  // nothing recorded: no status to show
+        for (const std::string& more : {target_verdict_name(t.verdict), t.reason, t.no_pr})
           if (!more.empty() && more != status) status += (status.empty() ? "" : ": ") + more;
         std::string speedup = t.speedup ? speedup_text(*t.speedup) : "";
         if (auto found_speedup = speedups.find(function); speedup.empty() && found_speedup != speedups.end())

@@ -46,7 +46,7 @@ int record_sweep(const ServiceContext& context, const Job& job, const std::vecto
   const std::string night = sweep_night(job);
   int rows = 0;
   for (const TargetRecord& t : record.targets) {
-    if (t.status == "pending") continue;
+    if (t.status == TargetStatus::kPending) continue;
     NightResult row = night_row(night, record, t, {});
     for (const TargetDelivery& d : deliveries)
       if (d.target == t.function) {

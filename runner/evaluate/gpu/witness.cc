@@ -170,7 +170,7 @@ WitnessRecord judge_witness(const WitnessSide& original, const WitnessSide& cand
   r.expected_speedup = claimed_speedup > 0 ? 1 / (1 - f + f / claimed_speedup) : 0;
 
   auto reject = [&](const std::string& why) {
-    r.status = "rejected";
+    r.status = WitnessStatus::kRejected;
     r.note = kWho + why;
     return r;
   };
@@ -185,7 +185,7 @@ WitnessRecord judge_witness(const WitnessSide& original, const WitnessSide& cand
                           : ": the in-process records do not match the work that ran"));
   }
   if (claimed_speedup <= 0) {
-    r.status = "agrees";
+    r.status = WitnessStatus::kAgrees;
     return r;
   }
   const bool part = f < 0.995;
@@ -211,7 +211,7 @@ WitnessRecord judge_witness(const WitnessSide& original, const WitnessSide& cand
                   format_numbers(", %.2fx, and the claimed %.2fx on the counted launches (%.0f%% of the original's "
                                  "kernel time) is %.2fx over all of it, more than %.0f%% above that",
                                  r.all_kernels_speedup, claimed_speedup, 100 * f, r.expected_speedup, 100 * tolerance));
-  r.status = "agrees";
+  r.status = WitnessStatus::kAgrees;
   return r;
 }
 

@@ -39,7 +39,7 @@ RunResult sample() {
   w.precision = {p};
   w.call_check = "40 calls";
   WitnessRecord witness;
-  witness.status = "agrees";
+  witness.status = WitnessStatus::kAgrees;
   witness.witness_speedup = 1.4;
   w.witness = witness;
   r.winner = w;
@@ -65,7 +65,7 @@ TEST(RunResult, WhatIsWrittenReadsBackTheSame) {
   ASSERT_TRUE(read.winner);
   EXPECT_DOUBLE_EQ(read.winner->confirmed.speedup.median, 1.45);
   ASSERT_TRUE(read.winner->witness);
-  EXPECT_EQ(read.winner->witness->status, "agrees");
+  EXPECT_EQ(read.winner->witness->status, WitnessStatus::kAgrees);
   ASSERT_EQ(read.candidates.size(), 1u);
   EXPECT_EQ(read.candidates[0].evaluation.verdict, Verdict::kFaster);
   EXPECT_EQ(read.candidate("w.cpp"), &read.candidates[0]);

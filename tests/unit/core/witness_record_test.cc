@@ -7,7 +7,7 @@ namespace {
 
 WitnessRecord agreeing() {
   WitnessRecord r;
-  r.status = "agrees";
+  r.status = WitnessStatus::kAgrees;
   r.tolerance = 0.25;
   r.original = {40, 23.1e6, 40, 22.0e6, 40, 23.1e6, 22.0e6, true};
   r.candidate = {40, 10.0e6, 40, 9.4e6, 40, 10.0e6, 9.4e6, true};
@@ -51,10 +51,10 @@ TEST(WitnessRecord, DescribeStatesBothSpeedupsAndTheTolerance) {
             "the claim 1.40x were the other launches unchanged) (ncu's launches not matched to the timer's: its time "
             "split in CUPTI's proportions) (agree within 25%)");
   WitnessRecord none;
-  none.status = "not witnessed";
+  none.status = WitnessStatus::kNotWitnessed;
   none.note = "Nsight Compute (ncu) not found";
   EXPECT_EQ(describe(none), "not witnessed: Nsight Compute (ncu) not found");
-  none.status = "rejected";
+  none.status = WitnessStatus::kRejected;
   none.note = "out-of-process witness (Nsight Compute): x";
   EXPECT_EQ(describe(none), "witness rejected: out-of-process witness (Nsight Compute): x");
 }

@@ -77,7 +77,7 @@ TEST(HtmlReport, StatesTheWitness) {
   Winner w;
   w.id = "fast.cu";
   WitnessRecord witness;
-  witness.status = "agrees";
+  witness.status = WitnessStatus::kAgrees;
   witness.claimed_speedup = witness.expected_speedup = 2.35;
   witness.witness_speedup = 2.31;
   w.evaluation.witness = witness;

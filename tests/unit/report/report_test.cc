@@ -71,7 +71,7 @@ TEST(Report, NoPrecisionSectionWithoutFigures) {
 TEST(Report, StatesTheWitnessBesideTheClaim) {
   SearchResult result = with_winner({});
   WitnessRecord w;
-  w.status = "agrees";
+  w.status = WitnessStatus::kAgrees;
   w.tolerance = 0.25;
   w.original = {40, 23.1e6, 40, 21.0e6};
   w.candidate = {40, 10.0e6, 40, 8.8e6};
@@ -90,7 +90,7 @@ TEST(Report, StatesTheWitnessBesideTheClaim) {
 
   // No ncu on the machine: the report says the winner was not witnessed, and why.
   WitnessRecord none;
-  none.status = "not witnessed";
+  none.status = WitnessStatus::kNotWitnessed;
   none.note = "Nsight Compute (ncu) not found";
   result.winner->evaluation.witness = none;
   const std::string bare = render_report(RunInfo{}, result, "");

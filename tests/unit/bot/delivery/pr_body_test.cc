@@ -151,7 +151,7 @@ TEST(PrBody, NamesTheUnitAndTheWitness) {
   EXPECT_NE(compose_pr(in, context()).body.find("Only the body of this function changed"), std::string::npos);
   in.result.target.unit = {"histogram", "histogram_kernel"};
   WitnessRecord witness;
-  witness.status = "agrees";
+  witness.status = WitnessStatus::kAgrees;
   witness.claimed_speedup = 1.75;
   witness.witness_speedup = 1.71;
   witness.original = {20, 2.8e6, 20, 2.9e6};

@@ -74,7 +74,7 @@ TEST(Witness, RealLogOfTheHiddenChildTrickIsRejected) {
   EXPECT_EQ(check_original_witness(honest, 0.25), "");
   const WitnessSide trick = all_counted({ncu.launches, ncu.ns, 5, 54944});
   const WitnessRecord r = judge_witness(honest, trick, 412805.0 / 54944, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): 10 kernel launches, 0.422 ms of kernel time per run; the "
             "in-process records show 5 launches, 0.0549 ms: the timer did not see the work");
@@ -96,7 +96,7 @@ const WitnessSide kOriginal = all_counted({40, 23.1e6, 40, 21.0e6});
 TEST(Witness, AnHonestWinnerAgrees) {
   const WitnessSide winner = all_counted({40, 10.0e6, 40, 8.8e6});
   const WitnessRecord r = judge_witness(kOriginal, winner, 2.35, 0.25);
-  EXPECT_EQ(r.status, "agrees") << r.note;
+  EXPECT_EQ(r.status, WitnessStatus::kAgrees) << r.note;
   EXPECT_NEAR(r.witness_speedup, 2.31, 1e-12);
   EXPECT_NEAR(r.all_kernels_speedup, 2.31, 1e-12);
   EXPECT_DOUBLE_EQ(r.expected_speedup, 2.35);
@@ -111,7 +111,7 @@ TEST(Witness, AClaimOverPartOfTheKernelTimeIsJudgedOnThatPartAndOverAllOfIt) {
   const WitnessSide original{40, 20.0e6, 40, 19.0e6, 20, 10.0e6, 9.5e6, true};
   const WitnessSide winner{40, 13.4e6, 40, 12.6e6, 20, 3.4e6, 3.2e6, true};
   const WitnessRecord r = judge_witness(original, winner, 3.0, 0.25);
-  EXPECT_EQ(r.status, "agrees") << r.note;
+  EXPECT_EQ(r.status, WitnessStatus::kAgrees) << r.note;
   EXPECT_NEAR(r.witness_speedup, 10.0 / 3.4, 1e-12);
   EXPECT_NEAR(r.counted_share, 0.5, 1e-12);
   EXPECT_NEAR(r.expected_speedup, 1.5, 1e-12);
@@ -125,7 +125,7 @@ TEST(Witness, WorkInAChildProcessWithoutTheInjectionIsRejected) {
   // CUPTI saw the parent's decoys only; ncu followed the child that did the work.
   const WitnessSide winner = all_counted({40, 23.1e6, 20, 1.6e6});
   const WitnessRecord r = judge_witness(kOriginal, winner, 14.1, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): 40 kernel launches, 23.1 ms of kernel time per run; the "
             "in-process records show 20 launches, 1.6 ms: the timer did not see the work");
@@ -136,7 +136,7 @@ TEST(Witness, RecordsSwitchedOffAroundTheRealKernelAreRejected) {
   // Launch counts alone give it away, whatever the times.
   const WitnessSide winner = all_counted({40, 23.0e6, 39, 23.0e6});
   const WitnessRecord r = judge_witness(kOriginal, winner, 1.3, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): 40 kernel launches, 23 ms of kernel time per run; the "
             "in-process records show 39 launches, 23 ms: the timer did not see the work");
@@ -146,13 +146,13 @@ TEST(Witness, RewrittenActivityFilesAreRejected) {
   // Every launch recorded, every duration divided by 3.
   const WitnessSide winner = all_counted({40, 23.1e6, 40, 7.7e6});
   const WitnessRecord r = judge_witness(kOriginal, winner, 3.0, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): 40 kernel launches, 23.1 ms of kernel time per run; the "
             "in-process records show 40 launches, 7.7 ms: the timer did not see the work");
   // Records that show more than ran are no better.
   const WitnessRecord more = judge_witness(kOriginal, all_counted({40, 10.0e6, 40, 20.0e6}), 1.2, 0.25);
-  EXPECT_EQ(more.status, "rejected");
+  EXPECT_EQ(more.status, WitnessStatus::kRejected);
   EXPECT_NE(more.note.find(": the in-process records do not match the work that ran"), std::string::npos) << more.note;
 }
 
@@ -165,7 +165,7 @@ TEST(Witness, AClaimTheWitnessedSpeedupDoesNotBearOutIsRejected) {
   const WitnessSide original{40, 23.1e6, 40, 21.0e6, 20, 22.64e6, 20.58e6, true};
   const WitnessSide winner{60, 23.5e6, 60, 21.4e6, 20, 1.6e6, 1.46e6, true};
   const WitnessRecord r = judge_witness(original, winner, 14.1, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_NEAR(r.witness_speedup, 22.64 / 1.6, 1e-12);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): the launches the timer does not count take 21.9 ms per run, "
@@ -176,27 +176,28 @@ TEST(Witness, AClaimTheWitnessedSpeedupDoesNotBearOutIsRejected) {
 
 TEST(Witness, TheToleranceIsInclusive) {
   // ncu exactly 25% above CUPTI agrees; a little more does not.
-  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 12.5e6, 40, 10.0e6}), 1.8, 0.25).status, "agrees");
-  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 12.6e6, 40, 10.0e6}), 1.8, 0.25).status, "rejected");
+  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 12.5e6, 40, 10.0e6}), 1.8, 0.25).status, WitnessStatus::kAgrees);
+  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 12.6e6, 40, 10.0e6}), 1.8, 0.25).status,
+            WitnessStatus::kRejected);
   // The claim may be up to (1 + tolerance) times the witnessed speedup.
   const WitnessSide winner = all_counted({40, 11.55e6, 40, 10.5e6});  // ncu: 2.00x
-  EXPECT_EQ(judge_witness(kOriginal, winner, 2.5, 0.25).status, "agrees");
-  EXPECT_EQ(judge_witness(kOriginal, winner, 2.52, 0.25).status, "rejected");
+  EXPECT_EQ(judge_witness(kOriginal, winner, 2.5, 0.25).status, WitnessStatus::kAgrees);
+  EXPECT_EQ(judge_witness(kOriginal, winner, 2.52, 0.25).status, WitnessStatus::kRejected);
 }
 
 TEST(Witness, NoClaimToCompareLeavesTheRecordsToJudge) {
   // Wall-time benchmarks beside the kernel ones: the claim is not kernel time alone.
   const WitnessRecord r = judge_witness(kOriginal, all_counted({40, 23.0e6, 40, 21.5e6}), 0, 0.25);
-  EXPECT_EQ(r.status, "agrees") << r.note;
+  EXPECT_EQ(r.status, WitnessStatus::kAgrees) << r.note;
   EXPECT_EQ(describe(r),
             "witness: ncu 1.00x (speedups not compared: the claim also covers benchmarks timed by wall clock) "
             "(agree within 25%)");
-  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 23.0e6, 20, 1.5e6}), 0, 0.25).status, "rejected");
+  EXPECT_EQ(judge_witness(kOriginal, all_counted({40, 23.0e6, 20, 1.5e6}), 0, 0.25).status, WitnessStatus::kRejected);
 }
 
 TEST(Witness, NoKernelUnderNcuWhereTheOriginalHadSomeIsRejected) {
   const WitnessRecord r = judge_witness(kOriginal, all_counted({0, 0, 20, 1.6e6}), 14.1, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): ncu found no kernel in the candidate's benchmark runs; the "
             "original's ran 40 kernel launches, 23.1 ms of kernel time per run");
@@ -332,7 +333,7 @@ TEST(Witness, AClaimTwiceNcusOnTheCountedLaunchesIsRejected) {
   const WitnessSide k = ten_calls(launches(10, 0.1e6, 0.1e6), launches(10, 1.53e6 / 12, 1.22e6 / 12));
   ASSERT_EQ(check_original_witness(o, 0.25), "");
   const WitnessRecord r = judge_witness(o, k, 24.0, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_NEAR(r.witness_speedup, 12.0, 1e-9);
   EXPECT_NEAR(r.expected_speedup, 6.29, 0.005);  // over all kernel time it would pass:
   EXPECT_NEAR(r.all_kernels_speedup, 12.0, 1e-9);
@@ -347,14 +348,14 @@ TEST(Witness, AnHonestClaimOf12xAgreesWithNcus12x) {
   const WitnessSide o = ten_call_original();
   const WitnessSide k = ten_calls(launches(10, 0.1e6, 0.1e6), launches(10, 1.53e6 / 12, 1.22e6 / 12));
   const WitnessRecord r = judge_witness(o, k, 12.0, 0.25);
-  EXPECT_EQ(r.status, "agrees") << r.note;
+  EXPECT_EQ(r.status, WitnessStatus::kAgrees) << r.note;
   EXPECT_NEAR(r.witness_speedup, 12.0, 1e-9);
   EXPECT_EQ(describe(r),
             "witness: ncu 12.00x vs claimed 12.00x on the launches the timer counts (over all kernel time: ncu 12.00x, "
             "the claim 5.12x were the other launches unchanged) (agree within 25%)");
   // Up to the tolerance above ncu's, and no further.
-  EXPECT_EQ(judge_witness(o, k, 14.9, 0.25).status, "agrees");
-  EXPECT_EQ(judge_witness(o, k, 15.1, 0.25).status, "rejected");
+  EXPECT_EQ(judge_witness(o, k, 14.9, 0.25).status, WitnessStatus::kAgrees);
+  EXPECT_EQ(judge_witness(o, k, 15.1, 0.25).status, WitnessStatus::kRejected);
 }
 
 TEST(Witness, AnUncountedFirstLaunchNoLongerCapsTheWitnessNear10x) {
@@ -364,21 +365,21 @@ TEST(Witness, AnUncountedFirstLaunchNoLongerCapsTheWitnessNear10x) {
   const WitnessSide o = ten_call_original();
   const WitnessSide fast = ten_calls(launches(10, 0.03e6, 0.03e6), launches(10, 1.53e6 / 40, 1.22e6 / 40));
   const WitnessRecord honest = judge_witness(o, fast, 40.0, 0.25);
-  EXPECT_EQ(honest.status, "agrees") << honest.note;
+  EXPECT_EQ(honest.status, WitnessStatus::kAgrees) << honest.note;
   EXPECT_NEAR(honest.witness_speedup, 40.0, 1e-9);
   EXPECT_GT(honest.witness_speedup, 10.0);
   EXPECT_LT(honest.expected_speedup, 10.0);
   const WitnessRecord inflated = judge_witness(o, fast, 100.0, 0.25);
-  EXPECT_EQ(inflated.status, "rejected");
+  EXPECT_EQ(inflated.status, WitnessStatus::kRejected);
   EXPECT_NE(inflated.note.find(", 40.00x; the claimed 100.00x is more than 25% above it"), std::string::npos)
       << inflated.note;
   // The same where the candidate's first launch is as slow as the original's (the case
   // the old arithmetic assumed): 40x on the counted launches all the same.
   const WitnessSide slow_first = ten_calls(launches(10, 1.5e6, 0.03e6), launches(10, 1.53e6, 1.22e6 / 40));
   const WitnessRecord same = judge_witness(o, slow_first, 40.0, 0.25);
-  EXPECT_EQ(same.status, "agrees") << same.note;
+  EXPECT_EQ(same.status, WitnessStatus::kAgrees) << same.note;
   EXPECT_NEAR(same.witness_speedup, 40.0, 1e-9);
-  EXPECT_EQ(judge_witness(o, slow_first, 100.0, 0.25).status, "rejected");
+  EXPECT_EQ(judge_witness(o, slow_first, 100.0, 0.25).status, WitnessStatus::kRejected);
 }
 
 TEST(Witness, RecordsThatMoveTimeIntoTheWarmUpAreSeenLaunchByLaunch) {
@@ -391,7 +392,7 @@ TEST(Witness, RecordsThatMoveTimeIntoTheWarmUpAreSeenLaunchByLaunch) {
   EXPECT_TRUE(k.per_launch);
   EXPECT_DOUBLE_EQ(k.ncu_ns, k.cupti_ns);  // the totals agree
   const WitnessRecord r = judge_witness(o, k, 10.0, 0.25);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, WitnessStatus::kRejected);
   EXPECT_NEAR(r.witness_speedup, 2.0, 1e-12);
   EXPECT_EQ(r.note,
             "out-of-process witness (Nsight Compute): on the launches the timer counts (the original's 9 of 10 per "

@@ -87,9 +87,14 @@ void fill_store(const fs::path& db, const fs::path& data_dir) {
   write_text(dir1 / "targets" / "histogram" / "patch.diff", "--- a/src/histogram.cpp\n+++ b/src/histogram.cpp\n");
   write_text(dir1 / "targets" / "histogram" / "result.json", "{}");
   json record{{"status", "finished"},
-              {"targets", {{{"slug", "histogram"}, {"function", "histogram"}, {"file", "src/histogram.cpp"},
-                            {"status", "winner"}, {"speedup", {{"median", 1.42}, {"low", 1.38}, {"high", 1.47}, {"rounds", 30}}},
-                            {"original_s", 0.0123}}}}};
+              {"targets",
+               {{{"slug", "histogram"},
+                 {"function", "histogram"},
+                 {"file", "src/histogram.cpp"},
+                 {"status", "done"},
+                 {"verdict", "winner"},
+                 {"speedup", {{"median", 1.42}, {"low", 1.38}, {"high", 1.47}, {"rounds", 30}}},
+                 {"original_s", 0.0123}}}}};
   JobResult result{
       .dir = dir1.string(), .exit_code = 0, .log = "searched 32 candidates\n", .targets = {"histogram"}, .job = record};
   ASSERT_TRUE(queue.complete(one.id, claim->lease, result));

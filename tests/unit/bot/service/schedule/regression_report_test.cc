@@ -62,13 +62,13 @@ struct Fixture {
     record.input.repository = record.repository = "/runner/checkout";  // the runner's, not the history's name
     record.input.ref = commit;
     record.commit = commit;
-    record.status = "completed";
+    record.status = JobStatus::kCompleted;
     TargetRecord t;
     t.slug = "src-sum-cpp--sum_squares";
     t.function = "sum_squares";
     t.file = "src/sum.cpp";
-    t.status = "done";
-    t.verdict = "no winner";
+    t.status = TargetStatus::kDone;
+    t.verdict = TargetVerdict::kNoWinner;
     t.self_ns = self_ns;
     t.samples = static_cast<std::uint64_t>(self_ns / 1e5);
     t.original_s = self_ns / 1e9;
