@@ -4,19 +4,18 @@
 #include <cstdio>
 
 #include "runner/evaluate/environment.h"
+#include "runner/job/job_failure.h"
 #include "runner/job/job_report.h"
-#include "runner/job/target_search.h"
+#include "runner/job/job_targets.h"
 #include "runner/job/regression_check.h"
+#include "runner/job/target_search.h"
 #include "runner/profile/benchmark_entries.h"
-#include "runner/profile/profile_run.h"
-#include "runner/search/method.h"
-#include "runner/profile/select.h"
 #include "runner/report/html_report.h"
+#include "runner/search/method.h"
 #include "runner/util/error.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/workspace/clone.h"
-#include "runner/workspace/locate.h"
 
 namespace maxcode {
 
@@ -24,12 +23,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// A failure that ends the job before any target: the record says which kind.
-struct JobFailure : Error {
-  JobFailure(std::string kind, const std::string& message) : Error(message), kind(std::move(kind)) {}
-  std::string kind;
-};
 
 std::string percent(double share) {
   char text[32];
@@ -173,45 +166,9 @@ class JobRunner {
     progress_.note("config: " + relative + " (policy " + config_.search.policy + ")");
   }
 
-  void add_target(const Located& located, const ProfileEntry* entry) {
-    TargetRecord t;
-    t.function = located.target.function;
-    t.signature = located.target.signature;
-    t.file = located.target.file;
-    t.line = static_cast<int>(located.target.line_begin);
-    t.slug = target_slug(t.file, t.function);
-    if (entry) {
-      t.share = entry->share;
-      t.self_ns = entry->self;
-      t.samples = entry->samples;
-      t.benchmark_entries = entry->benchmark_entries;
-    }
-    job_.targets.push_back(t);
-  }
-
-  // The benchmarks profiled in the job's checkout, written to profile.json.
-  Profile run_profile() {
-    ProfileOptions options;
-    options.repo = source_dir();
-    options.config = config_file_;
-    options.quiet = true;
-    options.keep_workspaces = run_.keep_workspaces;
-    Profile profile;
-    try {
-      profile = profile_benchmarks(options, config_, progress_);
-    } catch (const std::exception& e) {
-      throw JobFailure("profile", std::string("profiling failed: ") + e.what());
-    }
-    write_text(run_.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
-    return profile;
-  }
-
   void choose_targets() {
     if (already_done_ || !job_.targets.empty()) return;  // a resumed job keeps its choice
-    if (!job_.input.targets.empty())
-      add_named_targets();
-    else
-      add_profiled_targets();
+    choose_job_targets({source_dir(), config_file_, config_, run_.out, run_.keep_workspaces}, job_, progress_);
     for (std::size_t i = 0; i < job_.targets.size(); ++i) {
       const TargetRecord& t = job_.targets[i];
       progress_.note("target " + std::to_string(i + 1) + "/" + std::to_string(job_.targets.size()) + ": " +
@@ -220,96 +177,6 @@ class JobRunner {
     }
     job_.budget = job_allowance(job_.input.budget, config_.search, static_cast<int>(job_.targets.size()));
     save();
-  }
-
-  // The functions the input names, each located in the scope.
-  void add_named_targets() {
-    for (const std::string& function : job_.input.targets) {
-      try {
-        add_target(locate_target(source_dir(), config_.scope, function, config_.targets.signature), nullptr);
-      } catch (const std::exception& e) {
-        throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
-      }
-    }
-    // A Google Benchmark program: each named target is timed on the entries it
-    // drives, as a profiled one is; one profile says which for all of them.
-    if (!wants_benchmark_entries(config_)) return;
-    progress_.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
-    const Profile profile = run_profile();
-    for (TargetRecord& t : job_.targets) {
-      if (auto entries = driven_entries(profile, t.function))
-        t.benchmark_entries = std::move(*entries);
-      else
-        progress_.note("profile: " + t.function + " did not show in the profile: every entry is timed");
-    }
-  }
-
-  // The profile's hottest entries in scope, up to max_targets; job.json keeps the top of
-  // the profile and why each hot entry left out is not a target.
-  void add_profiled_targets() {
-    progress_.note("profile: building and running the benchmarks under the profiler");
-    const Profile profile = run_profile();
-    record_profile_top(profile);
-    std::string tried;
-    for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share, config_.targets.prefer)) {
-      if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
-      try {
-        // A kernel's target is its launcher (runner/profile/select.h).
-        const TargetChoice choice = resolve_target(source_dir(), config_.scope, e);
-        const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
-                                      [&](const TargetRecord& t) { return t.function == choice.function; });
-        if (seen) continue;
-        add_target(locate_target(source_dir(), config_.scope, choice.function, choice.signature, choice.file), &e);
-      } catch (const std::exception& error) {
-        tried += "; " + e.function + ": " + error.what();
-        // job.json says why a hot entry is not a target (it was silent: the second
-        // hottest function of a real library was left out with no reason anywhere).
-        for (nlohmann::json& p : job_.profile)
-          if (p.value("function", "") == e.function && p.value("kind", "") == e.kind) p["not_a_target"] = error.what();
-        progress_.note("profile: " + e.function + " is not a target: " + error.what());
-      }
-    }
-    if (job_.targets.empty()) throw nothing_in_scope(profile, tried);
-  }
-
-  void record_profile_top(const Profile& profile) {
-    for (const auto* list : {&profile.kernels, &profile.functions}) {
-      for (std::size_t i = 0; i < list->size() && i < 10; ++i) {
-        const ProfileEntry& e = (*list)[i];
-        std::string launched_by;
-        for (const KernelLauncher& l : e.launchers) launched_by += (launched_by.empty() ? "" : ", ") + l.function;
-        job_.profile.push_back({{"kind", e.kind},
-                                {"name", e.name},
-                                {"function", e.function},
-                                {"file", e.file},
-                                {"line", e.line},
-                                {"share", e.share},
-                                {"self", e.self},
-                                {"samples", e.samples},
-                                {"in_scope", e.in_scope},
-                                {"external", e.external},
-                                {"launched_by", launched_by}});
-      }
-    }
-  }
-
-  // No target: the hottest entries and why each was not one.
-  JobFailure nothing_in_scope(const Profile& profile, const std::string& tried) const {
-    std::string hottest;
-    for (const auto* list : {&profile.kernels, &profile.functions}) {
-      for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
-        const ProfileEntry& e = (*list)[i];
-        hottest += (hottest.empty() ? "" : ", ") + percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") +
-                   " time " + e.name +
-                   (e.external    ? " (external)"
-                    : !e.in_scope ? " (out of scope)"
-                                  : "");
-      }
-    }
-    return JobFailure("nothing-in-scope", "no function inside the scope of " + config_file_.filename().string() +
-                                              " takes " + percent(job_.input.min_share) +
-                                              " or more of its profile list's time" +
-                                              (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
   }
 
   static bool finished(const TargetRecord& t) {
@@ -389,25 +256,7 @@ class JobRunner {
     progress_.note(label + ": searching (" + std::to_string(t.allowance.evaluations) + " evaluation(s)" +
                    (checkpoint ? ", resuming at " + std::to_string(checkpoint->state.evaluations) : "") + ")");
 
-    TargetSearch search;
-    search.repo = source_dir();
-    search.config = config_;
-    search.config.search.max_evaluations = t.allowance.evaluations;
-    search.config.search.max_wall_s = t.allowance.wall_s;
-    search.config.search.max_tokens = t.allowance.tokens;
-    search.config.search.max_dollars = t.allowance.dollars;
-    search.max_timing_s = t.allowance.gpu_s;
-    search.function = t.function;
-    search.signature = t.signature;  // the definition chosen, where the name has several
-    search.file = t.file;
-    for (const std::string& note : time_driven_entries(search.config.benchmarks, t.benchmark_entries))
-      progress_.note(label + ": " + note);
-    search.out = out;
-    if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
-    search.resume = checkpoint;
-    search.keep_workspaces = run_.keep_workspaces;
-    search.env = run_.env;
-    search.stop_requested = [this] { return stop_requested(); };
+    const TargetSearch search = search_request(t, checkpoint, out, label);
     try {
       const TargetSearchOutcome outcome = search_target(search, progress_);
       record_outcome(t, outcome, out);
@@ -427,6 +276,32 @@ class JobRunner {
       progress_.note(label + ": stopped; resume with --resume " + run_.out.string());
     else if (t.status == TargetStatus::kDone)
       progress_.note(label + ": " + describe_verdict(t));
+  }
+
+  // What searching `t` takes: the job's config within the target's allowance, the
+  // definition chosen, the entries it drives, where it writes, and the job's stop.
+  TargetSearch search_request(const TargetRecord& t, const std::optional<Checkpoint>& checkpoint, const fs::path& out,
+                              const std::string& label) {
+    TargetSearch search;
+    search.repo = source_dir();
+    search.config = config_;
+    search.config.search.max_evaluations = t.allowance.evaluations;
+    search.config.search.max_wall_s = t.allowance.wall_s;
+    search.config.search.max_tokens = t.allowance.tokens;
+    search.config.search.max_dollars = t.allowance.dollars;
+    search.max_timing_s = t.allowance.gpu_s;
+    search.function = t.function;
+    search.signature = t.signature;  // the definition chosen, where the name has several
+    search.file = t.file;
+    for (const std::string& note : time_driven_entries(search.config.benchmarks, t.benchmark_entries))
+      progress_.note(label + ": " + note);
+    search.out = out;
+    if (!config_.search.replay_dir.empty()) search.replay_dir = source_dir() / config_.search.replay_dir;
+    search.resume = checkpoint;
+    search.keep_workspaces = run_.keep_workspaces;
+    search.env = run_.env;
+    search.stop_requested = [this] { return stop_requested(); };
+    return search;
   }
 
   static std::string describe_verdict(const TargetRecord& t) {

@@ -120,6 +120,53 @@ SweepInput load_sweep_input(const fs::path& file) {
   return in;
 }
 
+namespace {
+
+// One job of the night: run (resumed when this night's was interrupted), and every
+// searched target's row written to the history with the commits since the night before.
+JobRecord run_night_job(const SweepRun& run, JobInput input, const fs::path& out, const std::string& night,
+                        HistoryStore& history, Progress& progress) {
+  // The previous night's commit, for the same-night check of every target.
+  if (run.input.same_night_check && input.compare_with.empty())
+    input.compare_with = history.previous_commit(url_without_credentials(input.repository), night);
+  std::unique_ptr<Delivery> delivery = run.make_delivery ? run.make_delivery(input) : nullptr;
+  JobRun job;
+  job.input = input;
+  job.out = out;
+  job.resume = fs::exists(out / "job.json");  // this night's job, interrupted: go on
+  job.git_token = run.git_token;
+  job.ssh_key = run.ssh_key;
+  job.delivery = delivery.get();
+  job.stop = run.stop;
+  JobRecord record = run_job(job, progress);
+  const std::string previous = history.previous_commit(record.repository, night);
+  const std::vector<std::string> commits = previous.empty() || previous == record.commit
+                                               ? std::vector<std::string>{}
+                                               : commits_between(out / "source", previous, record.commit);
+  for (const TargetRecord& t : record.targets)
+    if (t.status != TargetStatus::kPending) history.record(night_row(night, record, t, commits));
+  return record;
+}
+
+// This night's regressions, the trend page rewritten from the whole history, and each
+// regression told.
+void report_night(const SweepInput& in, HistoryStore& history, SweepResult& result, Progress& progress) {
+  const std::vector<NightResult> rows = history.all();
+  for (const Regression& r : find_regressions(rows, in.rule))
+    if (r.night == result.night) result.regressions.push_back(r);
+  result.trend_page = in.out / "trend.html";
+  fs::create_directories(in.out);
+  write_text(result.trend_page, render_trend_page(rows, find_regressions(rows, in.rule)));
+  for (const Regression& r : result.regressions) {
+    progress.note("regression: " + r.target + " in " + r.repository + ": own time " +
+                  format_numbers("%.2fx", r.growth) + " since " + r.previous_night + " (" + regression_evidence(r) +
+                  ")");
+    for (const std::string& c : r.commits) progress.note("  " + c);
+  }
+}
+
+}  // namespace
+
 SweepResult run_sweep(const SweepRun& run, Progress& progress) {
   const SweepInput& in = run.input;
   SweepResult result;
@@ -134,49 +181,19 @@ SweepResult run_sweep(const SweepRun& run, Progress& progress) {
   if (split) total = job_allowance(in.budget, defaults, n);
   Allowance spent;
   for (int i = 0; i < n; ++i) {
-    const bool stop = run.stop && run.stop->load();
-    if (stop) break;
+    if (run.stop && run.stop->load()) break;
     JobInput input = in.jobs[static_cast<std::size_t>(i)];
-    const fs::path out = in.out / result.night / (std::to_string(i + 1) + "-" + ref_slug(url_without_credentials(input.repository)));
+    const fs::path out =
+        in.out / result.night / (std::to_string(i + 1) + "-" + ref_slug(url_without_credentials(input.repository)));
     if (split) input.budget = budget_of(next_target_allowance(total, spent, n - i), input.budget);
     progress.note("sweep " + result.night + ": job " + std::to_string(i + 1) + "/" + std::to_string(n) + ": " +
                   url_without_credentials(input.repository));
-    // The previous night's commit, for the same-night check of every target.
-    if (in.same_night_check && input.compare_with.empty())
-      input.compare_with = history.previous_commit(url_without_credentials(input.repository), result.night);
-    std::unique_ptr<Delivery> delivery = run.make_delivery ? run.make_delivery(input) : nullptr;
-    JobRun job;
-    job.input = input;
-    job.out = out;
-    job.resume = fs::exists(out / "job.json");  // this night's job, interrupted: go on
-    job.git_token = run.git_token;
-    job.ssh_key = run.ssh_key;
-    job.delivery = delivery.get();
-    job.stop = run.stop;
-    JobRecord record = run_job(job, progress);
+    JobRecord record = run_night_job(run, std::move(input), out, result.night, history, progress);
     spent += record.spent;
     result.exit_code = std::max(result.exit_code, record.exit_code);
-
-    const std::string previous = history.previous_commit(record.repository, result.night);
-    const std::vector<std::string> commits =
-        previous.empty() || previous == record.commit ? std::vector<std::string>{}
-                                                      : commits_between(out / "source", previous, record.commit);
-    for (const TargetRecord& t : record.targets)
-      if (t.status != TargetStatus::kPending) history.record(night_row(result.night, record, t, commits));
     result.jobs.push_back({record.repository, out, record});
   }
-
-  const std::vector<NightResult> rows = history.all();
-  for (const Regression& r : find_regressions(rows, in.rule))
-    if (r.night == result.night) result.regressions.push_back(r);
-  result.trend_page = in.out / "trend.html";
-  fs::create_directories(in.out);
-  write_text(result.trend_page, render_trend_page(rows, find_regressions(rows, in.rule)));
-  for (const Regression& r : result.regressions) {
-    progress.note("regression: " + r.target + " in " + r.repository + ": own time " +
-                  format_numbers("%.2fx", r.growth) + " since " + r.previous_night + " (" + regression_evidence(r) + ")");
-    for (const std::string& c : r.commits) progress.note("  " + c);
-  }
+  report_night(in, history, result, progress);
   if (run.stop && run.stop->load()) result.exit_code = std::max(result.exit_code, kJobStopped);
   // A night that went well but flagged a regression is not a success: a scheduled
   // workflow must be able to fail on it. A worse code (a failed job) says more and stays.

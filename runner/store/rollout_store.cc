@@ -105,68 +105,68 @@ void RolloutStore::finish_run(const std::string& run_id, const std::optional<std
       .text(1, winner_id.value_or("")).text(2, dump_json(confirmed_speedup)).text(3, run_id).run();
 }
 
-ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) {
-  if (!fs::exists(db_file)) throw std::runtime_error(db_file.string() + ": no such rollout store");
-  RolloutStore store(db_file);
-  fs::create_directories(out);
-  std::ofstream sft(out / "sft.jsonl"), rtg(out / "rtg.jsonl"), rewards(out / "rewards.jsonl");
-  ExportCounts counts;
+namespace {
 
+// One run of the store and its candidates (duplicates left out), in order.
+struct ExportRun {
+  std::string run_id, function, file, language, original, system, winner, confirmed_speedup;
   struct Row {
     std::string id, kind, code;
     Verdict verdict;
     std::string prompt_summary;
     double reward, best_before;
   };
-  Statement runs(store.handle(),
-                 "SELECT run_id, function, file, language, original, system_prompt, winner_id, confirmed_speedup "
-                 "FROM runs ORDER BY started_at, run_id");
-  while (runs.next()) {
-    const std::string run_id = runs.column_text(0), function = runs.column_text(1), file = runs.column_text(2),
-                      language = runs.column_text(3), original = runs.column_text(4), system = runs.column_text(5),
-                      winner = runs.column_text(6);
-    std::vector<Row> rows;
-    Statement cands(store.handle(),
-                    "SELECT candidate_id, kind, code, verdict, prompt_summary, reward, best_before FROM candidates "
-                    "WHERE run_id = ?1 AND duplicate_of = '' ORDER BY seq");
-    cands.text(1, run_id);
-    while (cands.next())
-      rows.push_back({cands.column_text(0), cands.column_text(1), cands.column_text(2),
-                      stored_verdict(db_file, cands.column_text(0), cands.column_text(3)), cands.column_text(4),
-                      cands.column_real(5), cands.column_real(6)});
+  std::vector<Row> rows;
+};
 
-    const std::string user = "Optimize the function `" + function + "` from `" + file + "`.\n\n```" + language + "\n" +
-                             original + "\n```\n\nReply with one fenced code block holding the complete new definition.";
-    // (a) A confirmed improvement that rewrote the code: original -> winner.
-    for (const Row& r : rows)
-      if (r.id == winner && r.kind == "definition") {
-        nlohmann::json speedup = nlohmann::json::parse(runs.column_text(7), nullptr, false);
-        sft << dump_json(nlohmann::json{{"messages", {{{"role", "system"}, {"content", system}},
-                                            {{"role", "user"}, {"content", user}},
-                                            {{"role", "assistant"}, {"content", "```" + language + "\n" + r.code + "\n```"}}}},
-                              {"run_id", run_id},
-                              {"speedup", speedup}})
-            << "\n";
-        ++counts.sft_pairs;
-      }
-    // (b) Reward to go: the best reward reached from this candidate on, along this run.
+// The three training files, written one run at a time.
+struct ExportFiles {
+  std::ofstream sft, rtg, rewards;
+  ExportCounts counts;
+
+  // (a) A confirmed improvement that rewrote the code: original -> winner.
+  void write_sft(const ExportRun& run) {
+    const std::string user = "Optimize the function `" + run.function + "` from `" + run.file + "`.\n\n```" +
+                             run.language + "\n" + run.original +
+                             "\n```\n\nReply with one fenced code block holding the complete new definition.";
+    for (const ExportRun::Row& r : run.rows) {
+      if (r.id != run.winner || r.kind != "definition") continue;
+      nlohmann::json speedup = nlohmann::json::parse(run.confirmed_speedup, nullptr, false);
+      sft << dump_json(nlohmann::json{
+                 {"messages",
+                  {{{"role", "system"}, {"content", run.system}},
+                   {{"role", "user"}, {"content", user}},
+                   {{"role", "assistant"}, {"content", "```" + run.language + "\n" + r.code + "\n```"}}}},
+                 {"run_id", run.run_id},
+                 {"speedup", speedup}})
+          << "\n";
+      ++counts.sft_pairs;
+    }
+  }
+
+  // (b) Reward to go: the best reward reached from each candidate on, along the run;
+  // (c) staged reward (KernelCompare): compiles 0.4, correct 0.4, faster 0.2.
+  void write_rewards(const ExportRun& run) {
     double best_later = 0;
-    std::vector<double> to_go(rows.size());
-    for (std::size_t i = rows.size(); i-- > 0;) to_go[i] = best_later = std::max(best_later, rows[i].reward);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      rtg << dump_json(nlohmann::json{{"run_id", run_id},
-                            {"state", {{"function", function}, {"original", original}, {"attempts_before", i},
-                                       {"best_speedup_before", r.best_before}, {"observation", r.prompt_summary}}},
-                            {"candidate", r.code},
-                            {"reward_to_go", to_go[i]}})
+    std::vector<double> to_go(run.rows.size());
+    for (std::size_t i = run.rows.size(); i-- > 0;) to_go[i] = best_later = std::max(best_later, run.rows[i].reward);
+    for (std::size_t i = 0; i < run.rows.size(); ++i) {
+      const ExportRun::Row& r = run.rows[i];
+      rtg << dump_json(nlohmann::json{{"run_id", run.run_id},
+                                      {"state",
+                                       {{"function", run.function},
+                                        {"original", run.original},
+                                        {"attempts_before", i},
+                                        {"best_speedup_before", r.best_before},
+                                        {"observation", r.prompt_summary}}},
+                                      {"candidate", r.code},
+                                      {"reward_to_go", to_go[i]}})
           << "\n";
       ++counts.rtg_samples;
-      // (c) Staged reward (KernelCompare): compiles 0.4, correct 0.4, faster 0.2.
       const bool compiles = r.verdict != Verdict::kCompileError && r.verdict != Verdict::kRejected;
       const bool correct = r.verdict == Verdict::kFaster || r.verdict == Verdict::kNotFaster;
       const bool faster = r.verdict == Verdict::kFaster;
-      rewards << dump_json(nlohmann::json{{"run_id", run_id},
+      rewards << dump_json(nlohmann::json{{"run_id", run.run_id},
                                           {"candidate_id", r.id},
                                           {"verdict", verdict_name(r.verdict)},
                                           {"compiles", compiles},
@@ -177,7 +177,35 @@ ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) 
       ++counts.staged_rewards;
     }
   }
-  return counts;
+};
+
+}  // namespace
+
+ExportCounts export_training_data(const fs::path& db_file, const fs::path& out) {
+  if (!fs::exists(db_file)) throw std::runtime_error(db_file.string() + ": no such rollout store");
+  RolloutStore store(db_file);
+  fs::create_directories(out);
+  ExportFiles files{
+      std::ofstream(out / "sft.jsonl"), std::ofstream(out / "rtg.jsonl"), std::ofstream(out / "rewards.jsonl"), {}};
+  Statement runs(store.handle(),
+                 "SELECT run_id, function, file, language, original, system_prompt, winner_id, confirmed_speedup "
+                 "FROM runs ORDER BY started_at, run_id");
+  while (runs.next()) {
+    ExportRun run{runs.column_text(0), runs.column_text(1), runs.column_text(2),
+                  runs.column_text(3), runs.column_text(4), runs.column_text(5),
+                  runs.column_text(6), runs.column_text(7), {}};
+    Statement cands(store.handle(),
+                    "SELECT candidate_id, kind, code, verdict, prompt_summary, reward, best_before FROM candidates "
+                    "WHERE run_id = ?1 AND duplicate_of = '' ORDER BY seq");
+    cands.text(1, run.run_id);
+    while (cands.next())
+      run.rows.push_back({cands.column_text(0), cands.column_text(1), cands.column_text(2),
+                          stored_verdict(db_file, cands.column_text(0), cands.column_text(3)), cands.column_text(4),
+                          cands.column_real(5), cands.column_real(6)});
+    files.write_sft(run);
+    files.write_rewards(run);
+  }
+  return files.counts;
 }
 
 }  // namespace maxcode

@@ -150,6 +150,27 @@ std::string check_original_witness(const WitnessSide& o, double tolerance) {
   return {};
 }
 
+namespace {
+
+// Why ncu's figure over the launches the timer counts does not bear the claim out
+// (`part`: the timer counts only some of the original's kernel time).
+std::string counted_disagreement(const WitnessRecord& r, bool part) {
+  std::string where;
+  if (part)
+    where = "on the launches the timer counts (the original's " + std::to_string(r.original.counted_launches) + " of " +
+            std::to_string(r.original.cupti_launches) + " per run, the candidate's " +
+            std::to_string(r.candidate.counted_launches) + " of " + std::to_string(r.candidate.cupti_launches) + "), ";
+  std::string how;
+  if (!r.original.per_launch || !r.candidate.per_launch)
+    how = " (ncu's launches could not be matched to the timer's: its time split in CUPTI's proportions)";
+  return where + "the original's kernels take " + ms(r.original.ncu_counted_ns) + " per run and the candidate's " +
+         ms(r.candidate.ncu_counted_ns) + how +
+         format_numbers(", %.2fx; the claimed %.2fx", r.witness_speedup, r.claimed_speedup) +
+         format_numbers(" is more than %.0f%% above it", 100 * r.tolerance);
+}
+
+}  // namespace
+
 WitnessRecord judge_witness(const WitnessSide& original, const WitnessSide& candidate, double claimed_speedup,
                             double tolerance) {
   WitnessRecord r;
@@ -188,21 +209,7 @@ WitnessRecord judge_witness(const WitnessSide& original, const WitnessSide& cand
     r.status = WitnessStatus::kAgrees;
     return r;
   }
-  const bool part = f < 0.995;
-  if (claimed_speedup > (1 + tolerance) * r.witness_speedup) {
-    std::string where;
-    if (part)
-      where = "on the launches the timer counts (the original's " + std::to_string(original.counted_launches) + " of " +
-              std::to_string(original.cupti_launches) + " per run, the candidate's " +
-              std::to_string(candidate.counted_launches) + " of " + std::to_string(candidate.cupti_launches) + "), ";
-    std::string how;
-    if (!original.per_launch || !candidate.per_launch)
-      how = " (ncu's launches could not be matched to the timer's: its time split in CUPTI's proportions)";
-    return reject(where + "the original's kernels take " + ms(original.ncu_counted_ns) + " per run and the candidate's " +
-                  ms(candidate.ncu_counted_ns) + how + format_numbers(", %.2fx; the claimed %.2fx", r.witness_speedup,
-                                                                       claimed_speedup) +
-                  format_numbers(" is more than %.0f%% above it", 100 * tolerance));
-  }
+  if (claimed_speedup > (1 + tolerance) * r.witness_speedup) return reject(counted_disagreement(r, f < 0.995));
   if (r.expected_speedup > (1 + tolerance) * r.all_kernels_speedup)
     return reject("the launches the timer does not count take " +
                   ms(candidate.ncu_ns - candidate.ncu_counted_ns) + " per run, the original's " +
