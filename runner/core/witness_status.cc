@@ -1,14 +1,12 @@
 #include "runner/core/witness_status.h"
 
-#include <array>
-#include <stdexcept>
-#include <utility>
+#include "runner/util/enum_names.h"
 
 namespace maxcode {
 
 namespace {
 
-constexpr std::array<std::pair<WitnessStatus, std::string_view>, 3> kNames{{
+constexpr EnumNames<WitnessStatus, 3> kNames{{
     {WitnessStatus::kAgrees, "agrees"},
     {WitnessStatus::kRejected, "rejected"},
     {WitnessStatus::kNotWitnessed, "not witnessed"},
@@ -16,16 +14,8 @@ constexpr std::array<std::pair<WitnessStatus, std::string_view>, 3> kNames{{
 
 }  // namespace
 
-std::string witness_status_name(WitnessStatus status) {
-  for (const auto& [s, name] : kNames)
-    if (s == status) return std::string(name);
-  return "unknown";
-}
+std::string witness_status_name(WitnessStatus status) { return enum_name(kNames, status); }
 
-WitnessStatus witness_status_from_name(std::string_view name) {
-  for (const auto& [s, known] : kNames)
-    if (known == name) return s;
-  throw std::invalid_argument("unknown witness status '" + std::string(name.substr(0, 40)) + "'");
-}
+WitnessStatus witness_status_from_name(std::string_view name) { return enum_from_name(kNames, name, "witness status"); }
 
 }  // namespace maxcode

@@ -1,14 +1,12 @@
 #include "bot/service/queue/job_state.h"
 
-#include <array>
-#include <stdexcept>
-#include <utility>
+#include "runner/util/enum_names.h"
 
 namespace maxcode::bot::service {
 
 namespace {
 
-constexpr std::array<std::pair<JobState, std::string_view>, 6> kNames{{
+constexpr EnumNames<JobState, 6> kNames{{
     {JobState::kQueued, "queued"},
     {JobState::kRunning, "running"},
     {JobState::kDelivering, "delivering"},
@@ -19,16 +17,8 @@ constexpr std::array<std::pair<JobState, std::string_view>, 6> kNames{{
 
 }  // namespace
 
-std::string job_state_name(JobState state) {
-  for (const auto& [s, name] : kNames)
-    if (s == state) return std::string(name);
-  return "unknown";
-}
+std::string job_state_name(JobState state) { return enum_name(kNames, state); }
 
-JobState job_state_from_name(std::string_view name) {
-  for (const auto& [s, known] : kNames)
-    if (known == name) return s;
-  throw std::invalid_argument("unknown job state '" + std::string(name.substr(0, 40)) + "'");
-}
+JobState job_state_from_name(std::string_view name) { return enum_from_name(kNames, name, "job state"); }
 
 }  // namespace maxcode::bot::service

@@ -1,0 +1,34 @@
+// Enums stored and shown by name (job.json, the service's rows, result.json): one table
+// of (value, name) pairs per enum, and the two lookups each such enum needs.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace maxcode {
+
+template <class Enum, std::size_t N>
+using EnumNames = std::array<std::pair<Enum, std::string_view>, N>;
+
+// The name of `value`; "unknown" for a value the table lacks (an integer cast to it).
+template <class Enum, std::size_t N>
+std::string enum_name(const EnumNames<Enum, N>& names, Enum value) {
+  for (const auto& [v, name] : names)
+    if (v == value) return std::string(name);
+  return "unknown";
+}
+
+// The value named `name`. Throws std::invalid_argument "unknown <what> '<name>'", the
+// name cut to 40 characters: it may come from a document someone else wrote.
+template <class Enum, std::size_t N>
+Enum enum_from_name(const EnumNames<Enum, N>& names, std::string_view name, std::string_view what) {
+  for (const auto& [v, known] : names)
+    if (known == name) return v;
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name.substr(0, 40)) + "'");
+}
+
+}  // namespace maxcode
