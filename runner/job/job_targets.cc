@@ -19,10 +19,10 @@ namespace {
 class JobTargets {
  public:
   JobTargets(const JobTargetsRequest& request, JobRecord& job, Progress& progress)
-      : req(request), job(job), progress(progress) {}
+      : req_(request), job_(job), progress_(progress) {}
 
   void choose() {
-    if (!job.input.targets.empty())
+    if (!job_.input.targets.empty())
       add_named_targets();
     else
       add_profiled_targets();
@@ -42,74 +42,75 @@ class JobTargets {
       t.samples = entry->samples;
       t.benchmark_entries = entry->benchmark_entries;
     }
-    job.targets.push_back(t);
+    job_.targets.push_back(t);
   }
 
   // The benchmarks profiled in the job's checkout, written to profile.json.
   Profile run_profile() {
     ProfileOptions options;
-    options.repo = req.source_dir;
-    options.config = req.config_file;
+    options.repo = req_.source_dir;
+    options.config = req_.config_file;
     options.quiet = true;
-    options.keep_workspaces = req.keep_workspaces;
+    options.keep_workspaces = req_.keep_workspaces;
     Profile profile;
     try {
-      profile = profile_benchmarks(options, req.config, progress);
+      profile = profile_benchmarks(options, req_.config, progress_);
     } catch (const std::exception& e) {
       throw JobFailure("profile", std::string("profiling failed: ") + e.what());
     }
-    write_text(req.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
+    write_text(req_.out / "profile.json", dump_json(to_json(profile), 2) + "\n");
     return profile;
   }
 
   // The functions the input names, each located in the scope.
   void add_named_targets() {
-    for (const std::string& function : job.input.targets) {
+    for (const std::string& function : job_.input.targets) {
       try {
-        add_target(locate_target(req.source_dir, req.config.scope, function, req.config.targets.signature), nullptr);
+        add_target(locate_target(req_.source_dir, req_.config.scope, function, req_.config.targets.signature), nullptr);
       } catch (const std::exception& e) {
         throw JobFailure("nothing-in-scope", "target " + function + ": " + e.what());
       }
     }
     // A Google Benchmark program: each named target is timed on the entries it
     // drives, as a profiled one is; one profile says which for all of them.
-    if (!wants_benchmark_entries(req.config)) return;
-    progress.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
+    if (!wants_benchmark_entries(req_.config)) return;
+    progress_.note("profile: running the benchmarks to see which Google Benchmark entries the targets drive");
     const Profile profile = run_profile();
-    for (TargetRecord& t : job.targets) {
+    for (TargetRecord& t : job_.targets) {
       if (auto entries = driven_entries(profile, t.function))
         t.benchmark_entries = std::move(*entries);
       else
-        progress.note("profile: " + t.function + " did not show in the profile: every entry is timed");
+        progress_.note("profile: " + t.function + " did not show in the profile: every entry is timed");
     }
   }
 
-  // The profile's hottest entries in scope, up to max_targets; job.json keeps the top of
+  // The profile's hottest entries in scope, up to max_targets; job_.json keeps the top of
   // the profile and why each hot entry left out is not a target.
   void add_profiled_targets() {
-    progress.note("profile: building and running the benchmarks under the profiler");
+    progress_.note("profile: building and running the benchmarks under the profiler");
     const Profile profile = run_profile();
     record_profile_top(profile);
     std::string tried;
-    for (const ProfileEntry& e : select_targets(profile, 50, job.input.min_share, req.config.targets.prefer)) {
-      if (static_cast<int>(job.targets.size()) >= job.input.max_targets) break;
+    for (const ProfileEntry& e : select_targets(profile, 50, job_.input.min_share, req_.config.targets.prefer)) {
+      if (static_cast<int>(job_.targets.size()) >= job_.input.max_targets) break;
       try {
         // A kernel's target is its launcher (runner/profile/select.h).
-        const TargetChoice choice = resolve_target(req.source_dir, req.config.scope, e);
-        const bool seen = std::any_of(job.targets.begin(), job.targets.end(),
+        const TargetChoice choice = resolve_target(req_.source_dir, req_.config.scope, e);
+        const bool seen = std::any_of(job_.targets.begin(), job_.targets.end(),
                                       [&](const TargetRecord& t) { return t.function == choice.function; });
         if (seen) continue;
-        add_target(locate_target(req.source_dir, req.config.scope, choice.function, choice.signature, choice.file), &e);
+        add_target(locate_target(req_.source_dir, req_.config.scope, choice.function, choice.signature, choice.file),
+                   &e);
       } catch (const std::exception& error) {
         tried += "; " + e.function + ": " + error.what();
-        // job.json says why a hot entry is not a target (it was silent: the second
+        // job_.json says why a hot entry is not a target (it was silent: the second
         // hottest function of a real library was left out with no reason anywhere).
-        for (nlohmann::json& p : job.profile)
+        for (nlohmann::json& p : job_.profile)
           if (p.value("function", "") == e.function && p.value("kind", "") == e.kind) p["not_a_target"] = error.what();
-        progress.note("profile: " + e.function + " is not a target: " + error.what());
+        progress_.note("profile: " + e.function + " is not a target: " + error.what());
       }
     }
-    if (job.targets.empty()) throw nothing_in_scope(profile, tried);
+    if (job_.targets.empty()) throw nothing_in_scope(profile, tried);
   }
 
   void record_profile_top(const Profile& profile) {
@@ -118,17 +119,17 @@ class JobTargets {
         const ProfileEntry& e = (*list)[i];
         std::string launched_by;
         for (const KernelLauncher& l : e.launchers) launched_by += (launched_by.empty() ? "" : ", ") + l.function;
-        job.profile.push_back({{"kind", e.kind},
-                               {"name", e.name},
-                               {"function", e.function},
-                               {"file", e.file},
-                               {"line", e.line},
-                               {"share", e.share},
-                               {"self", e.self},
-                               {"samples", e.samples},
-                               {"in_scope", e.in_scope},
-                               {"external", e.external},
-                               {"launched_by", launched_by}});
+        job_.profile.push_back({{"kind", e.kind},
+                                {"name", e.name},
+                                {"function", e.function},
+                                {"file", e.file},
+                                {"line", e.line},
+                                {"share", e.share},
+                                {"self", e.self},
+                                {"samples", e.samples},
+                                {"in_scope", e.in_scope},
+                                {"external", e.external},
+                                {"launched_by", launched_by}});
       }
     }
   }
@@ -146,15 +147,15 @@ class JobTargets {
                                   : "");
       }
     }
-    return JobFailure("nothing-in-scope", "no function inside the scope of " + req.config_file.filename().string() +
-                                              " takes " + format_numbers("%.1f%%", 100 * job.input.min_share) +
+    return JobFailure("nothing-in-scope", "no function inside the scope of " + req_.config_file.filename().string() +
+                                              " takes " + format_numbers("%.1f%%", 100 * job_.input.min_share) +
                                               " or more of its profile list's time" +
                                               (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
   }
 
-  const JobTargetsRequest& req;
-  JobRecord& job;
-  Progress& progress;
+  const JobTargetsRequest& req_;
+  JobRecord& job_;
+  Progress& progress_;
 };
 
 }  // namespace
