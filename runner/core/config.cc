@@ -151,6 +151,23 @@ TestConfig parse_test(const Node& node) {
   return test;
 }
 
+// `"varying": [{"line": "time: # ms", "number": 1}]`: numbers counted from 1, as the
+// evaluator's messages name them.
+std::vector<VaryingField> parse_varying(const Node& node) {
+  expect_array(node);
+  std::vector<VaryingField> fields;
+  for (std::size_t i = 0; i < node.value().size(); ++i) {
+    Reader r(node.element(i), "benchmarks[].varying[]");
+    VaryingField field;
+    field.line_shape = r.require("line").non_empty_string();
+    if (field.line_shape.find('#') == std::string::npos)
+      r.fail("line", "a line shape with each number written '#', such as \"time: # ms\"");
+    field.slot = r.require("number").integer<std::size_t>(1) - 1;
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
 BenchmarkConfig parse_benchmark(const Node& node) {
   Reader r(node, "benchmarks[]");
   BenchmarkConfig bench;
@@ -199,6 +216,10 @@ BenchmarkConfig parse_benchmark(const Node& node) {
                                "set false (correctness comes from test.command)");
   } else {
     bench.compare_output = r.boolean("compare_output", bench.compare_output);
+  }
+  if (auto varying = r.get("varying")) {
+    if (!bench.compare_output) r.fail("varying", "only where the output is compared (compare_output true)");
+    bench.varying = parse_varying(*varying);
   }
   bench.rtol = r.number("rtol", bench.rtol, kNonNegative);
   bench.atol = r.number("atol", bench.atol, kNonNegative);
@@ -446,25 +467,31 @@ std::string read_config_text(const std::filesystem::path& file) {
 
 const std::map<std::string, std::vector<std::string_view>>& config_fields() {
   static const std::map<std::string, std::vector<std::string_view>> fields = {
-      {"", {"$schema", "build", "test", "benchmarks", "scope", "targets", "search", "acceptance",
-            "workspace", "gpu", "llm"}},
+      {"",
+       {"$schema", "build", "test", "benchmarks", "scope", "targets", "search", "acceptance", "workspace", "gpu",
+        "llm"}},
       {"build", {"configure", "command", "timeout_s"}},
       {"test", {"command", "timeout_s"}},
-      {"benchmarks[]", {"name", "command", "metric", "kernels", "warmup_launches", "roofline", "filter",
-                        "compare_output", "rtol", "atol", "timeout_s"}},
+      {"benchmarks[]",
+       {"name", "command", "metric", "kernels", "warmup_launches", "roofline", "filter", "compare_output", "varying",
+        "rtol", "atol", "timeout_s"}},
       {"benchmarks[].roofline", {"bytes", "flops"}},
+      {"benchmarks[].varying[]", {"line", "number"}},
       {"scope", {"include", "exclude"}},
       {"targets", {"functions", "signature", "interface", "prefer", "unit"}},
       {"targets.unit", {"add", "leave_out"}},
-      {"search", {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed",
-                  "max_wall_s", "max_tokens", "max_dollars", "critic", "reranker", "trajectory_window"}},
+      {"search",
+       {"policy", "max_evaluations", "batch", "proposals", "replay_dir", "knobs", "seed", "max_wall_s", "max_tokens",
+        "max_dollars", "critic", "reranker", "trajectory_window"}},
       {"search.knobs[]", {"name", "values", "file"}},
-      {"acceptance", {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds",
-                      "max_timing_s", "target_relative_width"}},
-      {"workspace", {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths", "max_processes",
-                     "max_memory_mb", "max_disk_mb", "max_cpu_s"}},
-      {"gpu", {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels",
-               "ncu_timeout_s", "witness", "witness_tolerance"}},
+      {"acceptance",
+       {"min_speedup", "seeds", "warmup_rounds", "min_rounds", "max_rounds", "max_timing_s", "target_relative_width"}},
+      {"workspace",
+       {"exclude", "output_cap_bytes", "isolate", "env_allow", "sandbox_paths", "max_processes", "max_memory_mb",
+        "max_disk_mb", "max_cpu_s"}},
+      {"gpu",
+       {"sanitizer", "sanitize", "sanitizer_timeout_s", "ptxas_report", "ncu", "ncu_kernels", "ncu_timeout_s",
+        "witness", "witness_tolerance"}},
   };
   return fields;
 }
@@ -532,6 +559,16 @@ void put_optional(json& object, const char* key, const std::string& value) {
   if (!value.empty()) object[key] = value;
 }
 
+}  // namespace
+
+json varying_json(const std::vector<VaryingField>& fields) {
+  json out = json::array();
+  for (const VaryingField& f : fields) out.push_back({{"line", f.line_shape}, {"number", f.slot + 1}});
+  return out;
+}
+
+namespace {
+
 json benchmark_json(const BenchmarkConfig& bench) {
   json entry = {{"name", bench.name},          {"command", bench.command},
                 {"metric", bench.metric},      {"compare_output", bench.compare_output},
@@ -543,6 +580,7 @@ json benchmark_json(const BenchmarkConfig& bench) {
     entry["roofline"] = {{"bytes", bench.roofline_bytes}, {"flops", bench.roofline_flops}};
   }
   if (!bench.filter.empty()) entry["filter"] = bench.filter;
+  if (!bench.varying.empty()) entry["varying"] = varying_json(bench.varying);
   return entry;
 }
 

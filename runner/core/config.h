@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/varying_field.h"
 #include "runner/util/error.h"
 
 namespace maxcode {
@@ -51,6 +52,10 @@ struct BenchmarkConfig {
   double rtol = 1e-6;
   double atol = 0;
   double timeout_s = 300;
+  // Numbers of the output left out of every comparison (timings it prints): found by
+  // the evaluator on every run, and kept here by `maxcode init` so that a run in which
+  // the original's timings happen to agree still leaves them out.
+  std::vector<VaryingField> varying;
   std::vector<std::string> kernels;  // "kernels": regexes over demangled names; empty = all
   int warmup_launches = 1;           // "kernels": first launches of each kernel left out
   double roofline_bytes = 0;         // minimum DRAM bytes the counted launches move; 0 = unknown
@@ -212,6 +217,8 @@ void keep_out_of_scope(ScopeConfig& scope, const std::filesystem::path& repo, co
 Config parse_config(const nlohmann::json& document, const std::string& file_label);
 
 nlohmann::json to_json(const Config& config);
+// A benchmark's `varying` as the config writes it (`maxcode init` adds the fields it found).
+nlohmann::json varying_json(const std::vector<VaryingField>& fields);
 
 // True when any benchmark is timed by its kernels: the GPU checks apply.
 bool uses_gpu_timing(const Config& config);

@@ -21,7 +21,7 @@ Tolerance OutputCheck::tolerance(std::size_t b) const {
 void OutputCheck::record_original(Evaluation& e) {
   const std::size_t n = ctx_.config.benchmarks.size();
   reference_.assign(n, {});
-  varying_.assign(n, {});
+  varying_.assign(n, {});  // filled by check_reproduced: the config's fields and those found
   for (std::size_t b = 0; b < n; ++b) {
     for (std::size_t s = 0; s < ctx_.config.acceptance.seeds.size(); ++s) record_seed(e, b, s);
     if (ctx_.config.benchmarks[b].compare_output) check_reproduced(e, b);
@@ -74,18 +74,24 @@ void OutputCheck::record_seed(Evaluation& e, std::size_t b, std::size_t s) {
   }
 }
 
-void OutputCheck::check_reproduced(Evaluation& e, std::size_t b) {
+// The original's seed-0 run once more (`label`: "second run", "third run"): its output.
+std::string OutputCheck::run_again(Evaluation& e, std::size_t b, const std::string& label) {
   const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
   const std::string seed = std::to_string(ctx_.config.acceptance.seeds[0]);
   auto again = steps_.run(
-      e, Step("reference " + bench.name + " (repeat)", bench.command, ctx_.baseline_workspace, bench.timeout_s)
+      e, Step("reference " + bench.name + " (" + label + ")", bench.command, ctx_.baseline_workspace, bench.timeout_s)
              .with_env(EnvVars{{"MAXCODE_SEED", seed}}));
   if (!again.tampered.empty())
-    throw SetupError("benchmark '" + bench.name + "' fails on the original code: " + again.tampering("its second run"));
+    throw SetupError("benchmark '" + bench.name + "' fails on the original code: " + again.tampering("its " + label));
   if (!again.outcome.ok())
-    throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" + seed +
-                     ", second run): " + again.outcome.describe());
-  mask_varying_fields(b, again.outcome.out, e);
+    throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" + seed + ", " + label +
+                     "): " + again.outcome.describe());
+  return again.outcome.out;
+}
+
+void OutputCheck::check_reproduced(Evaluation& e, std::size_t b) {
+  const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
+  mask_varying_fields(b, {run_again(e, b, "second run"), run_again(e, b, "third run")});
   const std::vector<std::string>& outputs = reference_[b];
   bool all_same = true;
   const Tolerance exact{0, 0, &varying_[b]};
@@ -103,38 +109,36 @@ void OutputCheck::check_reproduced(Evaluation& e, std::size_t b) {
 }
 
 // A benchmark that prints its own timings ("time: 1.23 ms") differs from run to run in
-// those numbers only. They are found by running the original again with the same seed
-// (twice, so that a field that happened to agree once is still found), left out of every
-// comparison of this benchmark's output, and named in a warning. Anything else that
-// differs, or every number differing, leaves no reference to check candidates against.
-void OutputCheck::mask_varying_fields(std::size_t b, const std::string& again, Evaluation& e) {
+// those numbers only. They are found by running the original twice more with the same
+// seed, always: a timing that agreed once (within rtol, or printed coarsely) agrees
+// less often twice, and a field missed here rejects every faster candidate. The fields
+// the config names (`varying`, written by `maxcode init`) are left out whether or not
+// they differed this time. Fields are left out of every comparison of this benchmark's
+// output and named in a warning. Anything else that differs, or every number
+// differing, leaves no reference to check candidates against.
+void OutputCheck::mask_varying_fields(std::size_t b, const std::vector<std::string>& again) {
   const BenchmarkConfig& bench = ctx_.config.benchmarks[b];
   const Tolerance plain{bench.rtol, bench.atol};
   const std::string& first = reference_[b][0];
-  const Comparison c = compare_outputs(first, again, plain);
-  if (c.equal) return;
   auto refuse = [&](const std::string& why) {
     throw SetupError("benchmark '" + bench.name +
                      "' prints different output for the same MAXCODE_SEED on the "
                      "original code, so candidates cannot be checked against it: " +
                      why);
   };
-  auto fields = find_varying_fields(first, again, plain);
-  if (!fields) refuse(c.summary());
-  const std::string seed = std::to_string(ctx_.config.acceptance.seeds[0]);
-  auto third = steps_.run(
-      e, Step("reference " + bench.name + " (third run)", bench.command, ctx_.baseline_workspace, bench.timeout_s)
-             .with_env(EnvVars{{"MAXCODE_SEED", seed}}));
-  if (!third.tampered.empty() || !third.outcome.ok())
-    throw SetupError("benchmark '" + bench.name + "' fails on the original code (MAXCODE_SEED=" + seed +
-                     ", third run): " + (third.tampered.empty() ? third.outcome.describe() : third.tampering("it")));
-  auto more = find_varying_fields(first, third.outcome.out, plain);
-  if (!more) refuse(compare_outputs(first, third.outcome.out, plain).summary());
-  for (VaryingField& f : *more)
-    if (std::find(fields->begin(), fields->end(), f) == fields->end()) fields->push_back(std::move(f));
+  std::vector<VaryingField> fields = bench.varying;
+  for (const std::string& other : again) {
+    const Comparison c = compare_outputs(first, other, {bench.rtol, bench.atol, &bench.varying});
+    if (c.equal) continue;
+    auto found = find_varying_fields(first, other, plain);
+    if (!found) refuse(c.summary());
+    for (VaryingField& f : *found)
+      if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(std::move(f));
+  }
+  varying_[b] = std::move(fields);
+  if (varying_[b].empty()) return;
   std::string names;
-  for (const VaryingField& f : *fields) names += (names.empty() ? "" : ", ") + describe(f);
-  varying_[b] = std::move(*fields);
+  for (const VaryingField& f : varying_[b]) names += (names.empty() ? "" : ", ") + describe(f);
   if (compared_numbers(first, tolerance(b)) == 0) refuse("every number it prints varies between runs (" + names + ")");
   ctx_.warn("benchmark '" + bench.name + "' prints " + std::to_string(varying_[b].size()) +
             " number(s) that differ between runs of the original with one seed, such as its own "

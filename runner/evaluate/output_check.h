@@ -35,9 +35,10 @@ class OutputCheck : public CandidateCheck {
   void record_seed(Evaluation& e, std::size_t b, std::size_t s);
   // The reference is only a reference if the original reproduces it.
   void check_reproduced(Evaluation& e, std::size_t b);
-  // Called with the original's second run for seed 0 (`again`): fills varying_[b], or
+  std::string run_again(Evaluation& e, std::size_t b, const std::string& label);
+  // Called with the original's further runs for seed 0 (`again`): fills varying_[b], or
   // throws SetupError when the runs differ in more than numbers at fixed places.
-  void mask_varying_fields(std::size_t b, const std::string& again, Evaluation& e);
+  void mask_varying_fields(std::size_t b, const std::vector<std::string>& again);
   std::string near_miss(const Comparison& c, std::size_t b) const;
   bool check_seed(Checked& c, std::size_t b, std::size_t s, OutputError& printed);
   // The GPU activity of a check run: empty, or why it is rejected.
@@ -48,8 +49,9 @@ class OutputCheck : public CandidateCheck {
   GpuRuns& gpu_;
   // reference_[benchmark][seed index] = stdout of the original
   std::vector<std::vector<std::string>> reference_;
-  // varying_[benchmark]: numbers its output prints that differ between two runs of the
-  // original with one seed (timings), left out of every comparison of its output.
+  // varying_[benchmark]: numbers its output prints that differ between runs of the
+  // original with one seed (timings), and those its config names, left out of every
+  // comparison of its output.
   std::vector<std::vector<VaryingField>> varying_;
 };
 

@@ -11,17 +11,9 @@
 #include <string_view>
 #include <vector>
 
-namespace maxcode {
+#include "runner/core/varying_field.h"
 
-// A number that differs between two runs of the original with one seed (a timing the
-// benchmark prints, "time: 1.23 ms"): the line's shape, its tokens with every number
-// written "#" ("time: # ms"), and which of that line's numbers it is (0-based). Such a
-// number is not compared, only required to be a number (docs/evaluation.md).
-struct VaryingField {
-  std::string line_shape;
-  std::size_t slot = 0;
-  bool operator==(const VaryingField&) const = default;
-};
+namespace maxcode {
 
 struct Tolerance {
   double rtol = 1e-6;

@@ -65,26 +65,68 @@ std::string werror_advice(const Config& config, const std::string& failure) {
          " (or turn off the project's warnings-as-errors option), then `maxcode init --recheck`.";
 }
 
-// Writes the chosen tolerances into the proposed config (with why, above the
-// benchmarks) and the file again; what it says is left for the person to confirm.
-void apply_tolerances(InitReport& report, const std::vector<ToleranceChoice>& choices) {
-  auto& fields = report.proposed.fields;
+// The proposed config's "benchmarks" field: its place among the fields, or npos.
+std::size_t benchmarks_field(const InitReport& report) {
+  const auto& fields = report.proposed.fields;
   auto it = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "benchmarks"; });
-  if (it == fields.end()) return;
+  return it == fields.end() ? std::string::npos : static_cast<std::size_t>(it - fields.begin());
+}
+
+// Writes the chosen tolerances into the proposed config (with why, above the
+// benchmarks); what it says is left for the person to confirm. True when it changed.
+bool apply_tolerances(InitReport& report, const std::vector<ToleranceChoice>& choices) {
+  const std::size_t at = benchmarks_field(report);
+  if (at == std::string::npos) return false;
+  nlohmann::ordered_json& benchmarks = report.proposed.fields[at].second;
   bool changed = false;
-  for (std::size_t b = 0; b < choices.size() && b < it->second.size(); ++b) {
+  for (std::size_t b = 0; b < choices.size() && b < benchmarks.size(); ++b) {
     const ToleranceChoice& c = choices[b];
     if (!c.floats) continue;
-    it->second[b]["rtol"] = c.rtol;
-    if (c.atol > 0) it->second[b]["atol"] = c.atol;
-    report.proposed.comments[static_cast<std::size_t>(it - fields.begin())].push_back("Tolerance of " + c.why + ".");
+    benchmarks[b]["rtol"] = c.rtol;
+    if (c.atol > 0) benchmarks[b]["atol"] = c.atol;
+    report.proposed.comments[at].push_back("Tolerance of " + c.why + ".");
     report.decisions.push_back("benchmarks[" + std::to_string(b) + "] (" + c.why +
                                "): check that a difference this size is one you accept.");
     changed = true;
   }
-  if (!changed) return;
-  write_text(report.config_file, render_config(report.proposed));
-  load_config(report.config_file);  // still reads back
+  return changed;
+}
+
+// The numbers the original printed differently with one seed (its timings) go into the
+// config as the benchmark's `varying`: a later run whose original happens to print the
+// same timing twice still leaves them out, instead of rejecting every faster candidate.
+bool apply_varying(InitReport& report, const std::vector<std::vector<VaryingField>>& varying) {
+  const std::size_t at = benchmarks_field(report);
+  if (at == std::string::npos) return false;
+  nlohmann::ordered_json& benchmarks = report.proposed.fields[at].second;
+  bool changed = false;
+  for (std::size_t b = 0; b < varying.size() && b < benchmarks.size(); ++b) {
+    if (varying[b].empty()) continue;
+    // The config's own JSON form, as the proposed file's ordered kind.
+    benchmarks[b]["varying"] = nlohmann::ordered_json::parse(varying_json(varying[b]).dump());
+    changed = true;
+  }
+  if (changed)
+    report.proposed.comments[at].push_back(
+        "varying: numbers that differ between runs of the original with one seed (timings it prints): never "
+        "compared, only required to be numbers.");
+  return changed;
+}
+
+// A recheck writes nothing: varying numbers the config does not name are said.
+void suggest_varying(InitReport& report, const Config& config, const std::vector<std::vector<VaryingField>>& varying) {
+  for (std::size_t b = 0; b < varying.size() && b < config.benchmarks.size(); ++b) {
+    std::vector<VaryingField> missing;
+    for (const VaryingField& f : varying[b])
+      if (std::find(config.benchmarks[b].varying.begin(), config.benchmarks[b].varying.end(), f) ==
+          config.benchmarks[b].varying.end())
+        missing.push_back(f);
+    if (!missing.empty())
+      report.decisions.push_back(
+          "benchmarks[" + std::to_string(b) +
+          "] prints numbers that differ between runs of the original (timings): add \"varying\": " +
+          varying_json(varying[b]).dump() + " to keep them out of every comparison.");
+  }
 }
 
 // A recheck writes nothing: a tolerance the measurement suggests beyond the config's
@@ -153,10 +195,16 @@ std::string check_original(InitReport& report, const Config& config, const InitO
         probe_tolerances({config, source.root, work_dir, evaluator.isolation(),
                           static_cast<unsigned long long>(config.acceptance.seeds.front())},
                          evaluator.first_seed_outputs(), evaluator.varying_fields(), progress);
-    if (o.recheck)
+    if (o.recheck) {
       suggest_tolerances(report, config, choices);
-    else
-      apply_tolerances(report, choices);
+      suggest_varying(report, config, evaluator.varying_fields());
+    } else {
+      const bool tolerances = apply_tolerances(report, choices);
+      if (apply_varying(report, evaluator.varying_fields()) || tolerances) {
+        write_text(report.config_file, render_config(report.proposed));
+        load_config(report.config_file);  // still reads back
+      }
+    }
   }
   std::vector<InitCheck> steps = checks_from(config, failure);
   report.checks.insert(report.checks.begin(), steps.begin(), steps.end());

@@ -471,6 +471,7 @@ Config everything_set() {
   config.test = {"ctest", 77};
   config.benchmarks = {{"a", "./a", "wall", false, 1e-3, 1e-9, 12},
                        {"b", "./b --size 4", "wall", true, 0, 0.5, 1}};
+  config.benchmarks[1].varying = {{"time: # ms (# ns per element)", 1}, {"rate: # GB/s", 0}};
   config.scope = {{"src/**", "include/**"}, {"src/gen/**"}};
   config.targets = {{"ns::histogram", "scale"}, "void(float*, int)"};
   config.targets.unit = {{"ns::reduce", "warp_sum"}, {"slow_path"}};
@@ -494,6 +495,30 @@ TEST(ConfigTest, RoundTripsThroughJson) {
   Config minimal_config = parse_config(minimal(), "m.json");
   EXPECT_EQ(parse_config(to_json(minimal_config), "m.json"), minimal_config);
   EXPECT_FALSE(to_json(minimal_config).contains("llm"));
+}
+
+// `varying` names numbers never compared (timings), counted from 1 as the evaluator's
+// messages count them; what cannot name one is an error that says what it should be.
+TEST(ConfigTest, VaryingNamesALineShapeAndANumberFromOne) {
+  json doc = minimal();
+  doc["benchmarks"][0]["varying"] = json::parse(R"([{"line": "time: # ms", "number": 2}])");
+  const std::vector<VaryingField> want{{"time: # ms", 1}};
+  EXPECT_EQ(parse_config(doc, "f").benchmarks[0].varying, want);
+  EXPECT_EQ(to_json(parse_config(doc, "f"))["benchmarks"][0]["varying"], doc["benchmarks"][0]["varying"]);
+
+  doc["benchmarks"][0]["varying"][0]["number"] = 0;
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].varying[0].number: must be >= 1, got 0");
+  doc["benchmarks"][0]["varying"][0] = json::parse(R"({"line": "time: 3 ms", "number": 1})");
+  EXPECT_EQ(error_of(doc), kFile +
+                               "benchmarks[0].varying[0].line: a line shape with each number written '#', such "
+                               "as \"time: # ms\"");
+  doc["benchmarks"][0]["varying"][0] = json::parse(R"({"line": "time: # ms"})");
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].varying[0].number: missing required field");
+  doc["benchmarks"][0]["varying"][0] = json::parse(R"({"line": "time: # ms", "number": 1, "slot": 0})");
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].varying[0].slot: unknown field (known fields: line, number)");
+  doc["benchmarks"][0]["varying"] = json::parse(R"([{"line": "time: # ms", "number": 1}])");
+  doc["benchmarks"][0]["compare_output"] = false;
+  EXPECT_EQ(error_of(doc), kFile + "benchmarks[0].varying: only where the output is compared (compare_output true)");
 }
 
 TEST(ConfigTest, LoadsFromFile) {

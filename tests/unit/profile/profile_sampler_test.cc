@@ -22,10 +22,14 @@ namespace fs = std::filesystem;
 using testing::source_path;
 using testing::TempDir;
 
-// Scale of hot_cold's work: ~0.35 s of CPU, ~90 samples at the kernel's 250 Hz tick.
-constexpr const char* kScale = "20";
+// Scale of hot_cold's work: ~1.4 s of CPU, ~350 samples at the kernel's 250 Hz tick.
+// Each of its ten rounds calls cold() once, for a tenth of the round: at scale 20 that
+// was ~3 ms, under one 4 ms tick, and a round that lasted a whole number of ticks met
+// the tick at the same phase every round, so cold could get no sample at all (CI saw
+// it, in both tests of one run). At 80 a cold() call spans two ticks or more.
+constexpr const char* kScale = "80";
 // The fork, exec and threads modes do one round of the ten the normal mode does: at
-// kScale a process of theirs ran ~15 ms, 1 to 3 samples, and now and then none (then it
+// scale 20 a process of theirs ran ~15 ms, 1 to 3 samples, and now and then none (then it
 // writes no file: CI once saw one profile of two). Ten times the scale: 20 to 40 each.
 constexpr const char* kOneRoundScale = "200";
 
