@@ -148,8 +148,8 @@ class CheckInput : public Subcommand {
       const Config config = load_config(file_);
       const llm::LlmConfig llm = llm::parse_llm_config(config.llm, file_.string());
       const std::string echoed = dump_json(to_json(config));
-      return std::to_string(config.benchmarks.size()) + " benchmark(s), policy " + config.search.policy + ", " +
-             std::to_string(echoed.size()) + " bytes as JSON";
+      return std::to_string(config.benchmarks.size()) + " benchmark(s), policy " +
+             search_policy_name(config.search.policy) + ", " + std::to_string(echoed.size()) + " bytes as JSON";
     }
     if (kind_ == "job") {
       const JobInput input = load_job_input(file_);

@@ -1,5 +1,10 @@
 #include "cli/job_options.h"
 
+#include <string>
+#include <vector>
+
+#include "runner/core/search_choices.h"
+
 namespace maxcode::cli {
 
 void add_job_options(CLI::App* cmd, JobOptions& o) {
@@ -9,6 +14,16 @@ void add_job_options(CLI::App* cmd, JobOptions& o) {
   cmd->add_option("--signature", o.signature, "text of the signature that picks one overload");
   cmd->add_flag("--keep-workspaces", o.keep_workspaces, "keep candidate workspaces for debugging");
   cmd->add_flag("-q,--quiet", o.quiet, "no progress line");
+}
+
+void add_policy_option(CLI::App* cmd, std::string& policy) {
+  std::vector<std::string> names;
+  std::string help;
+  for (std::string_view name : search_policy_names()) {
+    names.emplace_back(name);
+    help += (help.empty() ? "" : " | ") + names.back();
+  }
+  cmd->add_option("--policy", policy, help + " (default: search.policy)")->check(CLI::IsMember(names));
 }
 
 }  // namespace maxcode::cli

@@ -15,8 +15,7 @@ class Optimize : public Subcommand {
                     "patch.diff, trajectory.jsonl, checkpoint.json and rollouts.sqlite");
     add_job_options(cmd, o_);
     cmd->add_option("--function", o_.function, "function to optimize (default: the config's targets.functions[0])");
-    cmd->add_option("--policy", o_.policy, "tune | replay | maxcode | cuda-llm | effilearner (default: search.policy)")
-        ->check(CLI::IsMember({"tune", "replay", "maxcode", "cuda-llm", "effilearner"}));
+    add_policy_option(cmd, o_.policy);
     cmd->add_option("--resume", o_.resume,
                     "continue the interrupted run whose --out directory this is (its checkpoint.json)")
         ->check(CLI::ExistingDirectory);

@@ -8,6 +8,7 @@
 
 #include "cli/bot_delivery.h"
 #include "cli/environment.h"
+#include "cli/job_options.h"
 #include "cli/subcommand.h"
 #include "runner/job/job_report.h"
 #include "runner/job/run_job.h"
@@ -55,8 +56,7 @@ class Run : public Subcommand {
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--budget", budget_,
                     "the whole job's budget, e.g. evaluations=16,wall_s=3600,tokens=200000,dollars=5,gpu_s=600");
-    cmd->add_option("--policy", policy_, "tune | replay | maxcode | cuda-llm | effilearner (default: search.policy)")
-        ->check(CLI::IsMember({"tune", "replay", "maxcode", "cuda-llm", "effilearner"}));
+    add_policy_option(cmd, policy_);
     cmd->add_option("--replay-dir", replay_dir_, "candidates for the replay policy, inside the repository");
     cmd->add_option("--deliver", deliver_, "pr | dry-run | none (default: pr when the GitHub repository is known)")
         ->check(CLI::IsMember({"pr", "dry-run", "none"}));
@@ -118,7 +118,10 @@ class Run : public Subcommand {
     if (max_targets_ > 0) in.max_targets = max_targets_;
     if (min_share_ >= 0) in.min_share = min_share_;
     if (!budget_.empty()) in.budget = parse_budget_flag(budget_, in.budget);
-    if (!policy_.empty()) in.policy = policy_;
+    if (!policy_.empty()) {
+      in.policy = policy_named(policy_);
+      if (!in.policy) throw JobInputError("--policy: " + unknown_policy(policy_));
+    }
     if (!replay_dir_.empty()) in.replay_dir = replay_dir_;
     DeliveryInput& d = in.delivery;
     if (!github_repo_.empty()) d.repo = github_repo_;

@@ -352,14 +352,16 @@ SearchConfig parse_search(const Node& node) {
   Reader r(node, "search");
   SearchConfig search;
   if (auto policy = r.get("policy"))
-    search.policy = one_of(*policy, "policy", {"tune", "replay", "maxcode", "cuda-llm", "effilearner"});
+    search.policy = search_policy_from_name(one_of(*policy, "policy", search_policy_names()));
   search.max_evaluations = r.integer("max_evaluations", search.max_evaluations, 1);
   search.batch = r.integer("batch", search.batch, 1);
   search.proposals = r.integer("proposals", search.proposals, 0);
   search.max_tokens = r.integer("max_tokens", search.max_tokens, 0);
   search.max_dollars = r.number("max_dollars", search.max_dollars, {0.0, false});
-  if (auto critic = r.get("critic")) search.critic = one_of(*critic, "critic", {"auto", "metrics", "llm", "none"});
-  if (auto reranker = r.get("reranker")) search.reranker = one_of(*reranker, "reranker", {"auto", "llm", "none"});
+  if (auto critic = r.get("critic"))
+    search.critic = critic_choice_from_name(one_of(*critic, "critic", critic_choice_names()));
+  if (auto reranker = r.get("reranker"))
+    search.reranker = reranker_choice_from_name(one_of(*reranker, "reranker", reranker_choice_names()));
   search.trajectory_window = r.integer("trajectory_window", search.trajectory_window, 1);
   // Replay may get its directory on the command line instead, so it is not required here.
   if (auto dir = r.get("replay_dir")) search.replay_dir = relative_path(*dir);
@@ -600,7 +602,7 @@ json search_json(const SearchConfig& s) {
     put_optional(entry, "file", knob.file);
     knobs.push_back(entry);
   }
-  json search = {{"policy", s.policy},
+  json search = {{"policy", search_policy_name(s.policy)},
                  {"max_evaluations", s.max_evaluations},
                  {"batch", s.batch},
                  {"knobs", knobs},
@@ -609,8 +611,8 @@ json search_json(const SearchConfig& s) {
                  {"proposals", s.proposals},
                  {"max_tokens", s.max_tokens},
                  {"max_dollars", s.max_dollars},
-                 {"critic", s.critic},
-                 {"reranker", s.reranker},
+                 {"critic", critic_choice_name(s.critic)},
+                 {"reranker", reranker_choice_name(s.reranker)},
                  {"trajectory_window", s.trajectory_window}};
   put_optional(search, "replay_dir", s.replay_dir);
   return search;

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/search_choices.h"
 #include "runner/core/varying_field.h"
 #include "runner/util/error.h"
 
@@ -109,15 +110,14 @@ struct KnobConfig {
 };
 
 struct SearchConfig {
-  // "tune" | "replay" | LLM presets "maxcode" | "cuda-llm" | "effilearner" (need llm.propose)
-  std::string policy = "tune";
+  SearchPolicy policy = SearchPolicy::kTune;
   int max_evaluations = 32;     // candidates evaluated (duplicates not counted)
   int batch = 4;                // n: candidates built and checked in parallel per step
   int proposals = 0;            // k: proposed per step, reranked down to n; 0 = batch
   long max_tokens = 0;          // LLM token budget; 0 = none
   double max_dollars = 0;       // LLM cost budget (llm.*.price); 0 = none
-  std::string critic = "auto";    // "auto" (llm if llm.critique, else metrics) | "metrics" | "llm" | "none"
-  std::string reranker = "auto";  // "auto" (llm if llm.rerank, else none) | "llm" | "none"
+  CriticChoice critic = CriticChoice::kAuto;
+  RerankerChoice reranker = RerankerChoice::kAuto;
   int trajectory_window = 8;    // earlier attempts shown to the maxcode policy
   std::string replay_dir;       // for "replay"; relative to the repository root
   std::vector<KnobConfig> knobs;

@@ -1,20 +1,30 @@
 #include "runner/core/evaluation.h"
 
+#include "runner/util/enum_names.h"
+
 namespace maxcode {
 
+namespace {
+
+constexpr EnumNames<Verdict, 10> kVerdictNames{{
+    {Verdict::kFaster, "faster"},
+    {Verdict::kNotFaster, "not-faster"},
+    {Verdict::kIncorrect, "incorrect"},
+    {Verdict::kCompileError, "compile-error"},
+    {Verdict::kTestFailed, "test-failed"},
+    {Verdict::kTimeout, "timeout"},
+    {Verdict::kCrashed, "crashed"},
+    {Verdict::kLimit, "limit"},
+    {Verdict::kRejected, "rejected"},
+    {Verdict::kUnverifiable, "unverifiable"},
+}};
+
+}  // namespace
+
+// The table's names are string literals, so their data() ends in a NUL.
 const char* verdict_name(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kNotFaster: return "not-faster";
-    case Verdict::kIncorrect: return "incorrect";
-    case Verdict::kCompileError: return "compile-error";
-    case Verdict::kTestFailed: return "test-failed";
-    case Verdict::kTimeout: return "timeout";
-    case Verdict::kCrashed: return "crashed";
-    case Verdict::kLimit: return "limit";
-    case Verdict::kRejected: return "rejected";
-    case Verdict::kUnverifiable: return "unverifiable";
-  }
+  for (const auto& [value, name] : kVerdictNames)
+    if (value == verdict) return name.data();
   return "unknown";
 }
 
@@ -110,13 +120,7 @@ nlohmann::json to_json(const Evaluation& e) {
   return j;
 }
 
-Verdict verdict_from_name(const std::string& name) {
-  for (Verdict v : {Verdict::kFaster, Verdict::kNotFaster, Verdict::kIncorrect, Verdict::kCompileError,
-                    Verdict::kTestFailed, Verdict::kTimeout, Verdict::kCrashed, Verdict::kLimit, Verdict::kRejected,
-                    Verdict::kUnverifiable})
-    if (name == verdict_name(v)) return v;
-  throw std::invalid_argument("unknown verdict '" + name + "'");
-}
+Verdict verdict_from_name(const std::string& name) { return enum_from_name(kVerdictNames, name, "verdict"); }
 
 RatioInterval interval_from_json(const nlohmann::json& j) {
   return RatioInterval{j.at("median").get<double>(), j.at("low").get<double>(), j.at("high").get<double>(),

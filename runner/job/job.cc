@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "runner/job/job_input.h"
 #include "runner/job/target_search.h"
 #include "runner/profile/benchmark_entries.h"
 #include "runner/profile/select.h"
@@ -79,7 +80,11 @@ int run_command(const JobOptions& o, const std::optional<Checkpoint>& checkpoint
     job.repo = o.repo;
     const fs::path config_file = o.config.empty() ? o.repo / ".maxcode.json" : o.config;
     job.config = load_config(config_file);
-    if (!o.policy.empty()) job.config.search.policy = o.policy;
+    if (!o.policy.empty()) {
+      const std::optional<SearchPolicy> policy = policy_named(o.policy);
+      if (!policy) throw PolicyError("--policy: " + unknown_policy(o.policy));
+      job.config.search.policy = *policy;
+    }
     if (!o.replay_dir.empty()) keep_out_of_scope(job.config.scope, o.repo, fs::absolute(o.replay_dir));
     else if (!job.config.search.replay_dir.empty()) keep_out_of_scope(job.config.scope, "", job.config.search.replay_dir);
     // Before the profile that may choose the function, and before any build.

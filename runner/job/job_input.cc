@@ -95,6 +95,22 @@ const char* delivery_mode_name(DeliveryMode mode) {
   return "none";
 }
 
+std::optional<SearchPolicy> policy_named(std::string_view name) {
+  try {
+    return search_policy_from_name(name);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+std::string unknown_policy(std::string_view name) {
+  const std::vector<std::string_view> names = search_policy_names();
+  std::string choices;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    choices += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return "expected " + choices + ", got \"" + std::string(name.substr(0, 40)) + "\"";
+}
+
 JobInput parse_job_input(const json& document, const std::string& label) {
   const JsonObject f(JsonNode(document, label, raise_as<JobInputError>),
                      {"$schema", "repository", "ref", "config", "targets", "max_targets", "min_share", "budget",
@@ -110,10 +126,10 @@ JobInput parse_job_input(const json& document, const std::string& label) {
   in.min_share = f.number("min_share", in.min_share, kNonNegative);
   if (in.min_share > 1) f.fail("min_share", "must be a share between 0 and 1, got " + std::to_string(in.min_share));
   if (auto b = f.get("budget")) in.budget = parse_budget(*b);
-  in.policy = bounded_field(f, "policy");
-  if (!in.policy.empty() && in.policy != "tune" && in.policy != "replay" && in.policy != "maxcode" &&
-      in.policy != "cuda-llm" && in.policy != "effilearner")
-    f.fail("policy", "expected tune, replay, maxcode, cuda-llm or effilearner, got \"" + in.policy + "\"");
+  if (const std::string policy = bounded_field(f, "policy"); !policy.empty()) {
+    in.policy = policy_named(policy);
+    if (!in.policy) f.fail("policy", unknown_policy(policy));
+  }
   in.replay_dir = bounded_field(f, "replay_dir");
   check_relative(f, "replay_dir", in.replay_dir);
   in.git_token_env = bounded_field(f, "git_token_env", in.git_token_env);
@@ -148,7 +164,7 @@ json to_json(const JobInput& in) {
   if (!in.ref.empty()) j["ref"] = in.ref;
   if (!in.config.empty()) j["config"] = in.config;
   if (!in.targets.empty()) j["targets"] = in.targets;
-  if (!in.policy.empty()) j["policy"] = in.policy;
+  if (in.policy) j["policy"] = search_policy_name(*in.policy);
   if (!in.replay_dir.empty()) j["replay_dir"] = in.replay_dir;
   if (!in.compare_with.empty()) j["compare_with"] = in.compare_with;
   return j;

@@ -8,10 +8,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "runner/core/search_choices.h"
 #include "runner/util/error.h"
 
 namespace maxcode {
@@ -54,7 +56,7 @@ struct JobInput {
   int max_targets = 3;
   double min_share = 0.05;            // a profiled target takes at least this share of the time
   Budget budget;
-  std::string policy;                 // overrides search.policy
+  std::optional<SearchPolicy> policy;  // overrides search.policy
   std::string replay_dir;             // overrides search.replay_dir (inside the repository)
   std::string git_token_env = "MAXCODE_GIT_TOKEN";  // HTTPS token variable (GITHUB_TOKEN if unset)
   std::string compare_with;           // a nightly sweep's previous commit: each target's own time is
@@ -63,6 +65,12 @@ struct JobInput {
 
   bool operator==(const JobInput&) const = default;
 };
+
+// The policy `name` names, for a job's "policy" and `maxcode run --policy`; nothing when
+// it names none (then `unknown_policy(name)` says so: "expected tune, replay, ..., got
+// \"x\"").
+std::optional<SearchPolicy> policy_named(std::string_view name);
+std::string unknown_policy(std::string_view name);
 
 // Strict: a wrong type, an unknown field (with the nearest known name) or a missing
 // repository is a JobInputError reading "<label>: <field path>: <problem>".

@@ -39,8 +39,8 @@ std::string render_job_summary(const JobRecord& job) {
   for (std::size_t i = 0; i < job.targets.size(); ++i) {
     const TargetRecord& t = job.targets[i];
     std::snprintf(line, sizeof line, "%-3zu %-28s %-7s %-10s %-28s %s\n", i + 1, t.function.substr(0, 28).c_str(),
-                  t.share ? format_numbers("%.1f%%", *t.share * 100).c_str() : "-", status_text(t).c_str(),
-                  speedup_text(t).c_str(), pr_text(t).c_str());
+                  t.share ? format_percent(*t.share).c_str() : "-", status_text(t).c_str(), speedup_text(t).c_str(),
+                  pr_text(t).c_str());
     out << line;
   }
   out << "job " << job_status_name(job.status);
@@ -60,7 +60,7 @@ void write_targets(std::ostream& html, const JobRecord& job) {
     const TargetRecord& t = job.targets[i];
     html << "<tr><td>" << i + 1 << "</td><td><a href=\"targets/" << html_escape(t.slug) << "/report.html\">"
          << html_escape(t.function) << "</a></td><td>" << html_escape(t.file) << ":" << t.line << "</td><td>"
-         << (t.share ? format_numbers("%.1f%%", *t.share * 100) : "-") << "</td><td"
+         << (t.share ? format_percent(*t.share) : "-") << "</td><td"
          << (t.verdict == TargetVerdict::kWinner ? " class=\"winner\""
              : t.status == TargetStatus::kFailed ? " class=\"failed\""
                                                  : "")
@@ -97,7 +97,7 @@ void write_profile(std::ostream& html, const JobRecord& job) {
   for (const auto& e : job.profile) {
     // Kernels' shares are of GPU time, functions' of CPU time.
     const std::string launched_by = e.value("launched_by", std::string());
-    html << "<tr><td>" << format_numbers("%.1f%%", e.value("share", 0.0) * 100)
+    html << "<tr><td>" << format_percent(e.value("share", 0.0))
          << (e.value("kind", std::string("cpu")) == "gpu" ? " of GPU" : " of CPU") << "</td><td>"
          << html_escape(e.value("name", std::string()) +
                         (launched_by.empty() ? "" : " (launched by " + launched_by + ")"))

@@ -140,7 +140,7 @@ class JobTargets {
     for (const auto* list : {&profile.kernels, &profile.functions}) {
       for (std::size_t i = 0; i < list->size() && i < 3; ++i) {
         const ProfileEntry& e = (*list)[i];
-        hottest += (hottest.empty() ? "" : ", ") + format_numbers("%.1f%%", 100 * e.share) + " of " +
+        hottest += (hottest.empty() ? "" : ", ") + format_percent(e.share) + " of " +
                    (e.kind == "gpu" ? "GPU" : "CPU") + " time " + e.name +
                    (e.external    ? " (external)"
                     : !e.in_scope ? " (out of scope)"
@@ -148,7 +148,7 @@ class JobTargets {
       }
     }
     return JobFailure("nothing-in-scope", "no function inside the scope of " + req_.config_file.filename().string() +
-                                              " takes " + format_numbers("%.1f%%", 100 * job_.input.min_share) +
+                                              " takes " + format_percent(job_.input.min_share) +
                                               " or more of its profile list's time" +
                                               (hottest.empty() ? "" : " (hottest: " + hottest + ")") + tried);
   }

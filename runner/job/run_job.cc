@@ -1,4 +1,5 @@
 #include "runner/job/run_job.h"
+#include "runner/util/format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,12 +24,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
-  return text;
-}
 
 class JobRunner {
  public:
@@ -151,7 +146,7 @@ class JobRunner {
     } catch (const std::exception& e) {
       throw JobFailure("config", e.what());
     }
-    if (!job_.input.policy.empty()) config_.search.policy = job_.input.policy;
+    if (job_.input.policy) config_.search.policy = *job_.input.policy;
     if (!job_.input.replay_dir.empty()) config_.search.replay_dir = job_.input.replay_dir;
     if (!config_.search.replay_dir.empty()) keep_out_of_scope(config_.scope, "", config_.search.replay_dir);
     const std::string& replay_dir = config_.search.replay_dir;
@@ -163,7 +158,7 @@ class JobRunner {
     } catch (const std::exception& e) {
       throw JobFailure("config", relative + ": " + e.what());
     }
-    progress_.note("config: " + relative + " (policy " + config_.search.policy + ")");
+    progress_.note("config: " + relative + " (policy " + search_policy_name(config_.search.policy) + ")");
   }
 
   void choose_targets() {
@@ -171,9 +166,9 @@ class JobRunner {
     choose_job_targets({source_dir(), config_file_, config_, run_.out, run_.keep_workspaces}, job_, progress_);
     for (std::size_t i = 0; i < job_.targets.size(); ++i) {
       const TargetRecord& t = job_.targets[i];
-      progress_.note("target " + std::to_string(i + 1) + "/" + std::to_string(job_.targets.size()) + ": " +
-                     t.function + " (" + t.file + ":" + std::to_string(t.line) +
-                     (t.share ? ", " + percent(*t.share) + " of the time" : "") + ")");
+      progress_.note("target " + std::to_string(i + 1) + "/" + std::to_string(job_.targets.size()) + ": " + t.function +
+                     " (" + t.file + ":" + std::to_string(t.line) +
+                     (t.share ? ", " + format_percent(*t.share) + " of the time" : "") + ")");
     }
     job_.budget = job_allowance(job_.input.budget, config_.search, static_cast<int>(job_.targets.size()));
     save();

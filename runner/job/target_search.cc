@@ -96,7 +96,7 @@ std::string make_patch(const Session& s, const SearchResult& result) {
 
 SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Progress& progress) {
   const SearchConfig& sc = o.config.search;
-  s.info.policy = sc.policy;
+  s.info.policy = search_policy_name(sc.policy);
   Spend spend({sc.max_tokens, sc.max_dollars});
   if (o.resume) spend.restore(o.resume->spend);
   const std::string file_text = read_text(s.source.root / s.located.target.file);
@@ -109,7 +109,8 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
   const std::string run_id = o.resume ? o.resume->run_id : new_run_id();
   RolloutStore store(o.db.empty() ? o.out / "rollouts.sqlite" : o.db);
   store.begin_run({run_id, s.info.started_at, s.info.repository, s.info.commit, s.located.target,
-                   method->context.language, sc.policy, evaluator.baseline_definition(), method->prompts.system});
+                   method->context.language, search_policy_name(sc.policy), evaluator.baseline_definition(),
+                   method->prompts.system});
   const fs::path trajectory_file = o.out / "trajectory.jsonl";
   if (!o.resume) write_text(trajectory_file, "");
   std::ofstream trajectory(trajectory_file, std::ios::app);
@@ -130,9 +131,10 @@ SearchResult search(const TargetSearch& o, Session& s, Evaluator& evaluator, Pro
     best_so_far = std::max(best_so_far, entry.evaluation.reward());
   };
   hooks.on_step = [&](const SearchState& state) {
-    write_checkpoint(o.out, {run_id, sc.policy, s.located.target, state, spend.to_json(), fs::absolute(o.repo).string(),
-                             o.config.file.empty() ? "" : fs::absolute(o.config.file).string(),
-                             o.replay_dir.empty() ? "" : fs::absolute(o.replay_dir).string()});
+    write_checkpoint(o.out,
+                     {run_id, search_policy_name(sc.policy), s.located.target, state, spend.to_json(),
+                      fs::absolute(o.repo).string(), o.config.file.empty() ? "" : fs::absolute(o.config.file).string(),
+                      o.replay_dir.empty() ? "" : fs::absolute(o.replay_dir).string()});
   };
   SearchLimits limits{sc.max_evaluations, sc.batch, sc.proposals > 0 ? sc.proposals : sc.batch,
                       sc.max_wall_s, sc.max_tokens, sc.max_dollars, o.max_timing_s};
@@ -197,7 +199,7 @@ namespace {
 // here, before the original is built or timed.
 void check_target_can_change(const TargetSearch& o, const Session& s) {
   if (!o.candidate_file.empty()) return;
-  if (o.config.search.policy == "tune" && s.knobs.empty())
+  if (o.config.search.policy == SearchPolicy::kTune && s.knobs.empty())
     throw PolicyError("the tune policy has nothing to tune in " + s.located.target.function + " (" +
                       s.located.target.file + "): add search.knobs to " + o.config.file.string() +
                       " or a `// maxcode: tune NAME v1 v2 ...` comment in that file, or choose another policy");

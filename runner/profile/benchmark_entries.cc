@@ -1,4 +1,5 @@
 #include "runner/profile/benchmark_entries.h"
+#include "runner/util/format.h"
 
 #include <cstdio>
 #include <set>
@@ -52,12 +53,6 @@ std::vector<std::string> entry_keys(const std::string& entry) {
   std::vector<std::string> keys{parts[0]};
   if (parts.size() >= 2) keys.push_back(parts[0] + "_" + parts[1] + "_Benchmark");
   return keys;
-}
-
-std::string percent(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", 100 * x);
-  return text;
 }
 
 // The entries grouped by the benchmark function each runs (the fixture's key where the
@@ -139,7 +134,7 @@ void reweigh(CallStacks& stacks, const std::vector<long>& group_of_stack, EntryW
   if (!unsampled.empty()) {
     w.note = "no sample fell in the entries of ";
     for (std::size_t i = 0; i < unsampled.size(); ++i) w.note += (i ? ", " : "") + unsampled[i];
-    w.note += " (" + percent(1 - placed_metric / w.metric_s) + " of the metric): left out of the shares";
+    w.note += " (" + format_percent(1 - placed_metric / w.metric_s) + " of the metric): left out of the shares";
   }
 }
 
@@ -151,7 +146,7 @@ EntryWeighting weigh_by_entries(CallStacks& stacks, const GoogleBenchmarkRun& ru
   const std::vector<long> group_of_stack = place_stacks(stacks, by_key, w);
   if (w.total <= 0 || w.metric_s <= 0) return w;
   if (w.unplaced > 0.5 * w.total) {
-    w.note = "the samples of " + percent(w.unplaced / w.total) +
+    w.note = "the samples of " + format_percent(w.unplaced / w.total) +
              " of its CPU time name no benchmark function of its entries (entries registered through a "
              "lambda?): its functions are ranked by CPU time, not by their part of the metric";
     return w;

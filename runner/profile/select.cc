@@ -1,4 +1,5 @@
 #include "runner/profile/select.h"
+#include "runner/util/format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,16 +19,10 @@ bool selectable(const ProfileEntry& e, double min_share) {
   return e.share >= min_share && !e.external && e.in_scope && !e.function.empty();
 }
 
-std::string percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
-  return text;
-}
-
 std::string of_list(const ProfileEntry& e) {
   if (!e.benchmark_entries.empty())  // weighed by the metric (runner/profile/benchmark_entries.h)
-    return percent(e.share) + " of the metric (the Google Benchmark entries' times per iteration)";
-  return percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") + " time";
+    return format_percent(e.share) + " of the metric (the Google Benchmark entries' times per iteration)";
+  return format_percent(e.share) + " of " + (e.kind == "gpu" ? "GPU" : "CPU") + " time";
 }
 
 Profile profile_for_choice(const std::filesystem::path& repo, const std::filesystem::path& config_file,

@@ -103,7 +103,7 @@ void write_series(std::ostringstream& html, const std::string& repository, const
           "<th>speedup (95% CI)</th><th>verdict</th><th>PR</th></tr>\n";
   for (const NightResult* p : points) {
     html << "<tr><td>" << html_escape(p->night) << "</td><td><code>" << html_escape(p->commit.substr(0, 10))
-         << "</code></td><td>" << format_numbers("%.1f%%", p->share * 100) << "</td><td>"
+         << "</code></td><td>" << format_percent(p->share) << "</td><td>"
          << (p->self_ns > 0 ? format_numbers("%.1f ms", p->self_ns / 1e6) : "-") << "</td><td>"
          << (p->original_s > 0 ? format_numbers("%.1f ms", p->original_s * 1e3) : "-") << "</td><td>"
          << (p->speedup

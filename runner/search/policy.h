@@ -10,9 +10,10 @@
 
 #include "runner/core/candidate.h"
 #include "runner/core/evaluation.h"
+#include "runner/core/search_choices.h"
+#include "runner/core/target.h"
 #include "runner/util/error.h"
 #include "runner/workspace/knobs.h"
-#include "runner/core/target.h"
 
 namespace maxcode {
 
@@ -70,10 +71,9 @@ namespace llm { class Provider; }
 //                 critiques; fix a compile error, else a logic error, else beat the best
 //   "cuda-llm"    iterative refinement on the raw feedback of the latest attempt
 //   "effilearner" self-refinement of the current best from its execution profile
-bool is_llm_policy(const std::string& name);
-std::unique_ptr<Policy> make_llm_policy(const std::string& name, const TargetContext& context,
-                                        llm::Provider& provider, const Prompts& prompts, Spend& spend,
-                                        int trajectory_window = 8);
+// Throws PolicyError for a policy that is not one of them.
+std::unique_ptr<Policy> make_llm_policy(SearchPolicy preset, const TargetContext& context, llm::Provider& provider,
+                                        const Prompts& prompts, Spend& spend, int trajectory_window = 8);
 
 // Whether some candidate file in `directory` (as replay reads them) defines one of
 // `unit_names` or is a diff that changes `file` (repository-relative).

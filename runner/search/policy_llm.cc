@@ -29,10 +29,15 @@ const TrajectoryEntry* latest_evaluated(const SearchState& state) {
 
 class LlmPolicy : public Policy {
  public:
-  LlmPolicy(std::string name, TargetContext context, llm::Provider& provider, const Prompts& prompts, Spend& spend,
+  LlmPolicy(SearchPolicy preset, TargetContext context, llm::Provider& provider, const Prompts& prompts, Spend& spend,
             int window)
-      : name_(std::move(name)), context_(std::move(context)), provider_(provider), prompts_(prompts),
-        spend_(spend), window_(window) {}
+      : preset_(preset),
+        name_(search_policy_name(preset)),
+        context_(std::move(context)),
+        provider_(provider),
+        prompts_(prompts),
+        spend_(spend),
+        window_(window) {}
 
   std::string name() const override { return name_; }
 
@@ -153,7 +158,7 @@ class LlmPolicy : public Policy {
   std::string render_prompt(const SearchState& state) const {
     std::string best, trajectory;
     const TrajectoryEntry* best_entry = state.best_entry();
-    if (name_ == "maxcode") {
+    if (preset_ == SearchPolicy::kMaxcode) {
       if (best_entry)
         best = "\n## Best so far (" + std::to_string(best_entry->evaluation.reward()) + "x faster)\n" +
                fenced(context_.language, best_entry->evaluation.code) + "Feedback:\n" +
@@ -166,7 +171,7 @@ class LlmPolicy : public Policy {
         trajectory = "\n## Earlier attempts (oldest first)\n";
         for (const TrajectoryEntry* e : shown) trajectory += attempt_text(*e, true);
       }
-    } else if (name_ == "cuda-llm") {
+    } else if (preset_ == SearchPolicy::kCudaLlm) {
       if (const TrajectoryEntry* last = latest_evaluated(state))
         trajectory = "\n## Latest attempt\n" + attempt_text(*last, false);
     } else {  // effilearner: refine the current version from its execution profile
@@ -215,7 +220,8 @@ class LlmPolicy : public Policy {
     return text;
   }
 
-  std::string name_;
+  SearchPolicy preset_;
+  std::string name_;  // its name: the candidates' ids and origin
   TargetContext context_;
   llm::Provider& provider_;
   const Prompts prompts_;  // a copy: a few strings, and no lifetime to get wrong
@@ -226,14 +232,10 @@ class LlmPolicy : public Policy {
 
 }  // namespace
 
-bool is_llm_policy(const std::string& name) {
-  return name == "maxcode" || name == "cuda-llm" || name == "effilearner";
-}
-
-std::unique_ptr<Policy> make_llm_policy(const std::string& name, const TargetContext& context, llm::Provider& provider,
+std::unique_ptr<Policy> make_llm_policy(SearchPolicy preset, const TargetContext& context, llm::Provider& provider,
                                         const Prompts& prompts, Spend& spend, int trajectory_window) {
-  if (!is_llm_policy(name)) throw PolicyError("unknown LLM policy '" + name + "'");
-  return std::make_unique<LlmPolicy>(name, context, provider, prompts, spend, trajectory_window);
+  if (!is_llm_policy(preset)) throw PolicyError("not an LLM policy: '" + search_policy_name(preset) + "'");
+  return std::make_unique<LlmPolicy>(preset, context, provider, prompts, spend, trajectory_window);
 }
 
 }  // namespace maxcode

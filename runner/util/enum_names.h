@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace maxcode {
 
@@ -20,6 +21,14 @@ std::string enum_name(const EnumNames<Enum, N>& names, Enum value) {
   for (const auto& [v, name] : names)
     if (v == value) return std::string(name);
   return "unknown";
+}
+
+// Every name, in the table's order: the choices an error lists.
+template <class Enum, std::size_t N>
+std::vector<std::string_view> enum_names_of(const EnumNames<Enum, N>& names) {
+  std::vector<std::string_view> out;
+  for (const auto& [v, name] : names) out.push_back(name);
+  return out;
 }
 
 // The value named `name`. Throws std::invalid_argument "unknown <what> '<name>'", the

@@ -22,6 +22,10 @@ std::string format_numbers(const char* pattern, Numbers... numbers) {
   return buffer;
 }
 
+// A share as a percentage with one decimal: 0.123 -> "12.3%". Profiles, targets and
+// job reports say how much of the time a function takes this way.
+inline std::string format_percent(double share) { return format_numbers("%.1f%%", share * 100); }
+
 // A duration with three significant digits in the unit that suits it: "2.5 s",
 // "12.1 ms", "20 µs", "850 ns". For verdict reasons, reports and PR bodies alike.
 inline std::string format_duration(double seconds) {

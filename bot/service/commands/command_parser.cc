@@ -1,8 +1,11 @@
 #include "bot/service/commands/command_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <vector>
+
+#include "runner/core/search_choices.h"
 
 namespace maxcode::bot::service {
 
@@ -16,9 +19,15 @@ bool is_identifier(const std::string& word) {
 }
 
 bool is_policy(const std::string& word) {
-  for (const char* known : {"tune", "replay", "maxcode", "cuda-llm", "effilearner"})
-    if (word == known) return true;
-  return false;
+  const std::vector<std::string_view> known = search_policy_names();
+  return std::find(known.begin(), known.end(), word) != known.end();
+}
+
+// "tune, replay, maxcode, cuda-llm, effilearner"
+std::string policy_list() {
+  std::string out;
+  for (std::string_view name : search_policy_names()) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
 }
 
 CommentCommand invalid(std::string why) {
@@ -47,12 +56,12 @@ CommentCommand parse_line(const std::string& line) {
     if (w == "--policy" || w.rfind("--policy=", 0) == 0) {
       std::string value;
       if (w == "--policy") {
-        if (i + 1 >= words.size()) return invalid("--policy needs a value (tune, replay, maxcode, cuda-llm, effilearner)");
+        if (i + 1 >= words.size()) return invalid("--policy needs a value (" + policy_list() + ")");
         value = words[++i];
       } else {
         value = w.substr(9);
       }
-      if (!is_policy(value)) return invalid("unknown policy '" + value + "' (tune, replay, maxcode, cuda-llm, effilearner)");
+      if (!is_policy(value)) return invalid("unknown policy '" + value + "' (" + policy_list() + ")");
       c.policy = value;
     } else if (w.rfind("--", 0) == 0) {
       return invalid("unknown option '" + w + "' (only --policy)");

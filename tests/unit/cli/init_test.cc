@@ -45,7 +45,7 @@ TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
   EXPECT_NE(o.out.find("still to decide"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("targets.functions is empty"), std::string::npos) << o.out;
   // No knobs in the repository: not tune, whose search would have nothing to try.
-  EXPECT_EQ(config.search.policy, "maxcode");
+  EXPECT_EQ(config.search.policy, SearchPolicy::kMaxcode);
   EXPECT_EQ(config.llm["propose"]["provider"], "openai");
   EXPECT_NE(o.out.find("search.policy is \"maxcode\""), std::string::npos) << o.out;
 

@@ -58,7 +58,7 @@ TEST(ConfigTest, ParsesTheDocumentedExample) {
   EXPECT_EQ(config.scope.include, std::vector<std::string>{"src/**"});
   EXPECT_EQ(config.scope.exclude, std::vector<std::string>{"third_party/**"});
   EXPECT_EQ(config.targets.functions, std::vector<std::string>{"histogram"});
-  EXPECT_EQ(config.search.policy, "tune");
+  EXPECT_EQ(config.search.policy, SearchPolicy::kTune);
   EXPECT_EQ(config.search.max_evaluations, 32);
   EXPECT_EQ(config.acceptance.min_speedup, 1.05);
   EXPECT_TRUE(config.llm.is_null());
@@ -82,7 +82,7 @@ TEST(ConfigTest, MinimalDocumentGetsTheDefaults) {
   EXPECT_EQ(config.benchmarks[0].timeout_s, 300);
   EXPECT_EQ(config.scope.include, std::vector<std::string>{"**"});
   EXPECT_TRUE(config.scope.exclude.empty());
-  EXPECT_EQ(config.search.policy, "tune");
+  EXPECT_EQ(config.search.policy, SearchPolicy::kTune);
   EXPECT_EQ(config.search.max_evaluations, 32);
   EXPECT_EQ(config.search.batch, 4);
   EXPECT_EQ(config.search.seed, 1u);
@@ -367,12 +367,12 @@ TEST(ConfigTest, SearchPolicy) {
   EXPECT_EQ(search.proposals, 8);
   EXPECT_EQ(search.max_tokens, 100000);
   EXPECT_DOUBLE_EQ(search.max_dollars, 2.5);
-  EXPECT_EQ(search.reranker, "llm");
+  EXPECT_EQ(search.reranker, RerankerChoice::kLlm);
   EXPECT_EQ(search.trajectory_window, 4);
 
   // replay_dir may come from the command line later, so the file need not name it.
   doc["search"] = {{"policy", "replay"}};
-  EXPECT_EQ(parse_config(doc, "f").search.policy, "replay");
+  EXPECT_EQ(parse_config(doc, "f").search.policy, SearchPolicy::kReplay);
 
   doc["search"] = {{"policy", "replay"}, {"replay_dir", "candidates/run1"}};
   EXPECT_EQ(parse_config(doc, "f").search.replay_dir, "candidates/run1");
@@ -475,7 +475,7 @@ Config everything_set() {
   config.scope = {{"src/**", "include/**"}, {"src/gen/**"}};
   config.targets = {{"ns::histogram", "scale"}, "void(float*, int)"};
   config.targets.unit = {{"ns::reduce", "warp_sum"}, {"slow_path"}};
-  config.search.policy = "replay";
+  config.search.policy = SearchPolicy::kReplay;
   config.search.max_evaluations = 7;
   config.search.batch = 2;
   config.search.replay_dir = "replays/x";

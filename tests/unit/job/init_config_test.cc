@@ -72,11 +72,11 @@ TEST(InitConfig, AGoogleBenchmarkProjectGetsACommentedConfigThatReadsBack) {
   EXPECT_EQ(config.scope.include, std::vector<std::string>{"src/**"});
   EXPECT_TRUE(config.targets.functions.empty());
   // No knobs in the scan: the model's policy, not tune (which would have nothing to try).
-  EXPECT_EQ(config.search.policy, "maxcode");
+  EXPECT_EQ(config.search.policy, SearchPolicy::kMaxcode);
   EXPECT_EQ(config.llm["propose"]["model"], "gpt-4.1");
   ProjectScan with_knobs = cmake_scan();
   with_knobs.knobs = true;
-  EXPECT_EQ(written(propose_config(with_knobs)).search.policy, "tune");
+  EXPECT_EQ(written(propose_config(with_knobs)).search.policy, SearchPolicy::kTune);
   // The file explains itself to the person who opens it.
   EXPECT_EQ(text.rfind("// maxcode project file", 0), 0u) << text;
   EXPECT_NE(text.find("\"$schema\": \"https://maxcode.dev/schema/maxcode.schema.json\""), std::string::npos) << text;

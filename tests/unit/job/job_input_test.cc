@@ -39,6 +39,7 @@ TEST(JobInput, ReadsEveryFieldAndRoundTrips) {
   EXPECT_EQ(in.budget.wall_s, 600.0);
   EXPECT_EQ(in.budget.tokens, 1000);
   EXPECT_EQ(in.budget.gpu_s, 30.0);
+  EXPECT_EQ(in.policy, SearchPolicy::kReplay);
   EXPECT_EQ(in.delivery.mode, DeliveryMode::kPr);
   EXPECT_EQ(in.delivery.base, "dev");
   EXPECT_EQ(in.delivery.api_url, "https://api.github.com");
@@ -46,6 +47,7 @@ TEST(JobInput, ReadsEveryFieldAndRoundTrips) {
 
   const JobInput minimal = parse_job_input({{"repository", "/srv/repo"}}, "job.json");
   EXPECT_EQ(minimal.max_targets, 3);
+  EXPECT_FALSE(minimal.policy);  // the config's search.policy decides
   EXPECT_FALSE(minimal.budget.evaluations);
   EXPECT_EQ(minimal.delivery.mode, DeliveryMode::kNone);  // the service's runners deliver nothing themselves
   EXPECT_EQ(parse_job_input(to_json(minimal), "again"), minimal);

@@ -42,7 +42,7 @@ TEST(LlmPolicy, PromptShowsTheWholeUnitAndWhatMayChange) {
   config.timeout_s = 30;
   auto provider = llm::make_provider(config);
   Spend spend;
-  auto policy = make_llm_policy("maxcode", context, *provider, default_prompts(), spend);
+  auto policy = make_llm_policy(SearchPolicy::kMaxcode, context, *provider, default_prompts(), spend);
   SearchState state;
   const std::vector<Candidate> proposed = policy->propose(state, 1);
   ASSERT_EQ(proposed.size(), 1u);
@@ -98,7 +98,8 @@ struct PolicyRig {
     config.timeout_s = 10;
     config.max_retries = 0;
     provider = llm::make_provider(config);
-    policy = make_llm_policy("maxcode", make_target_context(target, file, unit), *provider, default_prompts(), spend);
+    policy = make_llm_policy(SearchPolicy::kMaxcode, make_target_context(target, file, unit), *provider,
+                             default_prompts(), spend);
   }
   Spend spend;
   std::unique_ptr<llm::Provider> provider;

@@ -126,7 +126,7 @@ TEST(ReplayPolicy, WhetherAnyFileCanChangeTheTargetIsKnownBeforeAnythingIsBuilt)
                       "--- a/src/b.cc\n+++ b/src/b.cc\n@@ -1 +1 @@\n-int b() { return 1; }\n+int b() { return 2; }\n");
   EXPECT_FALSE(replay_reaches(dir.path(), {"scale", "scale_kernel"}, "src/a.cc"));
   Config config;
-  config.search.policy = "replay";
+  config.search.policy = SearchPolicy::kReplay;
   const std::string why = why_nothing_reaches(config, "/repo", dir.path(), {"scale", "scale_kernel"}, "src/a.cc");
   EXPECT_NE(why.find("none of the candidate files in " + dir.path().string() +
                      " defines a function of its unit or changes src/a.cc"),
@@ -141,7 +141,7 @@ TEST(ReplayPolicy, WhetherAnyFileCanChangeTheTargetIsKnownBeforeAnythingIsBuilt)
                       "--- a/lib/src/a.cc\n+++ b/lib/src/a.cc\n@@ -1 +1 @@\n-int a() { return 1; }\n+int a() { return 2; }\n");
   EXPECT_TRUE(replay_reaches(dir.path(), {"scale"}, "src/a.cc"));
   // Other policies write for the target.
-  config.search.policy = "maxcode";
+  config.search.policy = SearchPolicy::kMaxcode;
   EXPECT_EQ(why_nothing_reaches(config, "/repo", dir.path(), {"scale"}, "src/x.cc"), "");
 }
 

@@ -27,7 +27,7 @@ TEST(RunnerProtocol, TheJobDocumentIsAJobInputThatDeliversNothing) {
   EXPECT_EQ(input.ref, job.commit);
   EXPECT_EQ(input.targets, std::vector<std::string>{"histogram"});
   EXPECT_EQ(input.max_targets, 2);
-  EXPECT_EQ(input.policy, "replay");
+  EXPECT_EQ(input.policy, SearchPolicy::kReplay);
   EXPECT_EQ(input.budget.evaluations, 4);
   // The service opens the pull request from the uploaded results; the job must not.
   EXPECT_EQ(input.delivery.mode, maxcode::DeliveryMode::kNone);
