@@ -194,9 +194,10 @@ void Service::State::start_workers() {
         for (const Job& j : s.queue.jobs("", {JobState::kDelivering}, 100)) {
           if (s.deferred.waiting("deliver", std::to_string(j.id))) continue;  // GitHub asked for time
           // Replicas: one delivers a job's results (two would race to open its PR).
-          const auto lease = s.queue.take_results(j.id);
+          const auto lease = s.queue.leases.take_results(j.id);
           if (!lease) continue;
-          if (deliver_job_results(s.context, j.id) != DeliveryStep::kFinished) s.queue.release_results(j.id, *lease);
+          if (deliver_job_results(s.context, j.id) != DeliveryStep::kFinished)
+            s.queue.leases.release_results(j.id, *lease);
         }
       },
       s.log);

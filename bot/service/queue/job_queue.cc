@@ -357,36 +357,6 @@ void JobQueue::finish(std::int64_t id, JobState state, const std::string& outcom
         {id, job_state_name(state), outcome, summary, pr_url, now(), dump_json(service::to_json(*result))});
 }
 
-std::optional<std::string> JobQueue::take_results(std::int64_t id) {
-  auto db = pool_.acquire();
-  const double t = now();
-  const std::string lease = random_hex(16);
-  // One statement: the row lock makes two replicas' takes one after the other, and the
-  // second finds the lease held.
-  if (db->run("UPDATE jobs SET lease = ?2, lease_expires = ?3 WHERE id = ?1 AND state = 'delivering' "
-               "AND (lease = '' OR lease_expires < ?4)",
-               {id, lease, t + options_.work_lease_s, t}) != 1)
-    return std::nullopt;
-  return lease;
-}
-
-bool JobQueue::take_report(std::int64_t id) {
-  auto db = pool_.acquire();
-  const double t = now();
-  return db->run("UPDATE jobs SET report_until = ?2 WHERE id = ?1 AND report_until <= ?3",
-                  {id, t + options_.work_lease_s, t}) == 1;
-}
-
-void JobQueue::end_report(std::int64_t id) {
-  auto db = pool_.acquire();
-  db->run("UPDATE jobs SET report_until = 0 WHERE id = ?1", {id});
-}
-
-void JobQueue::release_results(std::int64_t id, const std::string& lease) {
-  auto db = pool_.acquire();
-  db->run("UPDATE jobs SET lease = '', lease_expires = 0 WHERE id = ?1 AND state = 'delivering' AND lease = ?2", {id, lease});
-}
-
 bool JobQueue::rerun(std::int64_t id, const std::string& requested_by) {
   auto db = pool_.acquire();
   return db->run("UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, error = '', outcome = '', summary = '', "

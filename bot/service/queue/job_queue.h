@@ -44,6 +44,7 @@
 #include "bot/service/queue/job_result.h"
 #include "bot/service/queue/job_state.h"
 #include "bot/service/queue/queue_options.h"
+#include "bot/service/queue/result_leases.h"
 #include "bot/service/queue/runner_registry.h"
 #include "bot/service/queue/schedule_runs.h"
 #include "bot/service/queue/sql_database.h"
@@ -130,16 +131,6 @@ class JobQueue {
   // Running jobs whose lease expired go back to the queue (or fail); those whose cancel
   // was asked for are cancelled. Returns their ids.
   std::vector<std::int64_t> expire_leases();
-  // A delivering job whose results no replica is delivering: leased to this one for
-  // work_lease_s; returns the lease (nullopt: another holds it, or it is not delivering).
-  std::optional<std::string> take_results(std::int64_t id);
-  // A job's comment and check run are brought up to date by one replica at a time (two
-  // that both saw no check run would each create one): true when this one may report
-  // now (for work_lease_s, or until end_report); false while another reports it.
-  bool take_report(std::int64_t id);
-  void end_report(std::int64_t id);
-  // Gives the results' lease back (delivery deferred: GitHub asked for time).
-  void release_results(std::int64_t id, const std::string& lease);
   // delivering -> done | failed, with what came of it.
   void finish(std::int64_t id, JobState state, const std::string& outcome, const std::string& summary,
               const std::string& pr_url, const std::optional<JobResult>& result = std::nullopt);
@@ -169,6 +160,8 @@ class JobQueue {
   Installations installations{{pool_, options_}};
   IgnoredTargets ignored{{pool_, options_}};
   ScheduleRuns schedule{{pool_, options_}};
+  // The leases on a delivering job's results and on its report (result_leases.h).
+  ResultLeases leases{{pool_, options_}};
 
   // SQLite's journal mode ("wal"); empty on PostgreSQL.
   std::string journal_mode();

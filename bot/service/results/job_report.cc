@@ -106,13 +106,13 @@ void report_job(ServiceContext& context, std::int64_t job_id) {
   // Replicas sharing the store: the same, between processes (job_queue.h take_report).
   // Waits for the other's report (GitHub calls, well under a second), or for its lease
   // to run out if that replica died; reports the job as it is then.
-  while (!context.queue.take_report(job_id)) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!context.queue.leases.take_report(job_id)) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   struct EndReport {
     JobQueue& queue;
     std::int64_t id;
     ~EndReport() {
       try {
-        queue.end_report(id);
+        queue.leases.end_report(id);
       } catch (...) {
       }
     }

@@ -376,23 +376,23 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   const auto id = a.enqueue(spec()).job.id;
   const auto claim = b.claim("r", {});
   ASSERT_TRUE(claim);
-  EXPECT_FALSE(a.take_results(id));  // running, not delivering
+  EXPECT_FALSE(a.leases.take_results(id));  // running, not delivering
   ASSERT_TRUE(b.complete(id, claim->lease, JobResult{.dir = "/data/jobs/1/attempt-1", .exit_code = 0}));
-  const auto held = a.take_results(id);
+  const auto held = a.leases.take_results(id);
   ASSERT_TRUE(held);
-  EXPECT_FALSE(b.take_results(id));
-  a.release_results(id, *held);  // GitHub asked for time: any replica may try later
-  EXPECT_TRUE(b.take_results(id));
+  EXPECT_FALSE(b.leases.take_results(id));
+  a.leases.release_results(id, *held);  // GitHub asked for time: any replica may try later
+  EXPECT_TRUE(b.leases.take_results(id));
   b.finish(id, JobState::kDone, "created", "a PR", "http://pr/1");
   clock.t += 101;
-  EXPECT_FALSE(a.take_results(id));
+  EXPECT_FALSE(a.leases.take_results(id));
 
-  EXPECT_TRUE(a.take_report(id));
-  EXPECT_FALSE(b.take_report(id));  // a reports it: b waits
-  a.end_report(id);
-  EXPECT_TRUE(b.take_report(id));
+  EXPECT_TRUE(a.leases.take_report(id));
+  EXPECT_FALSE(b.leases.take_report(id));  // a reports it: b waits
+  a.leases.end_report(id);
+  EXPECT_TRUE(b.leases.take_report(id));
   clock.t += 101;                   // b died reporting
-  EXPECT_TRUE(a.take_report(id));
+  EXPECT_TRUE(a.leases.take_report(id));
 
   a.schedule.set_run("nightly", 5);
   EXPECT_TRUE(a.schedule.take_run("nightly", 5));
