@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/github/git_remote.h"
+#include "bot/protocol/run_status.h"
 #include "bot/worker/claimed_job.h"
 #include "runner/util/beneath.h"
 #include "runner/util/files.h"
@@ -93,9 +94,10 @@ std::string last_line(const std::string& text) {
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct RunOutcome {
-  std::string status;  // finished | failed | cancelled | lost
+  RunStatus status = RunStatus::kFailed;
   int exit_code = -1;
   std::string error;
+  bool lost = false;  // the service took the job back: nothing to report
 };
 
 // The job's command, run by the one process runner (process.h) on a thread of its own
@@ -159,16 +161,16 @@ std::optional<RunOutcome> fetch_source(const ClaimedJob& job, const fs::path& di
     GitRemote remote(dir / "git", job.url, job.token);
     remote.fetch();
     if (!remote.has_commit(job.commit))
-      return RunOutcome{"failed", -1, "commit " + job.commit + " is not in the repository"};
+      return RunOutcome{RunStatus::kFailed, -1, "commit " + job.commit + " is not in the repository"};
     Command c;
     c.shell = "git --git-dir " + shell_quote((dir / "git").string()) + " update-ref refs/heads/maxcode-job " +
               shell_quote(job.commit) + " && git clone -q -b maxcode-job " + shell_quote((dir / "git").string()) +
               " " + shell_quote((dir / "src").string());
     c.timeout_s = 600;
     const Outcome cloned = run(c);
-    if (!cloned.ok()) return RunOutcome{"failed", -1, "local checkout failed: " + cloned.tail(800)};
+    if (!cloned.ok()) return RunOutcome{RunStatus::kFailed, -1, "local checkout failed: " + cloned.tail(800)};
   } catch (const std::exception& e) {
-    return RunOutcome{"failed", -1, std::string("fetching the repository failed: ") + e.what()};
+    return RunOutcome{RunStatus::kFailed, -1, std::string("fetching the repository failed: ") + e.what()};
   }
   return std::nullopt;
 }
@@ -184,12 +186,12 @@ std::string prepare_command(const RunnerOptions& o, const ClaimedJob& job, const
 }
 
 RunOutcome finished(const Outcome& done, const fs::path& dir) {
-  if (done.spawn_failed) return {"failed", -1, "could not start: " + done.spawn_error};
-  if (done.timed_out) return {"failed", -1, "the job ran past the runner's limit"};
+  if (done.spawn_failed) return {RunStatus::kFailed, -1, "could not start: " + done.spawn_error};
+  if (done.timed_out) return {RunStatus::kFailed, -1, "the job ran past the runner's limit"};
   if (done.term_signal != 0)
-    return {"failed", -1, "the job was " + done.describe() + ": " + tail_of(dir, "run.log", 800)};
-  if (done.exit_code == 127) return {"failed", 127, "could not start: " + tail_of(dir, "run.log", 800)};
-  return {"finished", done.exit_code, ""};
+    return {RunStatus::kFailed, -1, "the job was " + done.describe() + ": " + tail_of(dir, "run.log", 800)};
+  if (done.exit_code == 127) return {RunStatus::kFailed, 127, "could not start: " + tail_of(dir, "run.log", 800)};
+  return {RunStatus::kFinished, done.exit_code, ""};
 }
 
 // One heartbeat: the job's latest progress line shown (the operator watching a runner
@@ -208,8 +210,9 @@ std::optional<RunOutcome> heartbeat(Api& api, const ClaimedJob& job, const fs::p
   if (code == 409 || cancel) {
     process.kill_group();
     process.wait();
-    if (code == 409) return RunOutcome{"lost", -1, "the service says this runner no longer holds the job"};
-    return RunOutcome{"cancelled", -1, "cancelled"};
+    if (code == 409)
+      return RunOutcome{RunStatus::kFailed, -1, "the service says this runner no longer holds the job", true};
+    return RunOutcome{RunStatus::kCancelled, -1, "cancelled"};
   }
   if (code != 200)
     say("heartbeat for job " + std::to_string(job.id) + " got no answer (" + excerpt(dump_json(answer), 200) +
@@ -286,9 +289,12 @@ json without_runner_paths(json value, const fs::path& dir, const std::string& ur
 
 // The result body for the service.
 json result_body(const ClaimedJob& job, const RunOutcome& outcome, const fs::path& dir) {
-  json body{{"lease", job.lease}, {"status", outcome.status}, {"exit_code", outcome.exit_code}, {"error", outcome.error},
+  json body{{"lease", job.lease},
+            {"status", run_status_name(outcome.status)},
+            {"exit_code", outcome.exit_code},
+            {"error", outcome.error},
             {"log", tail_of(dir, "run.log", 4000)}};
-  if (outcome.status != "finished") return without_runner_paths(std::move(body), dir, job.url);
+  if (outcome.status != RunStatus::kFinished) return without_runner_paths(std::move(body), dir, job.url);
   std::vector<std::string> skipped;
   body["targets"] = collect(dir / "out", skipped);
   try {
@@ -331,8 +337,12 @@ void handle(const RunnerOptions& o, Api& api, const json& claimed) {
   if (!reading.job) {
     say("the service's job is malformed: " + reading.error);
     if (reading.id > 0 && !reading.lease.empty())
-      report(api, reading.id, {{"lease", reading.lease}, {"status", "failed"}, {"exit_code", -1},
-                               {"error", "the runner could not read the job: " + reading.error}, {"log", ""}});
+      report(api, reading.id,
+             {{"lease", reading.lease},
+              {"status", run_status_name(RunStatus::kFailed)},
+              {"exit_code", -1},
+              {"error", "the runner could not read the job: " + reading.error},
+              {"log", ""}});
     return;
   }
   const ClaimedJob& job = *reading.job;
@@ -344,15 +354,18 @@ void handle(const RunnerOptions& o, Api& api, const json& claimed) {
     fs::create_directories(dir);
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
     const RunOutcome outcome = run_job(o, api, job, dir);
-    if (outcome.status == "lost") {
+    if (outcome.lost) {
       say("job " + std::to_string(job.id) + ": " + outcome.error);
       remove_tree(dir);
       return;
     }
     body = result_body(job, outcome, dir);
   } catch (const std::exception& e) {
-    body = {{"lease", job.lease}, {"status", "failed"}, {"exit_code", -1},
-            {"error", std::string("the runner failed: ") + e.what()}, {"log", tail_of(dir, "run.log", 4000)}};
+    body = {{"lease", job.lease},
+            {"status", run_status_name(RunStatus::kFailed)},
+            {"exit_code", -1},
+            {"error", std::string("the runner failed: ") + e.what()},
+            {"log", tail_of(dir, "run.log", 4000)}};
   }
   // What the service did not take stays on disk for the operator, as the log says.
   if (report(api, job.id, body)) remove_tree(dir);

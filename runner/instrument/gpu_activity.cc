@@ -5,12 +5,6 @@
 
 namespace maxcode {
 
-namespace {
-
-constexpr const char* kFormat = "maxcode-gpu/1";
-
-}  // namespace
-
 std::uint64_t GpuSummary::kernel_ns() const {
   std::uint64_t total = 0;
   for (const auto& k : kernels) total += k.total_ns;
@@ -133,139 +127,20 @@ nlohmann::json to_json(const GpuSummary& s) {
                               {"graph_launches", s.api.graph_launches},
                               {"contexts_created", s.api.contexts_created},
                               {"ipc", s.api.ipc}};
-  return {{"format", kFormat},       {"pid", s.pid},           {"ppid", s.ppid},    {"exe", s.exe},
+  return {{"format", kGpuSummaryFormat},
+          {"pid", s.pid},
+          {"ppid", s.ppid},
+          {"exe", s.exe},
           {"api", api},
-          {"complete", s.complete},  {"first_ns", s.first_ns}, {"last_ns", s.last_ns},
-          {"busy_ns", s.busy_ns},    {"busy_exact", s.busy_exact}, {"dropped", s.dropped},
-          {"kernels", kernels},      {"transfers", transfers}, {"messages", s.messages}};
-}
-
-namespace {
-
-// Field access that names the file and the field on failure.
-class Reader {
- public:
-  explicit Reader(std::string label) : label_(std::move(label)) {}
-  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
-    throw std::runtime_error(label_ + ": " + field + ": " + problem);
-  }
-  const nlohmann::json& at(const nlohmann::json& object, const char* key, const std::string& path) const {
-    if (!object.is_object()) fail(path, "expected an object");
-    auto it = object.find(key);
-    if (it == object.end()) fail(path.empty() ? key : path + "." + key, "missing");
-    return *it;
-  }
-  template <typename T>
-  T number(const nlohmann::json& object, const char* key, const std::string& path) const {
-    const nlohmann::json& v = at(object, key, path);
-    if (!v.is_number()) fail(path.empty() ? key : path + "." + key, "expected a number");
-    return v.get<T>();
-  }
-  std::string text(const nlohmann::json& object, const char* key, const std::string& path) const {
-    const nlohmann::json& v = at(object, key, path);
-    if (!v.is_string()) fail(path.empty() ? key : path + "." + key, "expected a string");
-    return v.get<std::string>();
-  }
-  std::array<int, 3> dim3(const nlohmann::json& object, const char* key, const std::string& path) const {
-    const nlohmann::json& v = at(object, key, path);
-    if (!v.is_array() || v.size() != 3 || !v[0].is_number_integer() || !v[1].is_number_integer() ||
-        !v[2].is_number_integer())
-      fail(path + "." + key, "expected three integers");
-    return {v[0].get<int>(), v[1].get<int>(), v[2].get<int>()};
-  }
-  const nlohmann::json& array(const nlohmann::json& object, const char* key, const std::string& path) const {
-    const nlohmann::json& v = at(object, key, path);
-    if (!v.is_array()) fail(path.empty() ? key : path + "." + key, "expected an array");
-    return v;
-  }
-
- private:
-  std::string label_;
-};
-
-KernelStats read_kernel(const Reader& r, const nlohmann::json& k, const std::string& path) {
-  KernelStats ks;
-  ks.name = r.text(k, "name", path);
-  ks.grid = r.dim3(k, "grid", path);
-  ks.block = r.dim3(k, "block", path);
-  ks.device = k.contains("device") ? r.number<std::uint32_t>(k, "device", path) : 0;
-  ks.launches = r.number<std::uint64_t>(k, "launches", path);
-  ks.total_ns = r.number<std::uint64_t>(k, "total_ns", path);
-  ks.min_ns = r.number<std::uint64_t>(k, "min_ns", path);
-  ks.max_ns = r.number<std::uint64_t>(k, "max_ns", path);
-  if (k.contains("first_launch_ns")) {  // files of older versions lack them
-    ks.first_start_ns = r.number<std::uint64_t>(k, "first_start_ns", path);
-    ks.first_launch_ns = r.number<std::uint64_t>(k, "first_launch_ns", path);
-  }
-  ks.registers = r.number<int>(k, "registers", path);
-  ks.static_smem = r.number<int>(k, "static_smem", path);
-  ks.dynamic_smem = r.number<int>(k, "dynamic_smem", path);
-  if (k.contains("streams")) {
-    for (const auto& stream : r.array(k, "streams", path)) {
-      if (!stream.is_number_unsigned()) r.fail(path + ".streams", "expected stream ids");
-      ks.streams.push_back(stream.get<std::uint32_t>());
-    }
-  }
-  if (ks.launches == 0) r.fail(path + ".launches", "must be at least 1");
-  return ks;
-}
-
-TransferStats read_transfer(const Reader& r, const nlohmann::json& t, const std::string& path) {
-  TransferStats out;
-  out.kind = r.text(t, "kind", path);
-  out.count = r.number<std::uint64_t>(t, "count", path);
-  out.bytes = r.number<std::uint64_t>(t, "bytes", path);
-  out.total_ns = r.number<std::uint64_t>(t, "total_ns", path);
-  return out;
-}
-
-ApiCalls read_api(const Reader& r, const nlohmann::json& api) {
-  ApiCalls out;
-  const nlohmann::json& counted = r.at(api, "counted", "api");
-  if (!counted.is_boolean()) r.fail("api.counted", "expected true or false");
-  out.counted = counted.get<bool>();
-  out.launches = r.number<std::uint64_t>(api, "launches", "api");
-  out.launch_records = r.number<std::uint64_t>(api, "launch_records", "api");
-  out.graph_launches = r.number<std::uint64_t>(api, "graph_launches", "api");
-  out.contexts_created = r.number<std::uint64_t>(api, "contexts_created", "api");
-  const nlohmann::json& ipc = r.at(api, "ipc", "api");
-  if (!ipc.is_object()) r.fail("api.ipc", "expected an object of call counts");
-  for (const auto& [name, n] : ipc.items()) {
-    if (!n.is_number_unsigned()) r.fail("api.ipc." + name, "expected a count");
-    out.ipc[name] = n.get<std::uint64_t>();
-  }
-  return out;
-}
-
-}  // namespace
-
-GpuSummary parse_gpu_summary(const nlohmann::json& d, const std::string& label) {
-  Reader r(label);
-  if (r.text(d, "format", "") != kFormat) r.fail("format", "expected \"" + std::string(kFormat) + "\"");
-  GpuSummary s;
-  s.pid = r.number<long>(d, "pid", "");
-  if (d.contains("ppid")) s.ppid = r.number<long>(d, "ppid", "");
-  s.exe = r.text(d, "exe", "");
-  const nlohmann::json& complete = r.at(d, "complete", "");
-  if (!complete.is_boolean()) r.fail("complete", "expected true or false");
-  s.complete = complete.get<bool>();
-  s.first_ns = r.number<std::uint64_t>(d, "first_ns", "");
-  s.last_ns = r.number<std::uint64_t>(d, "last_ns", "");
-  s.busy_ns = r.number<std::uint64_t>(d, "busy_ns", "");
-  if (d.contains("busy_exact") && d["busy_exact"].is_boolean()) s.busy_exact = d["busy_exact"].get<bool>();
-  s.dropped = r.number<std::uint64_t>(d, "dropped", "");
-  const nlohmann::json& kernels = r.array(d, "kernels", "");
-  for (std::size_t i = 0; i < kernels.size(); ++i)
-    s.kernels.push_back(read_kernel(r, kernels[i], "kernels[" + std::to_string(i) + "]"));
-  const nlohmann::json& transfers = r.array(d, "transfers", "");
-  for (std::size_t i = 0; i < transfers.size(); ++i)
-    s.transfers.push_back(read_transfer(r, transfers[i], "transfers[" + std::to_string(i) + "]"));
-  if (d.contains("api")) s.api = read_api(r, d["api"]);  // older files lack the counts: all zero, not counted
-  if (d.contains("messages")) {
-    for (const auto& m : r.array(d, "messages", ""))
-      if (m.is_string()) s.messages.push_back(m.get<std::string>());
-  }
-  return s;
+          {"complete", s.complete},
+          {"first_ns", s.first_ns},
+          {"last_ns", s.last_ns},
+          {"busy_ns", s.busy_ns},
+          {"busy_exact", s.busy_exact},
+          {"dropped", s.dropped},
+          {"kernels", kernels},
+          {"transfers", transfers},
+          {"messages", s.messages}};
 }
 
 }  // namespace maxcode

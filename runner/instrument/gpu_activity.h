@@ -128,8 +128,12 @@ class GpuActivity {
   std::vector<std::string> messages_;
 };
 
+// The file's "format": a reader refuses any other.
+inline constexpr const char* kGpuSummaryFormat = "maxcode-gpu/1";
+
 nlohmann::json to_json(const GpuSummary& summary);
-// Strict: a missing or mistyped field throws std::runtime_error naming `label` and it.
+// Strict (gpu_summary_read.cc): a missing or mistyped field, or a count that is not a
+// whole number in range, throws std::runtime_error naming `label` and the field.
 GpuSummary parse_gpu_summary(const nlohmann::json& document, const std::string& label);
 
 }  // namespace maxcode

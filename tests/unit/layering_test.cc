@@ -20,17 +20,23 @@ namespace fs = std::filesystem;
 // Stage folder -> level. Lower levels know nothing of higher ones.
 const std::map<std::string, int>& levels() {
   static const std::map<std::string, int> table{
-      {"runner/util", 0},                                            // knows nothing of maxcode
-      {"runner/core", 1},                                            // data types at the seams, config
-      {"runner/instrument", 2}, {"runner/workspace", 2}, {"runner/llm", 2},
-      {"runner/inject", 3},                                          // loaded into profiled programs
-      {"runner/profile", 3},    {"runner/evaluate", 3},
+      {"runner/util", 0},  // knows nothing of maxcode
+      {"runner/core", 1},  // data types at the seams, config
+      {"runner/instrument", 2},
+      {"runner/workspace", 2},
+      {"runner/llm", 2},
+      {"runner/inject", 3},  // loaded into profiled programs
+      {"runner/profile", 3},
+      {"runner/evaluate", 3},
       {"runner/search", 4},
-      {"runner/store", 5},      {"runner/report", 5},
+      {"runner/store", 5},
+      {"runner/report", 5},
       {"runner/job", 6},
       {"bot/github", 7},
       {"bot/delivery", 8},
-      {"bot/service", 9},       {"bot/worker", 9},      // the worker (`maxcode runner`) speaks to the service over HTTP only
+      {"bot/protocol", 8},  // the runner protocol's names, below the service and the worker
+      {"bot/service", 9},
+      {"bot/worker", 9},  // the worker (`maxcode runner`) speaks to the service over HTTP only
       {"cli", 10},
   };
   return table;

@@ -1,5 +1,8 @@
 #include "bot/service/operations/metric_catalog.h"
 
+#include "bot/protocol/run_status.h"
+#include "bot/service/queue/job_state.h"
+
 namespace maxcode::bot::service {
 
 namespace {
@@ -24,6 +27,20 @@ std::vector<Labels> each(const std::string& label, const std::vector<std::string
   return out;
 }
 
+// The queue's states by name, in their order: every one is a series from the start.
+std::vector<std::string> job_state_names() {
+  std::vector<std::string> names;
+  for (JobState state : kJobStates) names.push_back(job_state_name(state));
+  return names;
+}
+
+// What a runner may report of a job (bot/protocol/run_status.h).
+std::vector<std::string> run_status_labels() {
+  std::vector<std::string> names;
+  for (std::string_view name : run_status_names()) names.emplace_back(name);
+  return names;
+}
+
 std::vector<Labels> joined(std::vector<Labels> a, const std::vector<Labels>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -33,54 +50,100 @@ std::vector<Labels> joined(std::vector<Labels> a, const std::vector<Labels>& b) 
 
 const std::vector<MetricFamily>& metric_catalog() {
   static const std::vector<MetricFamily> families{
-      {"maxcode_webhooks_total", "counter", "webhook requests by event and result", {"event", "result"},
+      {"maxcode_webhooks_total",
+       "counter",
+       "webhook requests by event and result",
+       {"event", "result"},
        // Requests that fail verification are counted under event "unverified": they do not
        // get to pick label values.
-       joined(cross("event", kEvents, "result", {"accepted", "duplicate", "retried", "replayed", "malformed", "too-deep",
-                                                  "no-delivery-id"}),
+       joined(cross("event", kEvents, "result",
+                    {"accepted", "duplicate", "retried", "replayed", "malformed", "too-deep", "no-delivery-id"}),
               cross("event", {"unverified"}, "result", {"unsigned", "bad-signature", "too-large", "no-event"}))},
       {"maxcode_webhook_seconds", "histogram", "time to answer a webhook request", {}, {{}}},
-      {"maxcode_events_total", "counter", "webhook deliveries handled, by event and outcome", {"event", "outcome"},
+      {"maxcode_events_total",
+       "counter",
+       "webhook deliveries handled, by event and outcome",
+       {"event", "outcome"},
        cross("event", kEvents, "outcome", {"job", "ignored", "deferred", "rejected", "github-error", "error"})},
-      {"maxcode_event_handling_seconds", "histogram", "time to handle one delivery (GitHub calls included)", {"event"},
+      {"maxcode_event_handling_seconds",
+       "histogram",
+       "time to handle one delivery (GitHub calls included)",
+       {"event"},
        each("event", kEvents)},
-      {"maxcode_jobs", "gauge", "jobs by state", {"state"},
-       each("state", {"queued", "running", "delivering", "done", "failed", "cancelled"})},
-      {"maxcode_job_duration_seconds", "histogram", "from queued to done", {"trigger"},
+      {"maxcode_jobs", "gauge", "jobs by state", {"state"}, each("state", job_state_names())},
+      {"maxcode_job_duration_seconds",
+       "histogram",
+       "from queued to done",
+       {"trigger"},
        each("trigger", {"comment", "push", "schedule"})},
       {"maxcode_jobs_claimed_total", "counter", "jobs leased to runners", {}, {{}}},
       {"maxcode_leases_expired_total", "counter", "jobs whose runner stopped sending heartbeats", {}, {{}}},
-      {"maxcode_runner_results_total", "counter", "results reported by runners", {"status"},
-       each("status", {"finished", "failed", "cancelled"})},
-      {"maxcode_runner_stale_total", "counter", "runner messages for a job whose lease they no longer hold", {"kind"},
+      {"maxcode_runner_results_total",
+       "counter",
+       "results reported by runners",
+       {"status"},
+       each("status", run_status_labels())},
+      {"maxcode_runner_stale_total",
+       "counter",
+       "runner messages for a job whose lease they no longer hold",
+       {"kind"},
        each("kind", {"heartbeat", "result"})},
       {"maxcode_runners_live", "gauge", "runners heard from within one lease period", {}, {{}}},
-      {"maxcode_deliveries_total", "counter", "winners delivered, by outcome", {"outcome"},
+      {"maxcode_deliveries_total",
+       "counter",
+       "winners delivered, by outcome",
+       {"outcome"},
        each("outcome", {"created", "updated", "unchanged", "ignored", "already-merged", "foreign-commits", "protected",
                         "held-back", "retry", "invalid-result", "error"})},
-      {"maxcode_job_reports_total", "counter", "comment and check-run updates", {"result"},
+      {"maxcode_job_reports_total",
+       "counter",
+       "comment and check-run updates",
+       {"result"},
        each("result", {"ok", "deferred", "error"})},
-      {"maxcode_commands_total", "counter", "comment commands received", {"command"},
+      {"maxcode_commands_total",
+       "counter",
+       "comment commands received",
+       {"command"},
        each("command", {"optimize", "status", "cancel", "invalid"})},
       {"maxcode_commands_refused_total", "counter", "commands from users without write access", {}, {{}}},
       {"maxcode_ignored_targets_total", "counter", "maxcode PRs closed without merging", {}, {{}}},
-      {"maxcode_github_api_calls_total", "counter", "GitHub API requests by route and status",
-       {"method", "route", "status"}, {}},
-      {"maxcode_github_api_errors_total", "counter", "GitHub API answers that were errors or rate limits", {"status"},
+      {"maxcode_github_api_calls_total",
+       "counter",
+       "GitHub API requests by route and status",
+       {"method", "route", "status"},
+       {}},
+      {"maxcode_github_api_errors_total",
+       "counter",
+       "GitHub API answers that were errors or rate limits",
+       {"status"},
        each("status", {"0", "403", "429", "500", "502", "503", "504"})},
       // No seed: 0 would read as "rate limit exhausted" until GitHub first answers.
-      {"maxcode_github_rate_limit_remaining", "gauge", "x-ratelimit-remaining of the last GitHub answer", {"resource"},
+      {"maxcode_github_rate_limit_remaining",
+       "gauge",
+       "x-ratelimit-remaining of the last GitHub answer",
+       {"resource"},
        {}},
-      {"maxcode_github_deferred_total", "counter",
-       "GitHub work deferred (rate limits, server errors), by action and status", {"action", "status"},
+      {"maxcode_github_deferred_total",
+       "counter",
+       "GitHub work deferred (rate limits, server errors), by action and status",
+       {"action", "status"},
        cross("action", kActions, "status", {"0", "403", "429", "500", "502", "503", "504", "git"})},
-      {"maxcode_github_gave_up_total", "counter", "GitHub work given up after github.max_tries", {"action"},
+      {"maxcode_github_gave_up_total",
+       "counter",
+       "GitHub work given up after github.max_tries",
+       {"action"},
        each("action", kActions)},
       {"maxcode_schedule_runs_total", "counter", "scheduled sweeps started", {"schedule"}, {}},
       {"maxcode_schedule_errors_total", "counter", "scheduled sweeps that could not start", {"schedule"}, {}},
-      {"maxcode_regressions_reported_total", "counter", "regressions found by scheduled sweeps, by how reported",
-       {"repository", "how"}, {}},
-      {"maxcode_http_errors_total", "counter", "requests that ended in an exception", {"status"},
+      {"maxcode_regressions_reported_total",
+       "counter",
+       "regressions found by scheduled sweeps, by how reported",
+       {"repository", "how"},
+       {}},
+      {"maxcode_http_errors_total",
+       "counter",
+       "requests that ended in an exception",
+       {"status"},
        each("status", {"400", "500"})},
   };
   return families;

@@ -6,9 +6,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bot/protocol/run_status.h"
 #include "bot/service/intake/http_server.h"
-#include "bot/service/schedule/regression_report.h"
 #include "bot/service/intake/webhook_signature.h"
+#include "bot/service/schedule/regression_report.h"
 #include "runner/store/history.h"
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
@@ -236,15 +237,19 @@ void RunnerProtocol::result(const httplib::Request& req, httplib::Response& res)
   const auto job = context_.queue.job(id);
   auto stale = [&] { stale_result(id, res); };
   if (!job || job->lease != lease || job->state != JobState::kRunning) return stale();
-  if (status == "cancelled") {
-    if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
-  } else if (status == "failed") {
-    if (!context_.queue.fail_attempt(id, lease, error)) return stale();
-    context_.jobs_changed();
-  } else if (status == "finished") {
-    if (!store_finished(id, *job, body, res)) return;
-  } else {
-    return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
+  const std::optional<RunStatus> reported = run_status_named(status);
+  if (!reported) return reply(res, 400, {{"error", "status must be finished, failed or cancelled"}});
+  switch (*reported) {
+    case RunStatus::kCancelled:
+      if (!context_.queue.acknowledge_cancel(id, lease)) return stale();
+      break;
+    case RunStatus::kFailed:
+      if (!context_.queue.fail_attempt(id, lease, error)) return stale();
+      context_.jobs_changed();
+      break;
+    case RunStatus::kFinished:
+      if (!store_finished(id, *job, body, res)) return;
+      break;
   }
   context_.queue.runners.alive(job->runner, 0);
   context_.metrics.count("maxcode_runner_results_total", "results reported by runners", {{"status", status}});

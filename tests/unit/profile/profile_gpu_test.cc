@@ -152,7 +152,35 @@ TEST(GpuActivity, DriverCallCountsRoundTripAndOlderFilesReadAsUncounted) {
     parse_gpu_summary(bad, "gpu-3.json");
     ADD_FAILURE() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "gpu-3.json: api.ipc.cuIpcOpenMemHandle: expected a count");
+    EXPECT_STREQ(e.what(), "gpu-3.json: api.ipc.cuIpcOpenMemHandle: expected an integer, got a string");
+  }
+}
+
+// The file is written inside the program it watches, which may be hostile: a count that
+// is negative or fractional is an error naming it, never read as a huge unsigned number.
+TEST(GpuActivity, ACountThatIsNotAWholeNumberInRangeIsAnError) {
+  const nlohmann::json good = to_json(fixture("gpu-multistream.json"));
+  const std::vector<std::pair<nlohmann::json::json_pointer, nlohmann::json>> cases{
+      {nlohmann::json::json_pointer("/kernels/0/launches"), -1},
+      {nlohmann::json::json_pointer("/kernels/1/total_ns"), 2.5},
+      {nlohmann::json::json_pointer("/busy_ns"), -5},
+      {nlohmann::json::json_pointer("/kernels/0/streams/0"), -7},
+  };
+  const std::vector<std::string> want{
+      "gpu-4.json: kernels[0].launches: must be >= 0, got -1",
+      "gpu-4.json: kernels[1].total_ns: expected an integer, got 2.5",
+      "gpu-4.json: busy_ns: must be >= 0, got -5",
+      "gpu-4.json: kernels[0].streams[0]: must be >= 0, got -7",
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    nlohmann::json bad = good;
+    bad[cases[i].first] = cases[i].second;
+    try {
+      parse_gpu_summary(bad, "gpu-4.json");
+      ADD_FAILURE() << "no error for " << cases[i].first.to_string();
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), want[i]);
+    }
   }
 }
 
