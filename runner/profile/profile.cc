@@ -1,6 +1,9 @@
 #include "runner/profile/profile.h"
 
 #include <stdexcept>
+#include <string_view>
+
+#include "runner/util/json_reader.h"
 
 namespace maxcode {
 
@@ -58,77 +61,78 @@ nlohmann::json list_json(const std::vector<ProfileEntry>& list) {
   return out;
 }
 
-// Reading back: each field checked for its type, the path named when it is wrong.
-class Fields {
- public:
-  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) throw std::runtime_error(path_ + ": expected an object");
-  }
-  template <typename T>
-  T get(const char* name, T fallback) const {
-    auto it = j_.find(name);
-    if (it == j_.end() || it->is_null()) return fallback;
-    try {
-      return it->get<T>();
-    } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error(path_ + "." + name + ": wrong type (" + it->type_name() + ")");
-    }
-  }
-  const nlohmann::json* array(const char* name) const {
-    auto it = j_.find(name);
-    if (it == j_.end() || it->is_null()) return nullptr;
-    if (!it->is_array()) throw std::runtime_error(path_ + "." + name + ": expected an array");
-    return &*it;
-  }
-  const std::string& path() const { return path_; }
+// Reading back: an open object (fields of other versions are allowed, and absent or null
+// ones keep their defaults), each field checked for its type by the strict reader, so
+// that a profile someone edited gets an error naming the file and the field.
+std::map<std::string, std::vector<std::string>> entries_of(const JsonObject& e) {
+  std::map<std::string, std::vector<std::string>> out;
+  if (const auto node = e.get("benchmark_entries"))
+    for (const auto& [name, value] : JsonObject::open(*node).node().value().items())
+      out[name] = node->child(name).strings();
+  return out;
+}
 
- private:
-  const nlohmann::json& j_;
-  std::string path_;
-};
-
-ProfileEntry entry_from_json(const nlohmann::json& j, const std::string& path) {
-  Fields f(j, path);
+ProfileEntry entry_from_json(const JsonNode& node) {
+  const JsonObject f = JsonObject::open(node);
   ProfileEntry e;
-  e.kind = f.get<std::string>("kind", "cpu");
-  if (e.kind != "cpu" && e.kind != "gpu") throw std::runtime_error(path + ".kind: expected \"cpu\" or \"gpu\"");
-  e.name = f.get<std::string>("name", "");
-  e.function = f.get<std::string>("function", "");
-  e.symbol = f.get<std::string>("symbol", "");
-  e.module = f.get<std::string>("module", "");
-  e.file = f.get<std::string>("file", "");
-  e.line = f.get<int>("line", 0);
-  e.self = f.get<double>("self", 0);
-  e.total = f.get<double>("total", 0);
-  e.share = f.get<double>("share", 0);
-  e.calls = f.get<std::uint64_t>("calls", 0);
-  e.samples = f.get<std::uint64_t>("samples", 0);
-  e.external = f.get<bool>("external", false);
-  e.in_scope = f.get<bool>("in_scope", false);
-  if (const auto* lines = f.array("lines")) {
-    for (std::size_t i = 0; i < lines->size(); ++i) {
-      Fields l((*lines)[i], path + ".lines[" + std::to_string(i) + "]");
-      e.lines.push_back({l.get<std::string>("file", ""), l.get<int>("line", 0), l.get<double>("share", 0)});
-    }
+  e.kind = f.string("kind", "cpu");
+  if (e.kind != "cpu" && e.kind != "gpu") f.fail("kind", "expected \"cpu\" or \"gpu\"");
+  e.name = f.string("name");
+  e.function = f.string("function");
+  e.symbol = f.string("symbol");
+  e.module = f.string("module");
+  e.file = f.string("file");
+  e.line = f.integer<int>("line", 0, 0);
+  e.self = f.number("self", 0);
+  e.total = f.number("total", 0);
+  e.share = f.number("share", 0);
+  e.calls = f.integer<std::uint64_t>("calls", 0, 0);
+  e.samples = f.integer<std::uint64_t>("samples", 0, 0);
+  e.external = f.boolean("external", false);
+  e.in_scope = f.boolean("in_scope", false);
+  for (const JsonNode& line : f.elements("lines")) {
+    const JsonObject l = JsonObject::open(line);
+    e.lines.push_back({l.string("file"), l.integer<int>("line", 0, 0), l.number("share", 0)});
   }
-  if (const auto* launchers = f.array("launchers")) {
-    for (std::size_t i = 0; i < launchers->size(); ++i) {
-      Fields l((*launchers)[i], path + ".launchers[" + std::to_string(i) + "]");
-      e.launchers.push_back({l.get<std::string>("function", ""), l.get<std::string>("signature", ""),
-                             l.get<std::string>("file", ""), l.get<int>("line", 0)});
-    }
+  for (const JsonNode& launcher : f.elements("launchers")) {
+    const JsonObject l = JsonObject::open(launcher);
+    e.launchers.push_back(
+        {l.string("function"), l.string("signature"), l.string("file"), l.integer<int>("line", 0, 0)});
   }
-  e.launch_note = f.get<std::string>("launch_note", "");
-  e.benchmark_entries = f.get<std::map<std::string, std::vector<std::string>>>("benchmark_entries", {});
+  e.launch_note = f.string("launch_note");
+  e.benchmark_entries = entries_of(f);
   return e;
 }
 
-std::vector<ProfileEntry> list_from_json(const Fields& f, const char* name) {
+std::vector<ProfileEntry> list_from_json(const JsonObject& f, std::string_view name) {
   std::vector<ProfileEntry> out;
-  if (const auto* list = f.array(name))
-    for (std::size_t i = 0; i < list->size(); ++i)
-      out.push_back(entry_from_json((*list)[i], f.path() + "." + name + "[" + std::to_string(i) + "]"));
+  for (const JsonNode& entry : f.elements(name)) out.push_back(entry_from_json(entry));
   return out;
+}
+
+BenchmarkRun run_from_json(const JsonNode& node) {
+  const JsonObject r = JsonObject::open(node);
+  BenchmarkRun run;
+  run.name = r.string("name");
+  run.command = r.string("command");
+  run.outcome = r.string("outcome", "ok");
+  run.output_tail = r.string("output_tail");
+  run.wall_s = r.number("wall_s", 0);
+  run.cpu_s = r.number("cpu_s", 0);
+  run.gpu_kernel_s = r.number("gpu_kernel_s", 0);
+  run.gpu_transfer_s = r.number("gpu_transfer_s", 0);
+  run.gpu_busy_s = r.number("gpu_busy_s", 0);
+  run.gpu_window_s = r.number("gpu_window_s", 0);
+  run.kernel_launches = r.integer<std::uint64_t>("kernel_launches", 0, 0);
+  run.bound = r.string("bound");
+  run.bound_reason = r.string("bound_reason");
+  run.processes = r.integer<int>("processes", 0, 0);
+  run.gpu_processes = r.integer<int>("gpu_processes", 0, 0);
+  run.samples = r.integer<std::uint64_t>("samples", 0, 0);
+  run.dropped = r.integer<std::uint64_t>("dropped", 0, 0);
+  run.gpu_dropped = r.integer<std::uint64_t>("gpu_dropped", 0, 0);
+  run.partial = r.boolean("partial", false);
+  return run;
 }
 
 }  // namespace
@@ -149,45 +153,20 @@ nlohmann::json to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const nlohmann::json& document, const std::string& label) {
-  Fields f(document, label);
-  const std::string format = f.get<std::string>("format", "");
+  const JsonObject f = JsonObject::open(JsonNode(document, label, raise_as<std::runtime_error>));
+  const std::string format = f.string("format");
   if (format != kProfileFormat && format != "maxcode-profile/1")
     throw std::runtime_error(label + ": format " + (format.empty() ? "missing" : "'" + format + "'") +
                              " is not a profile this maxcode reads (it reads " + kProfileFormat +
                              " and maxcode-profile/1); write it again with this version's maxcode profile");
   Profile p;
-  p.repository = f.get<std::string>("repository", "");
-  p.commit = f.get<std::string>("commit", "");
-  p.unit = f.get<std::string>("unit", "ns");
-  p.cpu_total = f.get<double>("cpu_total", 0);
-  p.gpu_total = f.get<double>("gpu_total", 0);
-  p.warnings = f.get<std::vector<std::string>>("warnings", {});
-  if (const auto* runs = f.array("benchmarks")) {
-    for (std::size_t i = 0; i < runs->size(); ++i) {
-      Fields r((*runs)[i], label + ".benchmarks[" + std::to_string(i) + "]");
-      BenchmarkRun run;
-      run.name = r.get<std::string>("name", "");
-      run.command = r.get<std::string>("command", "");
-      run.outcome = r.get<std::string>("outcome", "ok");
-      run.output_tail = r.get<std::string>("output_tail", "");
-      run.wall_s = r.get<double>("wall_s", 0);
-      run.cpu_s = r.get<double>("cpu_s", 0);
-      run.gpu_kernel_s = r.get<double>("gpu_kernel_s", 0);
-      run.gpu_transfer_s = r.get<double>("gpu_transfer_s", 0);
-      run.gpu_busy_s = r.get<double>("gpu_busy_s", 0);
-      run.gpu_window_s = r.get<double>("gpu_window_s", 0);
-      run.kernel_launches = r.get<std::uint64_t>("kernel_launches", 0);
-      run.bound = r.get<std::string>("bound", "");
-      run.bound_reason = r.get<std::string>("bound_reason", "");
-      run.processes = r.get<int>("processes", 0);
-      run.gpu_processes = r.get<int>("gpu_processes", 0);
-      run.samples = r.get<std::uint64_t>("samples", 0);
-      run.dropped = r.get<std::uint64_t>("dropped", 0);
-      run.gpu_dropped = r.get<std::uint64_t>("gpu_dropped", 0);
-      run.partial = r.get<bool>("partial", false);
-      p.runs.push_back(std::move(run));
-    }
-  }
+  p.repository = f.string("repository");
+  p.commit = f.string("commit");
+  p.unit = f.string("unit", "ns");
+  p.cpu_total = f.number("cpu_total", 0);
+  p.gpu_total = f.number("gpu_total", 0);
+  p.warnings = f.strings("warnings", {});
+  for (const JsonNode& run : f.elements("benchmarks")) p.runs.push_back(run_from_json(run));
   if (format == kProfileFormat) {
     p.kernels = list_from_json(f, "kernels");
     p.functions = list_from_json(f, "functions");

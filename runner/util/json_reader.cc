@@ -72,6 +72,12 @@ JsonObject::JsonObject(const JsonNode& node, std::vector<std::string_view> known
       node_.absent(excerpt(key, 60)).fail("unknown field (" + suggest_field(key, known) + ")");
 }
 
+JsonObject::JsonObject(const JsonNode& node) : node_(node), open_(true) {
+  node_.expect(node_.value().is_object(), "an object");
+}
+
+JsonObject JsonObject::open(const JsonNode& node) { return JsonObject(node); }
+
 std::optional<JsonNode> JsonObject::get(std::string_view field) const {
   if (!has(field)) return std::nullopt;
   return node_.child(field);
@@ -80,6 +86,15 @@ std::optional<JsonNode> JsonObject::get(std::string_view field) const {
 JsonNode JsonObject::require(std::string_view field) const {
   if (auto node = get(field)) return *node;
   fail(field, "missing required field");
+}
+
+std::vector<JsonNode> JsonObject::elements(std::string_view field) const {
+  std::vector<JsonNode> out;
+  const auto node = get(field);
+  if (!node) return out;
+  node->expect(node->value().is_array(), "an array");
+  for (std::size_t i = 0; i < node->value().size(); ++i) out.push_back(node->element(i));
+  return out;
 }
 
 void JsonObject::fail(std::string_view field, const std::string& problem) const { node_.absent(field).fail(problem); }

@@ -126,11 +126,20 @@ class JsonNode {
 class JsonObject {
  public:
   JsonObject(const JsonNode& node, std::vector<std::string_view> known);
+  // An object whose fields are not checked against a list, and whose null fields count as
+  // absent: a document maxcode wrote itself, read back by this version or another (a
+  // profile, a GPU summary), where a field may be new or gone but never a typo.
+  static JsonObject open(const JsonNode& node);
 
   const JsonNode& node() const { return node_; }
-  bool has(std::string_view field) const { return node_.value().contains(field); }
+  bool has(std::string_view field) const {
+    const auto it = node_.value().find(field);
+    return it != node_.value().end() && !(open_ && it->is_null());
+  }
   std::optional<JsonNode> get(std::string_view field) const;
   JsonNode require(std::string_view field) const;  // "missing required field" when absent
+  // The elements of an array field, each a node named by its place; none when absent.
+  std::vector<JsonNode> elements(std::string_view field) const;
   [[noreturn]] void fail(std::string_view field, const std::string& problem) const;
 
   // Typed fields with a default: an absent field keeps `fallback`.
@@ -150,7 +159,9 @@ class JsonObject {
   }
 
  private:
+  explicit JsonObject(const JsonNode& node);  // open()
   JsonNode node_;
+  bool open_ = false;
 };
 
 }  // namespace maxcode

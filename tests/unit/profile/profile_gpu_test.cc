@@ -94,7 +94,7 @@ TEST(GpuActivity, AFileWithMissingOrMistypedFieldsIsAnError) {
         try {
           parse_gpu_summary(missing, "gpu-1.json");
         } catch (const std::runtime_error& e) {
-          EXPECT_STREQ(e.what(), "gpu-1.json: busy_ns: missing");
+          EXPECT_STREQ(e.what(), "gpu-1.json: busy_ns: missing required field");
           throw;
         }
       },
@@ -359,6 +359,21 @@ TEST(GpuRanking, ProfileJsonRoundTripsAndUnknownFormatsAreRejected) {
                  "out/profile.json: format 'maxcode-profile/9' is not a profile this maxcode reads (it reads "
                  "maxcode-profile/2 and maxcode-profile/1); write it again with this version's maxcode profile");
   }
+
+  // A profile someone edited: the field is named, as in every other document maxcode reads.
+  nlohmann::json edited = doc;
+  edited["kernels"][0]["launchers"][0]["line"] = "forty";
+  try {
+    profile_from_json(edited, "out/profile.json");
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "out/profile.json: kernels[0].launchers[0].line: expected an integer, got a string");
+  }
+  // Fields another version wrote, and nulls, are left alone.
+  edited = doc;
+  edited["kernels"][0]["from_a_later_version"] = 1;
+  edited["kernels"][0]["launch_note"] = nullptr;
+  EXPECT_EQ(profile_from_json(edited, "out/profile.json").kernels.size(), p.kernels.size());
 }
 
 TEST(Boundness, NamesWhatLimitsTheProgram) {

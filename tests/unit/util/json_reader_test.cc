@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "runner/util/error.h"
@@ -32,6 +33,23 @@ std::string error_of(const json& document, Read read) {
     return std::string("another type: ") + e.what();
   }
   return "";
+}
+
+// An open object (a document maxcode wrote itself): other fields are allowed, a null
+// field counts as absent, and a field that is there still has to have its type.
+TEST(JsonReader, AnOpenObjectAllowsOtherFieldsAndTakesNullForAbsent) {
+  auto read = [](const JsonNode& root) {
+    const JsonObject o = JsonObject::open(root);
+    if (o.has("gone")) throw std::runtime_error("null read as present");
+    if (o.string("gone", "default") != "default") throw std::runtime_error("null not taken as absent");
+    if (o.elements("missing").size() != 0) throw std::runtime_error("an absent array has elements");
+    if (o.elements("list").size() != 2) throw std::runtime_error("elements miscounted");
+    o.elements("list")[1].integer<int>(0);
+  };
+  EXPECT_EQ(error_of({{"newer", 1}, {"gone", nullptr}, {"list", {1, 2}}}, read), "");
+  EXPECT_EQ(error_of({{"list", {1, "two"}}}, read), "doc.json: list[1]: expected an integer, got a string");
+  EXPECT_EQ(error_of({{"list", 3}}, read), "doc.json: list: expected an array, got a number");
+  EXPECT_EQ(error_of(json::array(), read), "doc.json: expected an object, got an array");
 }
 
 TEST(JsonReader, UnknownFieldsAreNamedWithTheNearestKnownOne) {

@@ -108,7 +108,7 @@ TEST(RecordSocket, GarbageAndCutShortSummariesAreReported) {
   ASSERT_EQ(streams.problems.size(), 2u);
   EXPECT_EQ(streams.problems[0],
             "a line on maxcode's profiler socket is not a GPU summary (the channel was written to by the "
-            "benchmark?): profiler socket: pid: missing");
+            "benchmark?): profiler socket: pid: missing required field");
   EXPECT_EQ(streams.problems[1], "a process's GPU summary on maxcode's profiler socket was cut short");
 }
 
