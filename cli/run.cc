@@ -118,10 +118,7 @@ class Run : public Subcommand {
     if (max_targets_ > 0) in.max_targets = max_targets_;
     if (min_share_ >= 0) in.min_share = min_share_;
     if (!budget_.empty()) in.budget = parse_budget_flag(budget_, in.budget);
-    if (!policy_.empty()) {
-      in.policy = policy_named(policy_);
-      if (!in.policy) throw JobInputError("--policy: " + unknown_policy(policy_));
-    }
+    if (!policy_.empty()) in.policy = search_policy_from_name(policy_);  // a name of the table (add_policy_option)
     if (!replay_dir_.empty()) in.replay_dir = replay_dir_;
     DeliveryInput& d = in.delivery;
     if (!github_repo_.empty()) d.repo = github_repo_;

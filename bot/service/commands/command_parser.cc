@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runner/core/search_choices.h"
+#include "runner/util/json_fields.h"
 
 namespace maxcode::bot::service {
 
@@ -24,11 +25,7 @@ bool is_policy(const std::string& word) {
 }
 
 // "tune, replay, maxcode, cuda-llm, effilearner"
-std::string policy_list() {
-  std::string out;
-  for (std::string_view name : search_policy_names()) out += (out.empty() ? "" : ", ") + std::string(name);
-  return out;
-}
+std::string policy_list() { return join_words(search_policy_names()); }
 
 CommentCommand invalid(std::string why) {
   CommentCommand c;
