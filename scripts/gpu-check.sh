@@ -5,8 +5,9 @@
 #      cgroup_test and evaluator_test's limit tests, the limits on its cgroup layout;
 #   2. `maxcode optimize` on examples/cuda-kernels with `tune` and with `replay`:
 #      winners, confirmed speedups with intervals, % of roofline, the A/A run;
-#   3. each winner's kernel speedup against the ratio of Nsight Compute kernel
-#      durations (ncu --clock-control none) of the original and the winner;
+#   3. each winner's confirmed speedup against its witness: Nsight Compute's speedup over
+#      the launches the timer counts (ncu --clock-control none --cache-control none, in
+#      a process of its own; scripts/gpu-check-summary.py says why not the profiles');
 #   4. the profiler check (scripts/gpu-profile.sh);
 #   5. the plain-benchmark cheat suite: `maxcode optimize --policy replay` on
 #      examples/cuda-plain (a benchmark that reuses its buffers and prints a checksum),
@@ -129,57 +130,5 @@ fi
 
 echo
 echo "== summary"
-python3 - "$out" "$tolerance" <<'PY' || status=1
-import json, os, sys
-out, tolerance = sys.argv[1], float(sys.argv[2])
-rows, failures = [], []
-def load(name):
-    path = os.path.join(out, name, "result.json")
-    return json.load(open(path)) if os.path.exists(path) else None
-for name in ("tune", "replay", "ops"):
-    r = load(name)
-    if r is None and not os.path.exists(os.path.join(out, name + ".log")):
-        continue  # not run this time
-    if r is None:
-        failures.append(name + ": no result"); continue
-    n = r.get("noise") or {}
-    s = n.get("speedup", {})
-    rows.append((name + " A/A", "%.3fx [%.3f, %.3f]" % (s.get("median", 0), s.get("low", 0), s.get("high", 0)),
-                 "significant" if n.get("significant") else "not significant", "", ""))
-    if n.get("significant") or not (s.get("low", 2) <= 1.0 <= s.get("high", 0)):
-        failures.append(name + " A/A")
-    w = r.get("winner")
-    if not w:
-        failures.append(name + ": no winner"); rows.append((name, "no winner", "", "", "")); continue
-    t = w.get("confirmation", {})
-    sp = w["speedup"]
-    roof = t.get("roofline", {})
-    roofline = "%.0f%% -> %.0f%%" % (roof.get("baseline_pct", 0), roof.get("candidate_pct", 0)) if roof else "n/a"
-    base = (r.get("gpu") or {}).get("baseline_ncu") or []
-    win = (w.get("gpu") or {}).get("ncu") or []
-    ratio = ""
-    if base and win:
-        nr = sum(k["duration_ns"] for k in base) / sum(k["duration_ns"] for k in win)
-        diff = sp["median"] / nr - 1
-        ratio = "ncu %.3fx (%+.1f%%)" % (nr, diff * 100)
-        if abs(diff) > tolerance: failures.append("%s: %+.1f%% from ncu" % (name, diff * 100))
-    else:
-        failures.append(name + ": no ncu figures")
-    rows.append((name + " winner " + w["id"], "%.3fx [%.3f, %.3f]" % (sp["median"], sp["low"], sp["high"]),
-                 "%d rounds" % sp["rounds"], roofline, ratio))
-for f in sorted(os.listdir(out)):
-    if f.endswith("_test.log"):
-        text = open(os.path.join(out, f)).read()
-        cheats = sum(1 for l in text.splitlines() if l.startswith(("cheat ", "fault ")))
-        rows.append((f[:-4], "PASSED" if "[  PASSED  ]" in text and "FAILED" not in text else "FAILED",
-                     "%d candidates" % cheats, "", ""))
-        if "FAILED" in text or "[  PASSED  ]" not in text: failures.append(f)
-events = os.path.join(out, "ops-events.txt")
-if os.path.exists(events):
-    rows.append(("ops vs CUDA events", open(events).read().strip()[len("ops CUDA events: "):], "", "", ""))
-print("%-44s %-26s %-16s %-14s %s" % ("what", "result", "", "roofline", "vs ncu"))
-for row in rows: print("%-44s %-26s %-16s %-14s %s" % row)
-print("FAIL: " + "; ".join(failures) if failures else "OK")
-sys.exit(1 if failures else 0)
-PY
+python3 scripts/gpu-check-summary.py "$out" "$tolerance" || status=1
 exit $status

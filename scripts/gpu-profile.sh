@@ -4,8 +4,9 @@
 #      against wall time, profile.json; once with the streams chained, once concurrent;
 #   2. Nsight Compute on the same program, same arguments and seed:
 #      ncu --clock-control none --metrics gpu__time_duration.sum
-#   3. a per-kernel table of both; it fails when a kernel's launches differ or its mean
-#      time differs from ncu's by more than 5%.
+#   3. a per-kernel table of both, with each kernel's fastest and slowest launch (from the
+#      CUPTI injection's own summary of one more run, and from ncu); it fails when a
+#      kernel's launches differ or its mean time differs from ncu's by more than 5%.
 #
 # Usage:
 #   scripts/gpu-profile.sh build   # on the build machine (nvcc, no GPU needed): builds
@@ -73,12 +74,26 @@ echo "== ncu --clock-control none --metrics gpu__time_duration.sum (same program
    --metrics gpu__time_duration.sum --csv --print-units base --print-kernel-base mangled \
    --log-file "$out/ncu.csv" ./build/multistream "$rounds" >/dev/null)
 
-python3 - "$out/chained/profile.json" "$out/ncu.csv" "$tolerance" <<'PY'
-import csv, json, sys
-profile_file, ncu_file, tolerance = sys.argv[1], sys.argv[2], float(sys.argv[3])
+# The CUPTI injection alone on the same run, its summary kept: each kernel's fastest and
+# slowest launch beside ncu's, which tells a gap in the means that every launch has from
+# one that a few slow launches make. (profile.json keeps totals only.)
+lib=$(cd "$(dirname "$maxcode")/lib" && pwd)/libmaxcode_cupti.so
+rm -rf "$out/raw" && mkdir -p "$out/raw"
+if [ -f "$lib" ]; then
+  (cd "$example" && MAXCODE_SEED=$seed MAXCODE_PROFILE_DIR="$out/raw" CUDA_INJECTION64_PATH="$lib" \
+     ./build/multistream "$rounds" >/dev/null)
+fi
+
+python3 - "$out/chained/profile.json" "$out/ncu.csv" "$tolerance" "$out/raw" <<'PY'
+import csv, glob, json, os, sys
+profile_file, ncu_file, tolerance, raw_dir = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 ours = {}
 for e in json.load(open(profile_file))["kernels"]:  # maxcode-profile/2: GPU kernels in their own list
     ours[e["symbol"] or e["name"]] = (e["name"], e["calls"], e["self"])
+spread = {}  # mangled name -> (fastest, slowest) launch in us, from the injection's own summary
+for path in glob.glob(os.path.join(raw_dir, "gpu-*.json")):
+    for k in json.load(open(path)).get("kernels", []):
+        spread[k["name"]] = (k["min_ns"] / 1e3, k["max_ns"] / 1e3)
 theirs = {}
 rows = [line for line in open(ncu_file) if line.startswith('"')]  # skip ==PROF== lines
 for row in csv.DictReader(rows):
@@ -88,17 +103,21 @@ for row in csv.DictReader(rows):
     scale = {"nsecond": 1, "ns": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}.get(unit)
     if scale is None:
         sys.exit("ncu: unexpected unit " + unit)
-    launches, total = theirs.get(row["Kernel Name"], (0, 0.0))
-    theirs[row["Kernel Name"]] = (launches + 1, total + float(row["Metric Value"].replace(",", "")) * scale)
-print("%-36s %9s %9s %12s %12s %8s" % ("kernel", "launches", "ncu", "maxcode us", "ncu us", "diff"))
+    value = float(row["Metric Value"].replace(",", "")) * scale
+    launches, total, low, high = theirs.get(row["Kernel Name"], (0, 0.0, float("inf"), 0.0))
+    theirs[row["Kernel Name"]] = (launches + 1, total + value, min(low, value), max(high, value))
+print("%-36s %9s %9s %12s %12s %8s   %s" % ("kernel", "launches", "ncu", "maxcode us", "ncu us", "diff",
+                                           "fastest-slowest launch us: maxcode | ncu"))
 worst, failures = 0.0, []
 for key in sorted(set(ours) | set(theirs), key=lambda k: -ours.get(k, ("", 0, 0))[2]):
     name, n, total = ours.get(key, (key, 0, 0.0))
-    m, ncu_total = theirs.get(key, (0, 0.0))
+    m, ncu_total, ncu_low, ncu_high = theirs.get(key, (0, 0.0, float("nan"), float("nan")))
     mean = total / n / 1e3 if n else float("nan")
     ncu_mean = ncu_total / m / 1e3 if m else float("nan")
     diff = (mean - ncu_mean) / ncu_mean if n and m else float("nan")
-    print("%-36s %9d %9d %12.2f %12.2f %+7.2f%%" % (name[:36], n, m, mean, ncu_mean, diff * 100))
+    low, high = spread.get(key, (float("nan"), float("nan")))
+    print("%-36s %9d %9d %12.2f %12.2f %+7.2f%%   %.2f-%.2f | %.2f-%.2f" %
+          (name[:36], n, m, mean, ncu_mean, diff * 100, low, high, ncu_low / 1e3, ncu_high / 1e3))
     if n != m:
         failures.append("%s: %d launches seen, ncu %d" % (name, n, m))
     elif not abs(diff) <= tolerance:
