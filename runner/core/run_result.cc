@@ -93,36 +93,14 @@ namespace {
 
 [[noreturn]] void raise(const std::string& message) { throw RunResultError(message); }
 
-// A present, non-null member; nullopt otherwise. The parent must be an object.
-std::optional<JsonNode> field(const JsonNode& object, std::string_view key) {
-  if (!object.value().contains(key) || object.value()[key].is_null()) return std::nullopt;
-  return object.child(key);
-}
+// result.json is a document maxcode wrote, read back by this version or another: its
+// objects are open (a field may be new or gone, null is absent), its values still checked.
+JsonObject object_at(const JsonNode& node) { return JsonObject::open(node); }
 
-JsonNode object_at(const JsonNode& node) {
-  node.expect(node.value().is_object(), "an object");
-  return node;
-}
-
-JsonNode required(const JsonNode& object, std::string_view key, const std::string& problem = "missing required field") {
-  const auto node = field(object, key);
-  if (!node) object.absent(key).fail(problem);
-  return *node;
-}
-
-std::string text(const JsonNode& object, std::string_view key) {
-  const auto node = field(object, key);
-  return node ? node->string() : "";
-}
-
-std::vector<std::string> texts(const JsonNode& object, std::string_view key) {
-  const auto node = field(object, key);
-  return node ? node->strings() : std::vector<std::string>{};
-}
-
-nlohmann::json open_object(const JsonNode& object, std::string_view key) {
-  const auto node = field(object, key);
-  return node ? object_at(*node).value() : nlohmann::json::object();
+// A free-form object kept as it is (environment, settings, knobs, tests); {} when absent.
+nlohmann::json open_object(const JsonObject& object, std::string_view key) {
+  const auto node = object.get(key);
+  return node ? object_at(*node).node().value() : nlohmann::json::object();
 }
 
 // A part read by one of core's own readers (evaluation_from_json, timing_from_json, ...):
@@ -142,26 +120,26 @@ auto read_part(const JsonNode& node, Read read) {
   }
 }
 
-Target read_target(const JsonNode& root) {
-  const JsonNode t = object_at(required(root, "target"));
+Target read_target(const JsonObject& root) {
+  const JsonObject t = object_at(root.require("target"));
   Target target;
-  target.file = required(t, "file").non_empty_string();
-  target.function = required(t, "function").non_empty_string();
-  target.signature = text(t, "signature");
-  if (const auto n = field(t, "line_begin")) target.line_begin = n->integer<std::size_t>(0);
-  if (const auto n = field(t, "line_end")) target.line_end = n->integer<std::size_t>(0);
-  target.unit = texts(t, "unit");
-  target.unit_notes = texts(t, "unit_notes");
+  target.file = t.require("file").non_empty_string();
+  target.function = t.require("function").non_empty_string();
+  target.signature = t.string("signature");
+  target.line_begin = t.integer<std::size_t>("line_begin", 0, 0);
+  target.line_end = t.integer<std::size_t>("line_end", 0, 0);
+  target.unit = t.strings("unit", {});
+  target.unit_notes = t.strings("unit_notes", {});
   return target;
 }
 
-ResultRepository read_repository(const JsonNode& root) {
+ResultRepository read_repository(const JsonObject& root) {
   ResultRepository repository;
-  if (const auto node = field(root, "repository")) {
-    const JsonNode r = object_at(*node);
-    repository.path = text(r, "path");
-    repository.commit = text(r, "commit");
-    repository.local_changes = texts(r, "local_changes");
+  if (const auto node = root.get("repository")) {
+    const JsonObject r = object_at(*node);
+    repository.path = r.string("path");
+    repository.commit = r.string("commit");
+    repository.local_changes = r.strings("local_changes", {});
   }
   return repository;
 }
@@ -169,75 +147,62 @@ ResultRepository read_repository(const JsonNode& root) {
 ResultCandidate read_candidate(const JsonNode& node) {
   ResultCandidate c;
   c.evaluation = read_part(node, evaluation_from_json);
-  if (const auto n = field(node, "step")) c.step = n->integer<int>(0);
-  c.origin = text(node, "origin");
-  c.knobs = open_object(node, "knobs");
-  c.note = text(node, "note");
+  const JsonObject o = object_at(node);
+  c.step = o.integer<int>("step", c.step, 0);
+  c.origin = o.string("origin");
+  c.knobs = open_object(o, "knobs");
+  c.note = o.string("note");
   return c;
 }
 
 ResultWinner read_winner(const JsonNode& node) {
-  const JsonNode w = object_at(node);
+  const JsonObject w = object_at(node);
   ResultWinner winner;
-  winner.id = required(w, "id").non_empty_string();
-  winner.confirmed = read_part(
-      required(w, "confirmation", "missing required field (the confirmation session's timing)"), timing_from_json);
-  if (const auto n = field(w, "search_speedup")) winner.search_speedup = read_part(*n, interval_from_json);
+  winner.id = w.require("id").non_empty_string();
+  if (!w.has("confirmation")) w.fail("confirmation", "missing required field (the confirmation session's timing)");
+  winner.confirmed = read_part(w.require("confirmation"), timing_from_json);
+  if (const auto n = w.get("search_speedup")) winner.search_speedup = read_part(*n, interval_from_json);
   winner.gpu = open_object(w, "gpu");
-  if (const auto n = field(w, "precision")) {
-    n->expect(n->value().is_array(), "an array");
-    for (std::size_t i = 0; i < n->value().size(); ++i)
-      winner.precision.push_back(read_part(n->element(i), output_error_from_json));
-  }
-  winner.call_check = text(w, "call_check");
-  if (const auto n = field(w, "witness")) winner.witness = read_part(*n, witness_record_from_json);
+  for (const JsonNode& p : w.elements("precision")) winner.precision.push_back(read_part(p, output_error_from_json));
+  winner.call_check = w.string("call_check");
+  if (const auto n = w.get("witness")) winner.witness = read_part(*n, witness_record_from_json);
   winner.tests = open_object(w, "tests");
   return winner;
 }
 
-template <class Read>
-auto read_array(const JsonNode& root, std::string_view key, Read read) {
-  std::vector<decltype(read(root))> out;
-  if (const auto n = field(root, key)) {
-    n->expect(n->value().is_array(), "an array");
-    for (std::size_t i = 0; i < n->value().size(); ++i) out.push_back(read(n->element(i)));
-  }
-  return out;
-}
-
-std::optional<std::string> optional_text(const JsonNode& root, std::string_view key) {
-  const auto n = field(root, key);
+std::optional<std::string> optional_text(const JsonObject& root, std::string_view key) {
+  const auto n = root.get(key);
   return n ? std::optional(n->string()) : std::nullopt;
 }
 
 }  // namespace
 
 RunResult run_result_from_json(const nlohmann::json& j, const std::string& label) {
-  const JsonNode root(j, label, raise);
-  object_at(root);
-  const JsonNode schema = required(root, "schema", std::string("missing; this maxcode reads ") + kResultSchema);
+  const JsonObject root = object_at(JsonNode(j, label, raise));
+  if (!root.has("schema")) root.fail("schema", std::string("missing; this maxcode reads ") + kResultSchema);
+  const JsonNode schema = root.require("schema");
   if (const std::string s = schema.string(); s != kResultSchema)
     schema.fail("'" + s + "', this maxcode reads " + kResultSchema);
   RunResult r;
-  r.command = text(root, "command");
+  r.command = root.string("command");
   r.repository = read_repository(root);
   r.target = read_target(root);
-  r.policy = text(root, "policy");
+  r.policy = root.string("policy");
   r.environment = open_object(root, "environment");
   r.settings = open_object(root, "settings");
-  if (const auto n = field(root, "noise")) r.noise = read_part(*n, timing_from_json);
-  r.candidates = read_array(root, "candidates", read_candidate);
-  if (const auto n = field(root, "winner")) r.winner = read_winner(*n);
+  if (const auto n = root.get("noise")) r.noise = read_part(*n, timing_from_json);
+  for (const JsonNode& c : root.elements("candidates")) r.candidates.push_back(read_candidate(c));
+  if (const auto n = root.get("winner")) r.winner = read_winner(*n);
   r.unconfirmed = optional_text(root, "unconfirmed");
   r.fatal = optional_text(root, "fatal");
-  r.stop_reason = text(root, "stop_reason");
-  if (const auto n = field(root, "evaluations")) r.evaluations = n->integer<int>(0);
-  r.warnings = texts(root, "warnings");
-  r.audit = read_array(root, "audit", [](const JsonNode& n) { return read_part(n, benchmark_audit_from_json); });
-  r.started_at = text(root, "started_at");
-  if (const auto n = field(root, "wall_s")) r.wall_s = n->number(kNonNegative);
-  if (const auto n = field(root, "spend")) r.spend = object_at(*n).value();
-  if (const auto n = field(root, "gpu")) r.gpu = object_at(*n).value();
+  r.stop_reason = root.string("stop_reason");
+  r.evaluations = root.integer<int>("evaluations", r.evaluations, 0);
+  r.warnings = root.strings("warnings", {});
+  for (const JsonNode& a : root.elements("audit")) r.audit.push_back(read_part(a, benchmark_audit_from_json));
+  r.started_at = root.string("started_at");
+  r.wall_s = root.number("wall_s", r.wall_s, kNonNegative);
+  if (const auto n = root.get("spend")) r.spend = object_at(*n).node().value();
+  if (const auto n = root.get("gpu")) r.gpu = object_at(*n).node().value();
   r.tests = open_object(root, "tests");
   return r;
 }

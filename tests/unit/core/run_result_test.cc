@@ -118,6 +118,19 @@ TEST(RunResult, AWrongFieldIsNamedByItsPath) {
   other = j;
   other["winner"]["confirmation"].erase("candidate_s");
   EXPECT_EQ(error_of(other), "out/result.json: winner.confirmation: key 'candidate_s' not found");
+  other = j;
+  other.erase("schema");
+  EXPECT_EQ(error_of(other), "out/result.json: schema: missing; this maxcode reads maxcode.result/1");
+  other = j;
+  other["winner"]["confirmation"] = nullptr;  // null is absent in maxcode's own documents
+  EXPECT_EQ(error_of(other),
+            "out/result.json: winner.confirmation: missing required field (the confirmation session's timing)");
+  other = j;
+  other["candidates"] = json::object();
+  EXPECT_EQ(error_of(other), "out/result.json: candidates: expected an array, got an object");
+  other = j;
+  other["target"]["line_begin"] = 1.5;
+  EXPECT_EQ(error_of(other), "out/result.json: target.line_begin: expected an integer, got 1.5");
   EXPECT_EQ(error_of(json::array()), "out/result.json: expected an object, got an array");
 }
 
