@@ -2,7 +2,7 @@
 
 #include <git2.h>
 
-#include <mutex>
+#include "runner/util/git_util.h"
 
 namespace maxcode::bot {
 
@@ -10,43 +10,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void init_libgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
-}
-
-std::string last_error() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "unknown libgit2 error";
-}
-
 void check(int code, const std::string& what) {
-  if (code < 0) throw GitError(what + ": " + last_error());
+  if (code < 0) throw GitError(what + ": " + git_error_text());
 }
 
-// libgit2 objects freed with their own functions.
-template <typename T, void (*Free)(T*)>
-struct Owned {
-  T* ptr = nullptr;
-  Owned() = default;
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() {
-    if (ptr) Free(ptr);
-  }
-  T** out() { return &ptr; }
-  T* get() const { return ptr; }
-};
-using Commit = Owned<git_commit, git_commit_free>;
-using Tree = Owned<git_tree, git_tree_free>;
-using Diff = Owned<git_diff, git_diff_free>;
-using Index = Owned<git_index, git_index_free>;
-using Signature = Owned<git_signature, git_signature_free>;
-using Walk = Owned<git_revwalk, git_revwalk_free>;
-using Blob = Owned<git_blob, git_blob_free>;
-using TreeEntry = Owned<git_tree_entry, git_tree_entry_free>;
-using Reference = Owned<git_reference, git_reference_free>;
-using RefIterator = Owned<git_reference_iterator, git_reference_iterator_free>;
+using Commit = GitOwned<git_commit, git_commit_free>;
+using Tree = GitOwned<git_tree, git_tree_free>;
+using Diff = GitOwned<git_diff, git_diff_free>;
+using Index = GitOwned<git_index, git_index_free>;
+using Signature = GitOwned<git_signature, git_signature_free>;
+using Walk = GitOwned<git_revwalk, git_revwalk_free>;
+using Blob = GitOwned<git_blob, git_blob_free>;
+using TreeEntry = GitOwned<git_tree_entry, git_tree_entry_free>;
+using Reference = GitOwned<git_reference, git_reference_free>;
+using RefIterator = GitOwned<git_reference_iterator, git_reference_iterator_free>;
 
 git_oid oid_of(const std::string& sha) {
   git_oid oid;
@@ -54,26 +31,17 @@ git_oid oid_of(const std::string& sha) {
   return oid;
 }
 
-std::string hex(const git_oid* oid) {
-  char text[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(text, sizeof text, oid);
-  return text;
-}
-
 }  // namespace
 
 struct GitRemote::State {
   fs::path dir;
   std::string url, token;
-  git_repository* repo = nullptr;
-  git_remote* remote = nullptr;
+  // Freed in the reverse order: the remote before its repository.
+  GitRepository repo;
+  GitOwned<git_remote, git_remote_free> remote;
   int credential_calls = 0;
   std::string remote_messages;  // what the server printed ("remote: ...")
   std::string rejection;        // why the server refused a ref
-  ~State() {
-    if (remote) git_remote_free(remote);
-    if (repo) git_repository_free(repo);
-  }
 };
 
 namespace {
@@ -138,8 +106,10 @@ GitRemote::GitRemote(fs::path dir, std::string url, std::string token) : state_(
   state_->dir = std::move(dir);
   state_->url = std::move(url);
   state_->token = std::move(token);
-  check(git_repository_init(&state_->repo, state_->dir.c_str(), /*is_bare=*/1), "git init " + state_->dir.string());
-  check(git_remote_create(&state_->remote, state_->repo, "origin", state_->url.c_str()), "git remote " + state_->url);
+  check(git_repository_init(state_->repo.out(), state_->dir.c_str(), /*is_bare=*/1),
+        "git init " + state_->dir.string());
+  check(git_remote_create(state_->remote.out(), state_->repo.get(), "origin", state_->url.c_str()),
+        "git remote " + state_->url);
 }
 
 GitRemote::~GitRemote() = default;
@@ -149,20 +119,21 @@ void GitRemote::fetch() {
   options.callbacks = callbacks(state_.get());
   options.prune = GIT_FETCH_PRUNE;
   state_->credential_calls = 0;
-  check(git_remote_fetch(state_->remote, nullptr, &options, "maxcode fetch"), "git fetch " + state_->url);
+  check(git_remote_fetch(state_->remote.get(), nullptr, &options, "maxcode fetch"), "git fetch " + state_->url);
 }
 
 std::optional<std::string> GitRemote::remote_branch(const std::string& branch) const {
   git_oid oid;
-  if (git_reference_name_to_id(&oid, state_->repo, ("refs/remotes/origin/" + branch).c_str()) < 0) return std::nullopt;
-  return hex(&oid);
+  if (git_reference_name_to_id(&oid, state_->repo.get(), ("refs/remotes/origin/" + branch).c_str()) < 0)
+    return std::nullopt;
+  return git_oid_text(&oid);
 }
 
 bool GitRemote::has_commit(const std::string& sha) const {
   Commit commit;
   git_oid oid;
   if (sha.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, sha.c_str()) < 0) return false;
-  return git_commit_lookup(commit.out(), state_->repo, &oid) == 0;
+  return git_commit_lookup(commit.out(), state_->repo.get(), &oid) == 0;
 }
 
 namespace {
@@ -185,17 +156,16 @@ std::optional<std::string> file_at(git_repository* repo, const std::string& comm
 }  // namespace
 
 std::optional<std::string> GitRemote::read_file(const std::string& commit_sha, const std::string& path) const {
-  return file_at(state_->repo, commit_sha, path);
+  return file_at(state_->repo.get(), commit_sha, path);
 }
 
 std::optional<std::string> GitRemote::read_local_file(const fs::path& dir, const std::string& commit,
                                                       const std::string& path) {
   init_libgit2();
-  git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) < 0) return std::nullopt;
-  std::unique_ptr<git_repository, decltype(&git_repository_free)> owned(repo, git_repository_free);
+  GitRepository repo;
+  if (git_repository_open_ext(repo.out(), dir.c_str(), 0, nullptr) < 0) return std::nullopt;
   try {
-    return file_at(repo, commit, path);
+    return file_at(repo.get(), commit, path);
   } catch (const GitError&) {
     return std::nullopt;
   }
@@ -204,23 +174,24 @@ std::optional<std::string> GitRemote::read_local_file(const fs::path& dir, const
 std::string GitRemote::tree_of(const std::string& commit_sha) const {
   const git_oid oid = oid_of(commit_sha);
   Commit commit;
-  check(git_commit_lookup(commit.out(), state_->repo, &oid), "commit " + commit_sha);
-  return hex(git_commit_tree_id(commit.get()));
+  check(git_commit_lookup(commit.out(), state_->repo.get(), &oid), "commit " + commit_sha);
+  return git_oid_text(git_commit_tree_id(commit.get()));
 }
 
 std::vector<std::string> GitRemote::parents_of(const std::string& commit_sha) const {
   const git_oid oid = oid_of(commit_sha);
   Commit commit;
-  check(git_commit_lookup(commit.out(), state_->repo, &oid), "commit " + commit_sha);
+  check(git_commit_lookup(commit.out(), state_->repo.get(), &oid), "commit " + commit_sha);
   std::vector<std::string> out;
-  for (unsigned i = 0; i < git_commit_parentcount(commit.get()); ++i) out.push_back(hex(git_commit_parent_id(commit.get(), i)));
+  for (unsigned i = 0; i < git_commit_parentcount(commit.get()); ++i)
+    out.push_back(git_oid_text(git_commit_parent_id(commit.get(), i)));
   return out;
 }
 
 std::vector<CommitInfo> GitRemote::own_commits(const std::string& tip, const std::string& branch,
                                                const std::string& base) const {
   Walk walk;
-  check(git_revwalk_new(walk.out(), state_->repo), "revwalk");
+  check(git_revwalk_new(walk.out(), state_->repo.get()), "revwalk");
   git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
   const git_oid tip_oid = oid_of(tip);
   check(git_revwalk_push(walk.get(), &tip_oid), "revwalk " + tip);
@@ -230,22 +201,20 @@ std::vector<CommitInfo> GitRemote::own_commits(const std::string& tip, const std
   }
   // Commits that another branch also has are not this branch's own.
   RefIterator refs;
-  check(git_reference_iterator_glob_new(refs.out(), state_->repo, "refs/remotes/origin/*"), "list branches");
-  git_reference* ref = nullptr;
+  check(git_reference_iterator_glob_new(refs.out(), state_->repo.get(), "refs/remotes/origin/*"), "list branches");
+  Reference ref;
   const std::string own = "refs/remotes/origin/" + branch;
-  while (git_reference_next(&ref, refs.get()) == 0) {
-    Reference owned;
-    *owned.out() = ref;
-    if (own == git_reference_name(ref) || git_reference_type(ref) != GIT_REFERENCE_DIRECT) continue;
-    git_revwalk_hide(walk.get(), git_reference_target(ref));  // a ref to a non-commit is skipped
+  while (git_reference_next(ref.out(), refs.get()) == 0) {
+    if (own == git_reference_name(ref.get()) || git_reference_type(ref.get()) != GIT_REFERENCE_DIRECT) continue;
+    git_revwalk_hide(walk.get(), git_reference_target(ref.get()));  // a ref to a non-commit is skipped
   }
   std::vector<CommitInfo> out;
   git_oid oid;
   while (git_revwalk_next(&oid, walk.get()) == 0) {
     Commit commit;
-    check(git_commit_lookup(commit.out(), state_->repo, &oid), "commit");
+    check(git_commit_lookup(commit.out(), state_->repo.get(), &oid), "commit");
     CommitInfo info;
-    info.sha = hex(&oid);
+    info.sha = git_oid_text(&oid);
     const git_signature* author = git_commit_author(commit.get());
     const git_signature* committer = git_commit_committer(commit.get());
     info.author_name = author->name ? author->name : "";
@@ -265,28 +234,29 @@ std::string GitRemote::commit_patch(const std::string& base, const std::string& 
   Diff diff;
   Index index;
   Signature signature;
-  check(git_commit_lookup(parent.out(), state_->repo, &base_oid), "base commit " + base);
+  check(git_commit_lookup(parent.out(), state_->repo.get(), &base_oid), "base commit " + base);
   check(git_commit_tree(base_tree.out(), parent.get()), "tree of " + base);
   check(git_diff_from_buffer(diff.out(), patch.data(), patch.size()), "patch.diff is not a diff");
-  check(git_apply_to_tree(index.out(), state_->repo, base_tree.get(), diff.get(), nullptr),
+  check(git_apply_to_tree(index.out(), state_->repo.get(), base_tree.get(), diff.get(), nullptr),
         "patch.diff does not apply to " + base.substr(0, 12));
   git_oid tree_oid, commit_oid;
-  check(git_index_write_tree_to(&tree_oid, index.get(), state_->repo), "write tree");
-  check(git_tree_lookup(tree.out(), state_->repo, &tree_oid), "tree");
+  check(git_index_write_tree_to(&tree_oid, index.get(), state_->repo.get()), "write tree");
+  check(git_tree_lookup(tree.out(), state_->repo.get(), &tree_oid), "tree");
   check(git_signature_new(signature.out(), identity.name.c_str(), identity.email.c_str(), when, 0),
         "bot identity '" + identity.name + " <" + identity.email + ">'");
   const git_commit* parents[] = {parent.get()};
-  check(git_commit_create(&commit_oid, state_->repo, nullptr, signature.get(), signature.get(), nullptr,
+  check(git_commit_create(&commit_oid, state_->repo.get(), nullptr, signature.get(), signature.get(), nullptr,
                           message.c_str(), tree.get(), 1, parents),
         "commit");
-  return hex(&commit_oid);
+  return git_oid_text(&commit_oid);
 }
 
 void GitRemote::push(const std::string& sha, const std::string& branch, const bool force) {
   const git_oid oid = oid_of(sha);
   const std::string local = "refs/heads/" + branch;
   Reference ref;
-  check(git_reference_create(ref.out(), state_->repo, local.c_str(), &oid, /*force=*/1, "maxcode"), "branch " + branch);
+  check(git_reference_create(ref.out(), state_->repo.get(), local.c_str(), &oid, /*force=*/1, "maxcode"),
+        "branch " + branch);
   const std::string spec = (force ? "+" : "") + local + ":refs/heads/" + branch;
   char* specs[] = {const_cast<char*>(spec.c_str())};
   const git_strarray refspecs = {specs, 1};
@@ -295,10 +265,11 @@ void GitRemote::push(const std::string& sha, const std::string& branch, const bo
   state_->credential_calls = 0;
   state_->remote_messages.clear();
   state_->rejection.clear();
-  const int code = git_remote_push(state_->remote, &refspecs, &options);
+  const int code = git_remote_push(state_->remote.get(), &refspecs, &options);
   const std::string server = remote_text(state_->remote_messages);
   if (code < 0)
-    throw GitError("git push to " + branch + " failed: " + last_error() + (server.empty() ? "" : " (server: " + server + ")"));
+    throw GitError("git push to " + branch + " failed: " + git_error_text() +
+                   (server.empty() ? "" : " (server: " + server + ")"));
   if (!state_->rejection.empty())
     throw GitError("git push refused: " + state_->rejection + (server.empty() ? "" : " (server: " + server + ")"));
 }

@@ -1,9 +1,6 @@
 #include "runner/util/git_util.h"
 
-#include <git2.h>
-
 #include <filesystem>
-#include <memory>
 #include <mutex>
 
 namespace maxcode {
@@ -18,11 +15,16 @@ std::string git_error_text() {
   return e && e->message ? e->message : "unknown libgit2 error";
 }
 
+std::string git_oid_text(const git_oid* oid) {
+  char text[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(text, sizeof text, oid);
+  return text;
+}
+
 bool ignored_by_git(const std::string& dir, const std::string& relative_path) {
   init_libgit2();
-  git_repository* raw = nullptr;
-  if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return false;
-  std::unique_ptr<git_repository, void (*)(git_repository*)> repo(raw, git_repository_free);
+  GitRepository repo;
+  if (git_repository_open_ext(repo.out(), dir.c_str(), 0, nullptr) != 0) return false;
   const char* workdir = git_repository_workdir(repo.get());
   if (!workdir) return false;  // a bare repository has no work tree to ignore files in
   namespace fs = std::filesystem;

@@ -47,38 +47,24 @@ int credentials(git_credential** out, const char* url, const char* user_from_url
   return GIT_PASSTHROUGH;
 }
 
-struct RepoPtr {
-  git_repository* p = nullptr;
-  ~RepoPtr() { if (p) git_repository_free(p); }
-};
-struct ObjectPtr {
-  git_object* p = nullptr;
-  ~ObjectPtr() { if (p) git_object_free(p); }
-};
-
-std::string oid_text(const git_oid* oid) {
-  char text[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(text, sizeof text, oid);
-  return text;
-}
+using GitObject = GitOwned<git_object, git_object_free>;
+using GitReference = GitOwned<git_reference, git_reference_free>;
 
 std::string remote_branches(git_repository* repo) {
-  git_branch_iterator* it = nullptr;
+  GitOwned<git_branch_iterator, git_branch_iterator_free> it;
   std::string names;
-  if (git_branch_iterator_new(&it, repo, GIT_BRANCH_REMOTE) != 0) return names;
-  git_reference* ref = nullptr;
+  if (git_branch_iterator_new(it.out(), repo, GIT_BRANCH_REMOTE) != 0) return names;
+  GitReference ref;
   git_branch_t type;
   int count = 0;
-  while (git_branch_next(&ref, &type, it) == 0) {
+  while (git_branch_next(ref.out(), &type, it.get()) == 0) {
     const char* name = nullptr;
-    if (git_branch_name(&name, ref) == 0 && name) {
+    if (git_branch_name(&name, ref.get()) == 0 && name) {
       std::string n = name;
       if (n.rfind("origin/", 0) == 0) n = n.substr(7);
       if (n != "HEAD" && count++ < 10) names += (names.empty() ? "" : ", ") + n;
     }
-    git_reference_free(ref);
   }
-  git_branch_iterator_free(it);
   return names;
 }
 
@@ -107,13 +93,13 @@ namespace {
 
 // libgit2's clone without a checkout; a failure removes the destination and is named
 // as unreachable or as refused credentials, the token never in the text.
-void clone_repository(const CloneRequest& r, const std::string& shown, RepoPtr& repo) {
+void clone_repository(const CloneRequest& r, const std::string& shown, GitRepository& repo) {
   Payload payload{&r};
   git_clone_options options = GIT_CLONE_OPTIONS_INIT;
   options.fetch_opts.callbacks.credentials = credentials;
   options.fetch_opts.callbacks.payload = &payload;
   options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;  // checked out at the ref below
-  if (git_clone(&repo.p, r.url.c_str(), r.destination.string().c_str(), &options) == 0) return;
+  if (git_clone(repo.out(), r.url.c_str(), r.destination.string().c_str(), &options) == 0) return;
   const git_error* e = git_error_last();
   std::string text = git_error_text();
   // The token may appear in nothing libgit2 says, but be sure.
@@ -131,18 +117,17 @@ void clone_repository(const CloneRequest& r, const std::string& shown, RepoPtr& 
 // The ref's commit: a branch of the remote, a tag, or a commit (full or abbreviated
 // sha); none given, the remote's HEAD. `resolved` is the ref's full name, when it has
 // one. Null when there is no such commit.
-void resolve_ref(const CloneRequest& r, git_repository* repo, ObjectPtr& target, std::string& resolved) {
+void resolve_ref(const CloneRequest& r, git_repository* repo, GitObject& target, std::string& resolved) {
   if (r.ref.empty()) {
-    git_reference* head = nullptr;
-    if (git_repository_head(&head, repo) == 0) {
-      resolved = git_reference_name(head);
-      git_reference_peel(&target.p, head, GIT_OBJECT_COMMIT);
-      git_reference_free(head);
+    GitReference head;
+    if (git_repository_head(head.out(), repo) == 0) {
+      resolved = git_reference_name(head.get());
+      git_reference_peel(target.out(), head.get(), GIT_OBJECT_COMMIT);
     }
     return;
   }
   for (const std::string& name : {"refs/remotes/origin/" + r.ref, "refs/tags/" + r.ref, r.ref}) {
-    if (git_revparse_single(&target.p, repo, (name + "^{commit}").c_str()) == 0) {
+    if (git_revparse_single(target.out(), repo, (name + "^{commit}").c_str()) == 0) {
       resolved = name.rfind("refs/remotes/origin/", 0) == 0 ? "refs/heads/" + r.ref : name;
       return;
     }
@@ -164,16 +149,15 @@ Checkout clone_at_ref(const CloneRequest& r) {
   if (looks_local && !fs::exists(r.url, ec))
     throw CloneError(CloneError::Kind::kUnreachable,
                      "cannot clone " + excerpt(shown, 200) + ": " + (ec ? ec.message() : "no such directory"));
-  RepoPtr repo;
+  GitRepository repo;
   clone_repository(r, shown, repo);
-  ObjectPtr target;
+  GitObject target;
   std::string resolved;
-  resolve_ref(r, repo.p, target, resolved);
-  if (!target.p) {
-    const std::string branches = remote_branches(repo.p);
+  resolve_ref(r, repo.get(), target, resolved);
+  if (!target) {
+    const std::string branches = remote_branches(repo.get());
     std::error_code ignored;
-    git_repository_free(repo.p);
-    repo.p = nullptr;
+    repo.reset();  // closed before its directory is removed
     fs::remove_all(r.destination, ignored);
     throw CloneError(CloneError::Kind::kMissingRef,
                      r.ref.empty() ? "cannot clone " + shown + ": the repository has no commits"
@@ -182,42 +166,41 @@ Checkout clone_at_ref(const CloneRequest& r) {
   }
   git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
   checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
-  if (git_checkout_tree(repo.p, target.p, &checkout) != 0 ||
-      git_repository_set_head_detached(repo.p, git_object_id(target.p)) != 0)
+  if (git_checkout_tree(repo.get(), target.get(), &checkout) != 0 ||
+      git_repository_set_head_detached(repo.get(), git_object_id(target.get())) != 0)
     throw CloneError(CloneError::Kind::kOther, "cannot check out " + r.ref + " of " + shown + ": " + git_error_text());
-  return {r.destination, oid_text(git_object_id(target.p)), resolved.empty() ? oid_text(git_object_id(target.p)) : resolved};
+  return {r.destination, git_oid_text(git_object_id(target.get())),
+          resolved.empty() ? git_oid_text(git_object_id(target.get())) : resolved};
 }
 
 std::string head_commit(const fs::path& dir) {
   init_libgit2();
-  RepoPtr repo;
-  if (git_repository_open(&repo.p, dir.string().c_str()) != 0) return "";
+  GitRepository repo;
+  if (git_repository_open(repo.out(), dir.string().c_str()) != 0) return "";
   git_oid oid;
-  return git_reference_name_to_id(&oid, repo.p, "HEAD") == 0 ? oid_text(&oid) : "";
+  return git_reference_name_to_id(&oid, repo.get(), "HEAD") == 0 ? git_oid_text(&oid) : "";
 }
 
 std::vector<std::string> commits_between(const fs::path& repo_dir, const std::string& from, const std::string& to,
                                          int limit) {
   init_libgit2();
   std::vector<std::string> out;
-  RepoPtr repo;
-  if (from.empty() || to.empty() || git_repository_open(&repo.p, repo_dir.string().c_str()) != 0) return out;
+  GitRepository repo;
+  if (from.empty() || to.empty() || git_repository_open(repo.out(), repo_dir.string().c_str()) != 0) return out;
   git_oid from_oid, to_oid;
   if (git_oid_fromstr(&from_oid, from.c_str()) != 0 || git_oid_fromstr(&to_oid, to.c_str()) != 0) return out;
-  git_revwalk* walk = nullptr;
-  if (git_revwalk_new(&walk, repo.p) != 0) return out;
-  git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-  if (git_revwalk_push(walk, &to_oid) == 0 && git_revwalk_hide(walk, &from_oid) == 0) {
+  GitOwned<git_revwalk, git_revwalk_free> walk;
+  if (git_revwalk_new(walk.out(), repo.get()) != 0) return out;
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+  if (git_revwalk_push(walk.get(), &to_oid) == 0 && git_revwalk_hide(walk.get(), &from_oid) == 0) {
     git_oid oid;
-    while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk) == 0) {
-      git_commit* commit = nullptr;
-      if (git_commit_lookup(&commit, repo.p, &oid) != 0) continue;
-      const char* summary = git_commit_summary(commit);
-      out.push_back(oid_text(&oid).substr(0, 10) + " " + (summary ? summary : ""));
-      git_commit_free(commit);
+    while (static_cast<int>(out.size()) < limit && git_revwalk_next(&oid, walk.get()) == 0) {
+      GitOwned<git_commit, git_commit_free> commit;
+      if (git_commit_lookup(commit.out(), repo.get(), &oid) != 0) continue;
+      const char* summary = git_commit_summary(commit.get());
+      out.push_back(git_oid_text(&oid).substr(0, 10) + " " + (summary ? summary : ""));
     }
   }
-  git_revwalk_free(walk);
   return out;
 }
 

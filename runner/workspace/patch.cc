@@ -79,13 +79,12 @@ std::string to_git_diff(const std::string& diff) {
 std::vector<DiffFile> files_in_diff(const std::string& raw) {
   init_libgit2();
   const std::string diff = to_git_diff(raw);
-  git_diff* parsed = nullptr;
-  if (git_diff_from_buffer(&parsed, diff.data(), diff.size()) != 0)
+  GitOwned<git_diff, git_diff_free> parsed;
+  if (git_diff_from_buffer(parsed.out(), diff.data(), diff.size()) != 0)
     throw PatchError("not a unified diff: " + git_error_text());
   std::vector<DiffFile> files;
-  for (size_t i = 0, n = git_diff_num_deltas(parsed); i < n; ++i)
-    files.push_back(to_diff_file(git_diff_get_delta(parsed, i)));
-  git_diff_free(parsed);
+  for (size_t i = 0, n = git_diff_num_deltas(parsed.get()); i < n; ++i)
+    files.push_back(to_diff_file(git_diff_get_delta(parsed.get(), i)));
   if (files.empty()) throw PatchError("the diff touches no file");
   return files;
 }
@@ -137,17 +136,16 @@ std::map<std::string, std::string> apply_diff(const std::string& raw,
 std::string unified_diff(const std::string& path, const std::string& before,
                          const std::string& after) {
   init_libgit2();
-  git_patch* patch = nullptr;
+  GitOwned<git_patch, git_patch_free> patch;
   git_diff_options options = GIT_DIFF_OPTIONS_INIT;
   options.context_lines = 3;
-  if (git_patch_from_buffers(&patch, before.data(), before.size(), path.c_str(), after.data(),
-                             after.size(), path.c_str(), &options) != 0)
+  if (git_patch_from_buffers(patch.out(), before.data(), before.size(), path.c_str(), after.data(), after.size(),
+                             path.c_str(), &options) != 0)
     throw PatchError("cannot make a diff of " + path + ": " + git_error_text());
   git_buf text = GIT_BUF_INIT;
-  const int rc = git_patch_to_buf(&text, patch);
+  const int rc = git_patch_to_buf(&text, patch.get());
   std::string out = rc == 0 && text.ptr ? std::string(text.ptr, text.size) : "";
   git_buf_dispose(&text);
-  git_patch_free(patch);
   if (rc != 0) throw PatchError("cannot print the diff of " + path + ": " + git_error_text());
   return out;
 }

@@ -19,14 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct GitPtr {
-  T* p = nullptr;
-  ~GitPtr() {
-    if (p) Free(p);
-  }
-};
-
 // Paths (relative to the work tree) worth copying: tracked files plus untracked files
 // that .gitignore does not exclude; with whether each differs from HEAD.
 struct GitFiles {
@@ -36,11 +28,11 @@ struct GitFiles {
 
 GitFiles list_git_files(git_repository* repo) {
   GitFiles files;
-  GitPtr<git_index, git_index_free> index;
-  if (git_repository_index(&index.p, repo) != 0)
+  GitOwned<git_index, git_index_free> index;
+  if (git_repository_index(index.out(), repo) != 0)
     throw WorkspaceError("cannot read the git index: " + git_error_text());
-  for (size_t i = 0, n = git_index_entrycount(index.p); i < n; ++i) {
-    const git_index_entry* entry = git_index_get_byindex(index.p, i);
+  for (size_t i = 0, n = git_index_entrycount(index.get()); i < n; ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.get(), i);
     if ((entry->mode & 0170000) == 0160000) continue;  // submodule: not ours to copy
     files.paths.insert(entry->path);
   }
@@ -48,11 +40,11 @@ GitFiles list_git_files(git_repository* repo) {
   options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
   options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
                   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-  GitPtr<git_status_list, git_status_list_free> status;
-  if (git_status_list_new(&status.p, repo, &options) != 0)
+  GitOwned<git_status_list, git_status_list_free> status;
+  if (git_status_list_new(status.out(), repo, &options) != 0)
     throw WorkspaceError("cannot read git status: " + git_error_text());
-  for (size_t i = 0, n = git_status_list_entrycount(status.p); i < n; ++i) {
-    const git_status_entry* entry = git_status_byindex(status.p, i);
+  for (size_t i = 0, n = git_status_list_entrycount(status.get()); i < n; ++i) {
+    const git_status_entry* entry = git_status_byindex(status.get(), i);
     const git_diff_delta* delta = entry->index_to_workdir ? entry->index_to_workdir
                                                           : entry->head_to_index;
     if (!delta || !delta->new_file.path) continue;
@@ -65,9 +57,7 @@ GitFiles list_git_files(git_repository* repo) {
 std::string head_commit(git_repository* repo) {
   git_oid oid;
   if (git_reference_name_to_id(&oid, repo, "HEAD") != 0) return "";  // unborn branch
-  char text[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(text, sizeof text, &oid);
-  return text;
+  return git_oid_text(&oid);
 }
 
 void copy_entry(const fs::path& from, const fs::path& to) {
@@ -78,15 +68,15 @@ void copy_entry(const fs::path& from, const fs::path& to) {
 bool capture_from_git(const fs::path& repo_dir, const fs::path& destination,
                       SourceSnapshot& snapshot) {
   init_libgit2();
-  GitPtr<git_repository, git_repository_free> repo;
-  if (git_repository_open_ext(&repo.p, repo_dir.c_str(), 0, nullptr) != 0) return false;
-  const char* workdir = git_repository_workdir(repo.p);
+  GitRepository repo;
+  if (git_repository_open_ext(repo.out(), repo_dir.c_str(), 0, nullptr) != 0) return false;
+  const char* workdir = git_repository_workdir(repo.get());
   if (!workdir) return false;  // bare repository: treat as plain files
   std::string prefix = fs::relative(fs::canonical(repo_dir), fs::canonical(workdir)).generic_string();
   if (prefix == ".") prefix.clear();
   if (!prefix.empty()) prefix += '/';
 
-  GitFiles files = list_git_files(repo.p);
+  GitFiles files = list_git_files(repo.get());
   for (const std::string& path : files.paths) {
     if (path.compare(0, prefix.size(), prefix) != 0) continue;
     const fs::path source = fs::path(workdir) / path;
@@ -99,7 +89,7 @@ bool capture_from_git(const fs::path& repo_dir, const fs::path& destination,
     if (path.compare(0, prefix.size(), prefix) == 0)
       snapshot.local_changes.push_back(path.substr(prefix.size()));
   snapshot.git = true;
-  snapshot.commit = head_commit(repo.p);
+  snapshot.commit = head_commit(repo.get());
   snapshot.git_prefix = prefix;
   return true;
 }
