@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "runner/util/text.h"
+
 namespace maxcode::bot::service {
 
 namespace {
@@ -32,10 +34,8 @@ struct ResultGuard {
   ~ResultGuard() { PQclear(r); }
 };
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
+// libpq's messages end in a newline.
+std::string trimmed(const char* message) { return std::string(trim(message ? message : "")); }
 
 }  // namespace
 
