@@ -29,16 +29,6 @@ std::int64_t system_now() {
       .count();
 }
 
-double parse_number(const std::string& text, double fallback) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    return used ? value : fallback;
-  } catch (...) {
-    return fallback;
-  }
-}
-
 // GitHub's 422 errors come as {resource, field, code} objects, {message} objects or
 // plain strings; all of them belong in the message a user reads.
 std::string describe_errors(const nlohmann::json& errors) {
@@ -83,37 +73,11 @@ bool GithubError::mentions(const std::string& text) const {
   return describe_errors(errors).find(text) != std::string::npos;
 }
 
-std::string GithubError::header(const std::string& lowercase_name) const {
-  auto it = headers.find(lowercase_name);
-  return it == headers.end() ? std::string() : it->second;
-}
+RateLimit GithubError::rate_limit() const { return rate_limit_of(status, headers, github_message + " " + what()); }
 
-std::optional<double> GithubError::header_number(const std::string& lowercase_name) const {
-  const std::string text = header(lowercase_name);
-  if (text.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
+bool GithubError::retryable() const { return status == 0 || status >= 500 || rate_limit().limited(); }
 
-// GitHub's rate-limit rules: https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api
-bool GithubError::retryable() const {
-  if (status == 0 || status >= 500 || status == 429) return true;
-  if (status != 403) return false;
-  return header_number("retry-after") || (header("x-ratelimit-remaining") == "0" && header_number("x-ratelimit-reset")) ||
-         github_message.find("rate limit") != std::string::npos ||
-         std::string(what()).find("rate limit") != std::string::npos;
-}
-
-std::string HttpResult::header(const std::string& lowercase_name) const {
-  auto it = headers.find(lowercase_name);
-  return it == headers.end() ? std::string() : it->second;
-}
+std::string HttpResult::header(const std::string& lowercase_name) const { return header_text(headers, lowercase_name); }
 
 std::pair<std::string, std::string> split_api_url(const std::string& url) {
   const std::size_t scheme = url.find("://");
@@ -249,29 +213,21 @@ void GithubClient::wait_for_known_reset() {
 
 bool GithubClient::waited_for_rate_limit(const std::string& method, const std::string& path, const HttpResult& r,
                                          int attempt, double backoff) {
-  if (r.status != 403 && r.status != 429) return false;
-  const std::string retry_after = r.header("retry-after");
-  if (!retry_after.empty()) {
-    const double seconds = parse_number(retry_after, options_.secondary_wait_s);
-    if (seconds > options_.max_wait_s) fail(method, path, r);
-    if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit (retry-after " + retry_after + ")");
-    return true;
-  }
-  if (r.header("x-ratelimit-remaining") == "0") {
-    primary_reset_ = static_cast<std::int64_t>(parse_number(r.header("x-ratelimit-reset"), 0));
+  const RateLimit limit = rate_limit_of(r.status, r.headers, r.body);
+  if (!limit.limited()) return false;
+  if (limit.kind == RateLimit::Kind::kReset) {  // waited for before the next attempt (wait_for_known_reset)
+    primary_reset_ = limit.reset_at;
     if (primary_reset_ - options_.now() > options_.max_wait_s) {
       primary_reset_ = 0;
       fail(method, path, r);
     }
     return true;
   }
-  if (r.body.find("secondary rate limit") != std::string::npos) {
-    const double seconds = std::max(options_.secondary_wait_s, backoff);
-    if (seconds > options_.max_wait_s) fail(method, path, r);
-    if (attempt < options_.max_attempts) wait(seconds, "secondary rate limit without retry-after");
-    return true;
-  }
-  return false;
+  const double seconds =
+      limit.wait_s(static_cast<double>(options_.now()), std::max(options_.secondary_wait_s, backoff));
+  if (seconds > options_.max_wait_s) fail(method, path, r);
+  if (attempt < options_.max_attempts) wait(seconds, limit.why());
+  return true;
 }
 
 HttpResult GithubClient::request(const std::string& method, const std::string& path,
@@ -294,8 +250,7 @@ HttpResult GithubClient::request(const std::string& method, const std::string& p
       wait(backoff, "no response (" + r.body + ")");
       continue;
     }
-    if (r.header("x-ratelimit-remaining") == "0" && r.status < 400)
-      primary_reset_ = static_cast<std::int64_t>(parse_number(r.header("x-ratelimit-reset"), 0));
+    if (const auto until = exhausted_until(r.headers); until && r.status < 400) primary_reset_ = *until;
     if (r.status < 400) return r;
 
     if (waited_for_rate_limit(method, path, r, attempt, backoff)) continue;

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bot/github/rate_limit.h"
 #include "runner/util/error.h"
 
 namespace maxcode::bot {
@@ -39,18 +40,21 @@ class GithubError : public Error {
   nlohmann::json errors;       // GitHub's "errors" (422), or null
   // The answer's headers (names lowercased): retry-after and x-ratelimit-* tell a caller
   // that defers the work how long GitHub asks it to wait.
-  std::multimap<std::string, std::string> headers;
+  HttpHeaders headers;
   // True when GitHub's 422 says `text` in its message or one of its errors.
   bool mentions(const std::string& text) const;
   // The header's value, or "" when the answer had none.
-  std::string header(const std::string& lowercase_name) const;
+  std::string header(const std::string& lowercase_name) const { return header_text(headers, lowercase_name); }
   // The header as a number (seconds), when it is one.
-  std::optional<double> header_number(const std::string& lowercase_name) const;
-  // True when GitHub's answer says the failure passes with time: a rate limit (429; a
-  // 403 with retry-after, with x-ratelimit-remaining 0 and a reset time, or "rate limit"
-  // in its message), a server error (5xx) or no answer (status 0). A 403 of a
-  // permission, a 404 or a 422 does not. Computed from the fields, since the client sets
-  // `headers` after construction.
+  std::optional<double> header_number(const std::string& lowercase_name) const {
+    return bot::header_number(headers, lowercase_name);
+  }
+  // What the answer says of GitHub's rate limits (bot/github/rate_limit.h), from its
+  // status, headers and message.
+  RateLimit rate_limit() const;
+  // True when GitHub's answer says the failure passes with time: a rate limit, a server
+  // error (5xx) or no answer (status 0). A 403 of a permission, a 404 or a 422 does not.
+  // Computed from the fields, since the client sets `headers` after construction.
   bool retryable() const override;
 };
 
@@ -77,7 +81,7 @@ struct ClientOptions {
 
 struct HttpResult {
   int status = 0;
-  std::multimap<std::string, std::string> headers;  // names lowercased
+  HttpHeaders headers;  // names lowercased
   std::string body;
   std::string header(const std::string& lowercase_name) const;
 };

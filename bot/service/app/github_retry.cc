@@ -35,20 +35,11 @@ RetryAdvice advise_retry(const std::exception& e, int tries, double now_s, const
     a = find_error<GitError>(e) ? RetryAdvice{true, backoff, "git", "git failed"}
                                 : RetryAdvice{true, backoff, "error", "retryable error"};
   } else {
-    const bool limited = g->status == 403 || g->status == 429;
-    const auto retry_after = g->header_number("retry-after");
-    const auto reset = g->header_number("x-ratelimit-reset");
-    if (limited && retry_after) {
-      a = {true, std::max(*retry_after, 0.0), a.status, "secondary rate limit, retry-after " + g->header("retry-after")};
-    } else if (limited && g->header("x-ratelimit-remaining") == "0" && reset) {
-      // +1: the reset time is whole seconds, and GitHub counts the second it names.
-      a = {true, std::max(*reset - now_s + 1, 1.0), a.status,
-           "primary rate limit exhausted until x-ratelimit-reset " + g->header("x-ratelimit-reset")};
-    } else if (limited) {  // 429, or a 403 whose message says "rate limit"
-      a = {true, std::max(limits.secondary_wait_s, backoff), a.status, "rate limit without retry-after"};
-    } else {  // no answer, or a 5xx
+    const RateLimit limit = g->rate_limit();  // GitHub's rules: bot/github/rate_limit.h
+    if (limit.limited())
+      a = {true, limit.wait_s(now_s, std::max(limits.secondary_wait_s, backoff)), a.status, limit.why()};
+    else  // no answer, or a 5xx
       a = {true, backoff, a.status, g->status == 0 ? "no answer" : "server error " + a.status};
-    }
   }
   if (a.retry && a.wait_s > limits.max_wait_s) {
     a.why += " (asked " + seconds_text(a.wait_s) + ", capped)";
