@@ -1,4 +1,5 @@
-// Writing the call shim (see call_shim.h). The declaration is read with a small
+// Writing the call shim (see call_shim.h). Comments are blanked by the source scanner
+// (source_extent.h: it knows string literals); the declaration is then read with a small
 // scanner of its own: it only has to split a parameter list, and a function it cannot
 // read plainly is left unwrapped (with the reason) rather than guessed at.
 #include "runner/workspace/call_shim.h"
@@ -128,19 +129,6 @@ std::vector<std::string> split_top_level(const std::string& list) {
   }
   if (!collapse(current).empty()) out.push_back(current);
   return out;
-}
-
-std::string without_comments(std::string text) {
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    if (text.compare(at, 2, "//") == 0) {
-      const std::size_t end = text.find('\n', at);
-      std::fill(text.begin() + at, end == std::string::npos ? text.end() : text.begin() + end, ' ');
-    } else if (text.compare(at, 2, "/*") == 0) {
-      const std::size_t end = text.find("*/", at + 2);
-      std::fill(text.begin() + at, end == std::string::npos ? text.end() : text.begin() + end + 2, ' ');
-    }
-  }
-  return text;
 }
 
 std::string unqualified(const std::string& name) {
@@ -325,7 +313,7 @@ void infer_interface(ShimPlan& plan) {
 
 ShimPlan plan_shim(const std::string& file, const Extent& extent, const std::map<std::string, std::string>& described) {
   ShimPlan plan;
-  const std::string decl = without_comments(file.substr(extent.begin, extent.body_begin - extent.begin));
+  const std::string decl = blank_comments(file.substr(extent.begin, extent.body_begin - extent.begin));
   const std::string name = unqualified(extent.name);
   if (name != extent.name) {
     plan.unsupported = "the target is a qualified name (" + extent.name + "); the shim wraps free functions";
@@ -351,7 +339,7 @@ namespace {
 // `#ifndef X` + `#define X` before anything else), so that a header included twice
 // declares them once, and otherwise at the top.
 std::size_t declarations_offset(const std::string& file) {
-  const std::string plain = without_comments(file);
+  const std::string plain = blank_comments(file);
   auto skip_space = [&](std::size_t at) {
     while (at < plain.size() && std::isspace(static_cast<unsigned char>(plain[at]))) ++at;
     return at;
@@ -378,7 +366,7 @@ std::size_t declarations_offset(const std::string& file) {
 // Where a GNU attribute may go in a definition: its start, after a linkage specification
 // (`extern "C"`) and any C++11 attributes (`[[nodiscard]]`), which must come first.
 std::size_t attribute_offset(const std::string& decl_text) {
-  const std::string plain = without_comments(decl_text);
+  const std::string plain = blank_comments(decl_text);
   std::size_t at = 0;
   for (;;) {
     while (at < plain.size() && std::isspace(static_cast<unsigned char>(plain[at]))) ++at;
@@ -516,7 +504,7 @@ std::string add_call_shim(const std::string& file, const Extent& extent, const S
   if (!plan.unsupported.empty()) throw SourceError("no call shim: " + plan.unsupported);
   const std::string decl_text = file.substr(extent.begin, extent.body_begin - extent.begin);
   const std::string name = unqualified(extent.name);
-  const Declaration d = find_declaration(without_comments(decl_text), name);
+  const Declaration d = find_declaration(blank_comments(decl_text), name);
   if (d.name_at == std::string::npos) throw SourceError("no call shim: the declaration of '" + name + "' moved");
   const std::string impl = name + "__maxcode_impl_" + options.tag;
   const std::string guard = "MAXCODE_SHIM_DECLARED_" + options.tag;

@@ -880,6 +880,22 @@ std::vector<CodeToken> code_tokens(std::string_view text, Directives directives)
   return out;
 }
 
+std::string blank_comments(std::string_view text) {
+  std::string out(text);
+  // Between the scanner's tokens lie only whitespace and comments.
+  const auto blank = [&out](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+      if (!is_space(out[i])) out[i] = ' ';
+  };
+  std::size_t at = 0;
+  for (const Token& t : lex(text, /*keep_directives=*/true)) {
+    blank(at, t.begin);
+    at = t.end;
+  }
+  blank(at, out.size());
+  return out;
+}
+
 Extent find_definition(std::string_view text, std::string_view name, std::string_view file_label,
                        std::optional<std::string_view> signature) {
   const std::string what = "'" + std::string(name) + "' in " + std::string(file_label);

@@ -54,6 +54,11 @@ struct CodeToken {
 enum class Directives { kSkip, kKeep };
 std::vector<CodeToken> code_tokens(std::string_view text, Directives directives = Directives::kSkip);
 
+// `text` with every comment's characters turned to spaces (its line breaks kept), so
+// offsets and lines stay; "//" inside a string literal is not a comment. Preprocessor
+// lines are kept whole.
+std::string blank_comments(std::string_view text);
+
 // Exactly one definition. Throws SourceError when there is none ("no definition of
 // 'fn' in src/a.cpp") or several and `signature` does not pick one (the message lists
 // each candidate's signature and line). `signature` matches when, whitespace collapsed,

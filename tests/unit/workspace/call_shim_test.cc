@@ -37,6 +37,20 @@ TEST(CallShim, InfersSizesFromTheOneIntegerParameter) {
   EXPECT_TRUE(p.returns_void);
 }
 
+// Comments are found by the source scanner: "//" inside a literal (an attribute's
+// message here) is not one. A stripper of its own blanked the rest of that line, the
+// function's name with it, and the function went unwrapped.
+TEST(CallShim, ALiteralHoldingSlashesIsNotAComment) {
+  const std::string file =
+      "[[deprecated(\"see https://example.org/scale\")]] void scale(const float* in, /* out: */ float* out,\n"
+      "                                                         std::size_t n) {}\n";
+  ShimPlan p = plan_of(file, "scale");
+  ASSERT_TRUE(p.unsupported.empty()) << p.unsupported;
+  ASSERT_EQ(p.params.size(), 3u);
+  EXPECT_EQ(p.params[1].kind, ShimParam::Kind::kOutput);
+  EXPECT_EQ(p.params[1].size, "n");
+}
+
 TEST(CallShim, AnOutputOfAnotherTypeIsNotSizedByTheInputsLength) {
   // A histogram's 256 bins: poisoning n of them would write past their end.
   const std::string file = "void histogram(const std::uint8_t* data, std::size_t n, std::uint32_t* bins) {}\n";

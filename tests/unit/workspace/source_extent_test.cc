@@ -46,6 +46,23 @@ TEST(SourceExtent, CommentsInsideTheSignatureAreDroppedFromIt) {
   EXPECT_EQ(e.signature, "int fn(int a , int b)");
 }
 
+// Comments become spaces where they stood (offsets and lines unchanged); "//" and "/*"
+// inside literals are not comments, and a preprocessor line stays whole.
+TEST(SourceExtent, BlankCommentsKeepsLiteralsOffsetsAndLines) {
+  const std::string text =
+      "void f(const char* url = \"http://x/*y*/\", /* n */ int n) { // why\n"
+      "  char c = '/'; /* two\n lines */ return;\n"
+      "#define G(x) x // kept\n"
+      "}\n";
+  const std::string plain = blank_comments(text);
+  ASSERT_EQ(plain.size(), text.size());
+  EXPECT_EQ(plain,
+            "void f(const char* url = \"http://x/*y*/\",         int n) {       \n"
+            "  char c = '/';       \n          return;\n"
+            "#define G(x) x // kept\n"
+            "}\n");
+}
+
 TEST(SourceExtent, StorageClassesAndConstexpr) {
   const std::string def = "static inline constexpr int sq(int x) { return x * x; }";
   expect_only("int y;\n" + def + "\nint z;\n", "sq", def);
