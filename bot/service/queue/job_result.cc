@@ -14,41 +14,32 @@ struct JobResultError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string text_at(const JsonNode& object, std::string_view key) {
-  return object.value().contains(key) ? object.child(key).string() : std::string();
-}
-
-std::vector<TargetDelivery> read_deliveries(const JsonNode& node) {
-  node.expect(node.value().is_array(), "an array");
-  std::vector<TargetDelivery> out;
-  for (std::size_t i = 0; i < node.value().size(); ++i) {
-    const JsonNode d = node.element(i);
-    d.expect(d.value().is_object(), "an object");
-    out.push_back({d.child("target").string(), d.child("outcome").string(), text_at(d, "pr")});
-  }
-  return out;
+// The stored result is the service's own document, read back by this version or
+// another: open objects (JsonObject::open), values checked.
+TargetDelivery read_delivery(const JsonNode& node) {
+  const JsonObject d = JsonObject::open(node);
+  return {d.require("target").string(), d.require("outcome").string(), d.string("pr")};
 }
 
 std::map<std::string, double> read_speedups(const JsonNode& node) {
-  node.expect(node.value().is_object(), "an object");
+  const JsonObject o = JsonObject::open(node);
   std::map<std::string, double> out;
-  for (const auto& [function, _] : node.value().items()) out[function] = node.child(function).number();
+  for (const auto& [function, _] : node.value().items()) out[function] = o.require(function).number();
   return out;
 }
 
 JobResult read(const JsonNode& root) {
-  root.expect(root.value().is_object(), "an object");
+  const JsonObject o = JsonObject::open(root);
   JobResult r;
-  const json& j = root.value();
-  r.dir = text_at(root, "dir");
-  if (j.contains("exit_code")) r.exit_code = root.child("exit_code").integer(-1000000);
-  r.log = text_at(root, "log");
-  if (j.contains("targets")) r.targets = root.child("targets").strings();
-  if (j.contains("job")) r.job = j["job"];
-  if (j.contains("deliveries")) r.deliveries = read_deliveries(root.child("deliveries"));
-  if (j.contains("speedups")) r.speedups = read_speedups(root.child("speedups"));
-  if (j.contains("history_rows")) r.history_rows = root.child("history_rows").integer(0);
-  r.unreadable = text_at(root, "unreadable");
+  r.dir = o.string("dir");
+  r.exit_code = o.integer<int>("exit_code", r.exit_code, -1000000);
+  r.log = o.string("log");
+  r.targets = o.strings("targets", {});
+  if (const auto job = o.get("job")) r.job = job->value();
+  for (const JsonNode& d : o.elements("deliveries")) r.deliveries.push_back(read_delivery(d));
+  if (const auto speedups = o.get("speedups")) r.speedups = read_speedups(*speedups);
+  if (const auto rows = o.get("history_rows")) r.history_rows = rows->integer(0);
+  r.unreadable = o.string("unreadable");
   return r;
 }
 

@@ -75,6 +75,11 @@ TEST(JobResult, AStoredDocumentOfTheWrongShapeIsNamedNotThrown) {
   EXPECT_NE(job_result_from_json(j).unreadable.find("speedups.sum_squares"), std::string::npos);
 
   j = to_json(delivered());
+  j["deliveries"][0].erase("outcome");
+  EXPECT_EQ(job_result_from_json(j).unreadable,
+            "the job's stored result: deliveries[0].outcome: missing required field");
+
+  j = to_json(delivered());
   j["exit_code"] = 1.5;
   EXPECT_NE(job_result_from_json(j).unreadable.find("exit_code: expected an integer"), std::string::npos);
 
