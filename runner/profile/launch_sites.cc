@@ -2,93 +2,24 @@
 
 #include <algorithm>
 
+#include "runner/workspace/cpp_tokens.h"
 #include "runner/workspace/source_extent.h"
 
 namespace maxcode {
 
 namespace {
 
-constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+using cpp::kNone;
+using Tokens = cpp::TokenView;  // the shared scanner: brackets paired, literals one token
 
-class Tokens {
- public:
-  explicit Tokens(std::string_view text) : text_(text), tokens_(code_tokens(text)) {
-    // Parentheses only: `<` and `>` are too ambiguous to pair everywhere.
-    match_.assign(tokens_.size(), kNone);
-    std::vector<std::size_t> open;
-    for (std::size_t k = 0; k < tokens_.size(); ++k) {
-      if (is(k, "(")) {
-        open.push_back(k);
-      } else if (is(k, ")") && !open.empty()) {
-        match_[open.back()] = k;
-        match_[k] = open.back();
-        open.pop_back();
-      }
-    }
-  }
-
-  std::size_t size() const { return tokens_.size(); }
-  std::string_view str(std::size_t k) const {
-    return text_.substr(tokens_[k].begin, tokens_[k].end - tokens_[k].begin);
-  }
-  bool is(std::size_t k, std::string_view s) const { return k < tokens_.size() && str(k) == s; }
-  bool word(std::size_t k) const { return k < tokens_.size() && tokens_[k].word; }
-  std::size_t match(std::size_t k) const { return match_[k]; }
-  std::size_t offset(std::size_t k) const { return tokens_[k].begin; }
-  // `<<<` written without spaces: three `<` tokens, each right after the other.
-  bool triple_angle(std::size_t k) const {
-    return is(k, "<") && is(k + 1, "<") && is(k + 2, "<") && tokens_[k + 1].begin == tokens_[k].end &&
-           tokens_[k + 2].begin == tokens_[k + 1].end;
-  }
-
-  // The `<` that opens template arguments closed by the `>` at `k`, or kNone.
-  std::size_t angle_open(std::size_t k) const {
-    int depth = 0;
-    for (std::size_t i = k + 1; i-- > 0;) {
-      if (is(i, ")") && match_[i] != kNone) {
-        i = match_[i];
-      } else if (is(i, ">")) {
-        ++depth;
-      } else if (is(i, "<")) {
-        if (--depth == 0) return i;
-      } else if (is(i, ";") || is(i, "{") || is(i, "}")) {
-        return kNone;
-      }
-    }
-    return kNone;
-  }
-
-  // The `>` closing template arguments opened at `k`, or kNone.
-  std::size_t angle_close(std::size_t k, std::size_t limit) const {
-    int depth = 0;
-    for (std::size_t i = k; i < limit; ++i) {
-      if (is(i, "(") && match_[i] != kNone) {
-        i = match_[i];
-      } else if (is(i, "<")) {
-        ++depth;
-      } else if (is(i, ">")) {
-        if (--depth == 0) return i;
-      } else if (is(i, ";") || is(i, "{") || is(i, "}")) {
-        return kNone;
-      }
-    }
-    return kNone;
-  }
-
-  // A qualified name ending at the word `last`: back over `a::b::` qualifiers.
-  std::string name_ending_at(std::size_t last) const {
-    std::size_t first = last;
-    while (first >= 2 && is(first - 1, "::") && word(first - 2)) first -= 2;
-    std::string out;
-    for (std::size_t k = first; k <= last; ++k) out += str(k);
-    return out;
-  }
-
- private:
-  std::string_view text_;
-  std::vector<CodeToken> tokens_;
-  std::vector<std::size_t> match_;
-};
+// A qualified name ending at the word `last`: back over `a::b::` qualifiers.
+std::string name_ending_at(const Tokens& t, std::size_t last) {
+  std::size_t first = last;
+  while (first >= 2 && t.is(first - 1, "::") && t.is_word(first - 2)) first -= 2;
+  std::string out;
+  for (std::size_t k = first; k <= last; ++k) out += t.str(k);
+  return out;
+}
 
 bool is_cast(std::string_view w) {
   return w == "reinterpret_cast" || w == "static_cast" || w == "const_cast";
@@ -106,7 +37,7 @@ std::string kernel_in_argument(const Tokens& t, std::size_t from, std::size_t to
       } else {
         from = t.match(from) + 1;  // a C-style cast
       }
-    } else if (t.word(from) && is_cast(t.str(from)) && t.is(from + 1, "<")) {
+    } else if (t.is_word(from) && is_cast(t.str(from)) && t.is(from + 1, "<")) {
       const std::size_t close = t.angle_close(from + 1, to);
       if (close == kNone || !t.is(close + 1, "(") || t.match(close + 1) == kNone) return "";
       to = t.match(close + 1);
@@ -117,14 +48,14 @@ std::string kernel_in_argument(const Tokens& t, std::size_t from, std::size_t to
   }
   // A (qualified) name, then optional template arguments, then nothing.
   std::size_t k = from;
-  if (!t.word(k)) return "";
-  while (t.is(k + 1, "::") && t.word(k + 2)) k += 2;
+  if (!t.is_word(k)) return "";
+  while (t.is(k + 1, "::") && t.is_word(k + 2)) k += 2;
   const std::size_t last = k;
   if (t.is(k + 1, "<")) {
     k = t.angle_close(k + 1, to);
     if (k == kNone) return "";
   }
-  return k + 1 == to ? t.name_ending_at(last) : "";
+  return k + 1 == to ? name_ending_at(t, last) : "";
 }
 
 // The end of the argument starting at `from` inside a call whose `(` closes at `close`.
@@ -150,16 +81,16 @@ std::vector<LaunchSite> find_launch_sites(std::string_view text) {
   const Tokens t(text);
   std::vector<std::pair<std::size_t, std::string>> launches;  // token of the launch, kernel name
   for (std::size_t k = 1; k < t.size(); ++k) {
-    if (t.triple_angle(k)) {
+    if (t.is_launch(k)) {
       std::size_t last = k - 1;
       if (t.is(last, ">")) {  // kernel<float><<<...>>>
         const std::size_t open = t.angle_open(last);
         if (open == kNone || open == 0) continue;
         last = open - 1;
       }
-      if (t.word(last)) launches.push_back({k, t.name_ending_at(last)});
+      if (t.is_word(last)) launches.push_back({k, name_ending_at(t, last)});
       k += 2;
-    } else if (t.word(k) && t.is(k + 1, "(") && t.match(k + 1) != kNone) {
+    } else if (t.is_word(k) && t.is(k + 1, "(") && t.match(k + 1) != kNone) {
       const std::string_view w = t.str(k);
       int argument = w == "cudaLaunchKernel" || w == "cudaLaunchCooperativeKernel" ? 0
                      : w == "cudaLaunchKernelEx"                                    ? 1
@@ -198,7 +129,7 @@ std::vector<int> value_uses(std::string_view text, std::string_view name) {
   const Tokens t(text);
   std::vector<int> lines;
   for (std::size_t k = 0; k < t.size(); ++k) {
-    if (!t.word(k) || t.str(k) != name) continue;
+    if (!t.is_word(k) || t.str(k) != name) continue;
     // Called, launched, declared or given template arguments: not a value.
     if (t.is(k + 1, "(") || t.is(k + 1, "<") || t.is(k + 1, "::")) continue;
     const bool before = k > 0 && (t.is(k - 1, "&") || t.is(k - 1, "=") || t.is(k - 1, ",") ||
