@@ -18,21 +18,12 @@ std::string normalised_finish(const std::string& stop_reason) {
   return stop_reason;
 }
 
-class AnthropicProvider : public Provider {
+class AnthropicProvider : public HttpProvider {
  public:
-  explicit AnthropicProvider(const ProviderConfig& config)
-      : config_(config),
-        label_("anthropic " + config.model + " at " + display_url(config.base_url)),
-        http_(config, label_) {}
-
-  std::string describe() const override { return label_; }
-
-  Reply complete(const Request& request) override {
-    return with_purpose(request, [&] { return call(request); });
-  }
+  explicit AnthropicProvider(const ProviderConfig& config) : HttpProvider(config, "anthropic") {}
 
  private:
-  Reply call(const Request& request) {
+  Reply call(const Request& request) override {
     auto start = std::chrono::steady_clock::now();
     std::string key = http_.api_key();
     // The API takes the system prompt as a top-level field, not as a message.
@@ -103,10 +94,6 @@ class AnthropicProvider : public Provider {
     reply.usage = priced_usage(input, count_field(usage, "output_tokens"), config_.price);
     return reply;
   }
-
-  ProviderConfig config_;
-  std::string label_;
-  HttpClient http_;
 };
 
 }  // namespace

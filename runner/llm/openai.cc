@@ -50,22 +50,13 @@ bool asks_for_other_field(const LlmError& e, const std::string& sent) {
          text.find("'" + sent + "'") != std::string::npos && text.find("'" + other + "'") != std::string::npos;
 }
 
-class OpenAiProvider : public Provider {
+class OpenAiProvider : public HttpProvider {
  public:
   explicit OpenAiProvider(const ProviderConfig& config)
-      : config_(config),
-        label_("openai " + config.model + " at " + display_url(config.base_url)),
-        http_(config, label_),
-        token_field_(first_token_field(config)) {}
-
-  std::string describe() const override { return label_; }
-
-  Reply complete(const Request& request) override {
-    return with_purpose(request, [&] { return call(request); });
-  }
+      : HttpProvider(config, "openai"), token_field_(first_token_field(config)) {}
 
  private:
-  Reply call(const Request& request) {
+  Reply call(const Request& request) override {
     auto start = std::chrono::steady_clock::now();
     std::string key = http_.api_key();
     json messages = json::array();
@@ -147,9 +138,6 @@ class OpenAiProvider : public Provider {
     token_field_ = field;
   }
 
-  ProviderConfig config_;
-  std::string label_;
-  HttpClient http_;
   // Calls run concurrently (max_concurrency); the field learned from a 400 is shared.
   mutable std::mutex field_mutex_;
   std::string token_field_;

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "runner/llm/endpoint.h"
+#include "runner/llm/http_client.h"
 #include "runner/llm/provider.h"
 
 namespace maxcode::llm {
@@ -31,6 +33,29 @@ Reply with_purpose(const Request& request, Call&& call) {
                    error.retryable() ? Retryable::kYes : Retryable::kNo);
   }
 }
+
+// What the providers that speak HTTP share: their config, the label errors and progress
+// name them by ("openai gpt-4.1 at https://api.openai.com"), the HTTP client, and
+// complete() running the wire format's call() under the request's purpose.
+class HttpProvider : public Provider {
+ public:
+  HttpProvider(const ProviderConfig& config, const std::string& wire)
+      : config_(config),
+        label_(wire + " " + config.model + " at " + display_url(config.base_url)),
+        http_(config, label_) {}
+
+  std::string describe() const override { return label_; }
+  Reply complete(const Request& request) override {
+    return with_purpose(request, [&] { return call(request); });
+  }
+
+ protected:
+  virtual Reply call(const Request& request) = 0;
+
+  ProviderConfig config_;
+  std::string label_;
+  HttpClient http_;
+};
 
 // Lenient reads of reply fields (servers differ in what they leave out): the string or
 // the number at `key` of `object`, "" or 0 when absent or of another type.

@@ -76,6 +76,13 @@ std::optional<std::size_t> shortest_value_end(std::string_view line, std::size_t
   return std::nullopt;
 }
 
+// The declaration cut at its name [name_start, name_end) and value [value_start, value_end).
+KnobDeclaration declaration(std::string_view line, std::size_t name_start, std::size_t name_end,
+                            std::size_t value_start, std::size_t value_end) {
+  return {std::string(line.substr(name_start, name_end - name_start)), std::string(line.substr(0, value_start)),
+          std::string(line.substr(value_start, value_end - value_start)), std::string(line.substr(value_end))};
+}
+
 // `^(\s*#\s*define\s+([A-Za-z_]\w*)\s+)(\S.*?)(\s*(?://.*|/\*.*)?)$`
 std::optional<KnobDeclaration> parse_define(std::string_view line) {
   std::size_t at = skip_space(line, 0);
@@ -95,10 +102,7 @@ std::optional<KnobDeclaration> parse_define(std::string_view line) {
   };
   const auto value_end = shortest_value_end(line, value_start, rest_ok);
   if (!value_end) return std::nullopt;
-  return KnobDeclaration{std::string(line.substr(name_start, name_end - name_start)),
-                         std::string(line.substr(0, value_start)),
-                         std::string(line.substr(value_start, *value_end - value_start)),
-                         std::string(line.substr(*value_end))};
+  return declaration(line, name_start, name_end, value_start, *value_end);
 }
 
 // `^(\s*(?:(?:static|inline|extern|__host__|__device__|__constant__)\s+)*`
@@ -138,10 +142,7 @@ std::optional<KnobDeclaration> parse_constexpr(std::string_view line) {
   };
   const auto value_end = shortest_value_end(line, value_start, rest_ok);
   if (!value_end) return std::nullopt;
-  return KnobDeclaration{std::string(line.substr(name_start, name_end - name_start)),
-                         std::string(line.substr(0, value_start)),
-                         std::string(line.substr(value_start, *value_end - value_start)),
-                         std::string(line.substr(*value_end))};
+  return declaration(line, name_start, name_end, value_start, *value_end);
 }
 
 // `//\s*maxcode:\s*tune\s+([A-Za-z_]\w*)((?:\s+[^\s]+)+)\s*$`, searched: the knob's name
