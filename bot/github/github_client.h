@@ -43,12 +43,6 @@ class GithubError : public Error {
   HttpHeaders headers;
   // True when GitHub's 422 says `text` in its message or one of its errors.
   bool mentions(const std::string& text) const;
-  // The header's value, or "" when the answer had none.
-  std::string header(const std::string& lowercase_name) const { return header_text(headers, lowercase_name); }
-  // The header as a number (seconds), when it is one.
-  std::optional<double> header_number(const std::string& lowercase_name) const {
-    return bot::header_number(headers, lowercase_name);
-  }
   // What the answer says of GitHub's rate limits (bot/github/rate_limit.h), from its
   // status, headers and message.
   RateLimit rate_limit() const;

@@ -1,7 +1,5 @@
 #include "bot/protocol/run_status.h"
 
-#include <stdexcept>
-
 #include "runner/util/enum_names.h"
 
 namespace maxcode::bot {
@@ -18,13 +16,7 @@ constexpr EnumNames<RunStatus, 3> kNames{{
 
 std::string run_status_name(RunStatus status) { return enum_name(kNames, status); }
 
-std::optional<RunStatus> run_status_named(std::string_view name) {
-  try {
-    return enum_from_name(kNames, name, "run status");
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;
-  }
-}
+std::optional<RunStatus> run_status_named(std::string_view name) { return enum_named(kNames, name); }
 
 std::vector<std::string_view> run_status_names() { return enum_names_of(kNames); }
 

@@ -34,6 +34,7 @@ std::string critic_choice_name(CriticChoice critic) { return enum_name(kCriticNa
 std::string reranker_choice_name(RerankerChoice reranker) { return enum_name(kRerankerNames, reranker); }
 
 SearchPolicy search_policy_from_name(std::string_view name) { return enum_from_name(kPolicyNames, name, "policy"); }
+std::optional<SearchPolicy> policy_named(std::string_view name) { return enum_named(kPolicyNames, name); }
 CriticChoice critic_choice_from_name(std::string_view name) { return enum_from_name(kCriticNames, name, "critic"); }
 RerankerChoice reranker_choice_from_name(std::string_view name) {
   return enum_from_name(kRerankerNames, name, "reranker");

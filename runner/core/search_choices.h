@@ -3,6 +3,7 @@
 // the reports hold them by name; the code compares the enums.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -24,6 +25,8 @@ std::string reranker_choice_name(RerankerChoice reranker);
 
 // The value of that name; each throws std::invalid_argument naming a name that is none.
 SearchPolicy search_policy_from_name(std::string_view name);
+// The policy `name` names, or nothing (a job's "policy", `maxcode run --policy`).
+std::optional<SearchPolicy> policy_named(std::string_view name);
 CriticChoice critic_choice_from_name(std::string_view name);
 RerankerChoice reranker_choice_from_name(std::string_view name);
 

@@ -95,14 +95,6 @@ const char* delivery_mode_name(DeliveryMode mode) {
   return "none";
 }
 
-std::optional<SearchPolicy> policy_named(std::string_view name) {
-  try {
-    return search_policy_from_name(name);
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;
-  }
-}
-
 std::string unknown_policy(std::string_view name) {
   const std::vector<std::string_view> names = search_policy_names();
   std::string choices;

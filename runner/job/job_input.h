@@ -66,10 +66,8 @@ struct JobInput {
   bool operator==(const JobInput&) const = default;
 };
 
-// The policy `name` names, for a job's "policy" and `maxcode run --policy`; nothing when
-// it names none (then `unknown_policy(name)` says so: "expected tune, replay, ..., got
-// \"x\"").
-std::optional<SearchPolicy> policy_named(std::string_view name);
+// What a job says when its "policy" names none (policy_named, search_choices.h, gave
+// nothing): "expected tune, replay, ..., got \"x\"".
 std::string unknown_policy(std::string_view name);
 
 // Strict: a wrong type, an unknown field (with the nearest known name) or a missing

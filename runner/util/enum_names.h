@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -31,12 +32,19 @@ std::vector<std::string_view> enum_names_of(const EnumNames<Enum, N>& names) {
   return out;
 }
 
+// The value named `name`, or nothing: for a name that came over the network.
+template <class Enum, std::size_t N>
+std::optional<Enum> enum_named(const EnumNames<Enum, N>& names, std::string_view name) {
+  for (const auto& [v, known] : names)
+    if (known == name) return v;
+  return std::nullopt;
+}
+
 // The value named `name`. Throws std::invalid_argument "unknown <what> '<name>'", the
 // name cut to 40 characters: it may come from a document someone else wrote.
 template <class Enum, std::size_t N>
 Enum enum_from_name(const EnumNames<Enum, N>& names, std::string_view name, std::string_view what) {
-  for (const auto& [v, known] : names)
-    if (known == name) return v;
+  if (const std::optional<Enum> v = enum_named(names, name)) return *v;
   throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name.substr(0, 40)) + "'");
 }
 
