@@ -29,15 +29,6 @@ std::array<int, 3> dim3(const JsonNode& node) {
   return {node.element(0).integer<int>(0), node.element(1).integer<int>(0), node.element(2).integer<int>(0)};
 }
 
-// An array field's elements, each read by `read`.
-template <class Read>
-auto read_each(const JsonNode& array, Read read) {
-  array.expect(array.value().is_array(), "an array");
-  std::vector<decltype(read(array))> out;
-  for (std::size_t i = 0; i < array.value().size(); ++i) out.push_back(read(array.element(i)));
-  return out;
-}
-
 KernelStats read_kernel(const JsonNode& node) {
   const JsonObject k = JsonObject::open(node);
   KernelStats ks;
@@ -56,8 +47,7 @@ KernelStats read_kernel(const JsonNode& node) {
   ks.registers = k.require("registers").integer<int>(0);
   ks.static_smem = k.require("static_smem").integer<int>(0);
   ks.dynamic_smem = k.require("dynamic_smem").integer<int>(0);
-  if (const auto streams = k.get("streams"))
-    ks.streams = read_each(*streams, [](const JsonNode& id) { return id.integer<std::uint32_t>(0); });
+  for (const JsonNode& id : k.elements("streams")) ks.streams.push_back(id.integer<std::uint32_t>(0));
   if (ks.launches == 0) k.fail("launches", "must be at least 1");
   return ks;
 }
@@ -81,7 +71,7 @@ ApiCalls read_api(const JsonNode& node) {
   out.graph_launches = count(api, "graph_launches");
   out.contexts_created = count(api, "contexts_created");
   const JsonObject ipc = JsonObject::open(api.require("ipc"));
-  for (const auto& [name, n] : ipc.node().value().items()) out.ipc[name] = count(ipc, name);
+  for (const auto& [name, n] : ipc.members()) out.ipc[name] = n.integer<std::uint64_t>(0);
   return out;
 }
 
@@ -101,8 +91,8 @@ GpuSummary parse_gpu_summary(const nlohmann::json& document, const std::string& 
   s.busy_ns = count(d, "busy_ns");
   s.busy_exact = d.boolean("busy_exact", s.busy_exact);
   s.dropped = count(d, "dropped");
-  s.kernels = read_each(d.require("kernels"), read_kernel);
-  s.transfers = read_each(d.require("transfers"), read_transfer);
+  for (const JsonNode& k : d.require("kernels").elements()) s.kernels.push_back(read_kernel(k));
+  for (const JsonNode& t : d.require("transfers").elements()) s.transfers.push_back(read_transfer(t));
   if (const auto api = d.get("api")) s.api = read_api(*api);  // older files lack the counts: all zero, not counted
   if (const auto messages = d.get("messages")) {              // the injection's own notes; what is not text is left out
     messages->expect(messages->value().is_array(), "an array");

@@ -67,8 +67,7 @@ nlohmann::json list_json(const std::vector<ProfileEntry>& list) {
 std::map<std::string, std::vector<std::string>> entries_of(const JsonObject& e) {
   std::map<std::string, std::vector<std::string>> out;
   if (const auto node = e.get("benchmark_entries"))
-    for (const auto& [name, value] : JsonObject::open(*node).node().value().items())
-      out[name] = node->child(name).strings();
+    for (const auto& [name, value] : JsonObject::open(*node).members()) out[name] = value.strings();
   return out;
 }
 

@@ -39,6 +39,13 @@ JsonNode JsonNode::element(std::size_t index) const {
   return {(*value_)[index], path_ + "[" + std::to_string(index) + "]", *this};
 }
 
+std::vector<JsonNode> JsonNode::elements() const {
+  expect(value_->is_array(), "an array");
+  std::vector<JsonNode> out;
+  for (std::size_t i = 0; i < value_->size(); ++i) out.push_back(element(i));
+  return out;
+}
+
 JsonNode JsonNode::absent(std::string_view key) const { return {*value_, path_to(key), *this}; }
 
 std::string JsonNode::string() const {
@@ -89,11 +96,14 @@ JsonNode JsonObject::require(std::string_view field) const {
 }
 
 std::vector<JsonNode> JsonObject::elements(std::string_view field) const {
-  std::vector<JsonNode> out;
   const auto node = get(field);
-  if (!node) return out;
-  node->expect(node->value().is_array(), "an array");
-  for (std::size_t i = 0; i < node->value().size(); ++i) out.push_back(node->element(i));
+  return node ? node->elements() : std::vector<JsonNode>{};
+}
+
+std::vector<std::pair<std::string, JsonNode>> JsonObject::members() const {
+  std::vector<std::pair<std::string, JsonNode>> out;
+  for (const auto& [key, value] : node_.value().items())
+    if (!(open_ && value.is_null())) out.emplace_back(key, node_.child(key));
   return out;
 }
 

@@ -59,6 +59,8 @@ class JsonNode {
   // A member known to be there, and an element of an array.
   JsonNode child(std::string_view key) const;
   JsonNode element(std::size_t index) const;
+  // Every element of this array, each named by its place ("expected an array" otherwise).
+  std::vector<JsonNode> elements() const;
   // This value, named by `path` in errors: a section read apart from its document.
   JsonNode at_path(std::string path) const { return {*value_, std::move(path), *this}; }
   // A node at `key` below this one, whether or not the document has it (for "missing
@@ -140,6 +142,9 @@ class JsonObject {
   JsonNode require(std::string_view field) const;  // "missing required field" when absent
   // The elements of an array field, each a node named by its place; none when absent.
   std::vector<JsonNode> elements(std::string_view field) const;
+  // Every field with its node, in the document's order (an object keyed by names the
+  // document chose: benchmark names, functions).
+  std::vector<std::pair<std::string, JsonNode>> members() const;
   [[noreturn]] void fail(std::string_view field, const std::string& problem) const;
 
   // Typed fields with a default: an absent field keeps `fallback`.

@@ -22,9 +22,8 @@ TargetDelivery read_delivery(const JsonNode& node) {
 }
 
 std::map<std::string, double> read_speedups(const JsonNode& node) {
-  const JsonObject o = JsonObject::open(node);
   std::map<std::string, double> out;
-  for (const auto& [function, _] : node.value().items()) out[function] = o.require(function).number();
+  for (const auto& [function, speedup] : JsonObject::open(node).members()) out[function] = speedup.number();
   return out;
 }
 

@@ -52,6 +52,19 @@ TEST(JsonReader, AnOpenObjectAllowsOtherFieldsAndTakesNullForAbsent) {
   EXPECT_EQ(error_of(json::array(), read), "doc.json: expected an object, got an array");
 }
 
+// An object keyed by names the document chose (benchmarks, functions): each member with
+// its path; a null member of an open object is absent.
+TEST(JsonReader, MembersComeWithTheirPathsAndSkipNullInAnOpenObject) {
+  auto read = [](const JsonNode& root) {
+    std::string seen;
+    for (const auto& [name, value] : JsonObject::open(root).members())
+      seen += name + "=" + std::to_string(value.integer<int>(0)) + ";";
+    if (seen != "a=1;b=2;") throw std::runtime_error("members: " + seen);
+  };
+  EXPECT_EQ(error_of({{"a", 1}, {"b", 2}, {"c", nullptr}}, read), "");
+  EXPECT_EQ(error_of({{"a", 1}, {"b", -2}}, read), "doc.json: b: must be >= 0, got -2");
+}
+
 TEST(JsonReader, UnknownFieldsAreNamedWithTheNearestKnownOne) {
   auto read = [](const JsonNode& root) { JsonObject(root, {"command", "timeout_s"}); };
   EXPECT_EQ(error_of({{"comand", "x"}}, read), "doc.json: comand: unknown field (did you mean 'command'?)");
