@@ -90,9 +90,9 @@ def other_rows(out, rows, failures):
     if os.path.exists(profile):
         verdicts = [line for line in open(profile) if line.startswith(("OK:", "FAIL"))]
         verdict = verdicts[-1].strip() if verdicts else "no verdict (see profile.log)"
-        rows.append(("profiler vs ncu", verdict, "", "", ""))
+        rows.append(("profiler vs ncu, events", verdict, "", "", ""))
         if not verdict.startswith("OK"):
-            failures.append("profiler vs ncu")
+            failures.append("profiler vs ncu, events")
 
 
 def main():

@@ -125,7 +125,7 @@ want profile && echo "== 4. profiler check"
 if want profile && [ -x .gpu/examples/cuda-multistream/build/multistream ]; then
   mkdir -p examples/cuda-multistream/build && cp .gpu/examples/cuda-multistream/build/multistream examples/cuda-multistream/build/
   OUT=$out/profile bash scripts/gpu-profile.sh > "$out/profile.log" 2>&1 || status=1
-  tail -3 "$out/profile.log"
+  tail -9 "$out/profile.log"
 fi
 
 echo

@@ -1,13 +1,17 @@
 // Several kernels on several streams, as a GPU program of a repository might run them.
-//   multistream [ROUNDS] [--concurrent]
+//   multistream [ROUNDS] [--concurrent | --events]
 // Four streams, each with its own kernels and data. By default each launch waits for
 // the one before it (an event chain across the streams), so kernels never overlap and
 // each kernel's time is its own — comparable with Nsight Compute, which runs kernels
 // one at a time. --concurrent drops the chain and lets the streams overlap.
+// --events times each launch on its own with CUDA events (the device idle before it,
+// no profiler attached) and prints each kernel's mean: a third measure for
+// scripts/gpu-profile.sh, an upper bound on the kernel's time (it adds the launch).
 // Inputs come from MAXCODE_SEED; the checksums printed at the end depend only on it.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "kernels.cuh"
@@ -29,6 +33,36 @@ constexpr int kWidth = 1 << 13;   // the images are kWidth x kWidth
 constexpr int kSumBlocks = 1024;
 constexpr int kDegree = 256;
 
+struct Timed {
+  const char* name;
+  std::function<void()> launch;
+};
+
+// Each launch alone: the device idle before it, CUDA events on either side.
+void time_each(int rounds, const std::vector<Timed>& kernels, cudaStream_t stream) {
+  cudaEvent_t before, after;
+  CHECK(cudaEventCreate(&before));
+  CHECK(cudaEventCreate(&after));
+  std::vector<double> total_ms(kernels.size(), 0.0);
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      CHECK(cudaDeviceSynchronize());
+      CHECK(cudaEventRecord(before, stream));
+      kernels[k].launch();
+      CHECK(cudaGetLastError());
+      CHECK(cudaEventRecord(after, stream));
+      CHECK(cudaEventSynchronize(after));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, before, after));
+      total_ms[k] += ms;
+    }
+  }
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    std::printf("events %s %.3f us\n", kernels[k].name, total_ms[k] * 1000.0 / rounds);
+  CHECK(cudaEventDestroy(before));
+  CHECK(cudaEventDestroy(after));
+}
+
 double sum(const std::vector<float>& v, std::size_t stride) {
   double s = 0;
   for (std::size_t i = 0; i < v.size(); i += stride) s += v[i];
@@ -39,9 +73,10 @@ double sum(const std::vector<float>& v, std::size_t stride) {
 
 int main(int argc, char** argv) {
   int rounds = 20;
-  bool concurrent = false;
+  bool concurrent = false, events = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--concurrent") == 0) concurrent = true;
+    else if (std::strcmp(argv[i], "--events") == 0) events = true;
     else rounds = std::atoi(argv[i]);
   }
   const char* seed_text = std::getenv("MAXCODE_SEED");
@@ -87,7 +122,15 @@ int main(int argc, char** argv) {
     if (!concurrent) CHECK(cudaEventRecord(done, s));
   };
   const dim3 tile(16, 16), tiles(kWidth / 16, kWidth / 16);
-  for (int r = 0; r < rounds; ++r) {
+  if (events) {
+    time_each(rounds, {{"saxpy", [&] { saxpy<<<(kN + 255) / 256, 256, 0, streams[0]>>>(kN, 0.5f, x, y); }},
+                       {"stencil::blur", [&] { stencil::blur<<<tiles, tile, 0, streams[0]>>>(image, blurred, kWidth); }},
+                       {"block_sums<256>", [&] { launch_block_sums(x, partial, kN, kSumBlocks, streams[0]); }},
+                       {"polynomial", [&] { polynomial<<<(kN + 255) / 256, 256, 0, streams[0]>>>(x, z, kN, kDegree); }},
+                       {"transpose_naive", [&] { transpose_naive<<<tiles, tile, 0, streams[0]>>>(image, transposed, kWidth); }}},
+              streams[0]);
+  }
+  for (int r = 0; r < (events ? 0 : rounds); ++r) {  // --events has run the rounds already
     chain(streams[0]);
     saxpy<<<(kN + 255) / 256, 256, 0, streams[0]>>>(kN, 0.5f, x, y);
     after(streams[0]);
@@ -113,7 +156,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(host_partial.data(), partial, sizeof(float) * kSumBlocks, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(host_blurred.data(), blurred, image_bytes, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(host_transposed.data(), transposed, image_bytes, cudaMemcpyDeviceToHost));
-  std::printf("rounds %d%s\n", rounds, concurrent ? " (concurrent)" : "");
+  std::printf("rounds %d%s\n", rounds, concurrent ? " (concurrent)" : events ? " (each timed alone)" : "");
   std::printf("saxpy      %.6e\n", sum(host_y, 4096));
   std::printf("block_sums %.6e\n", sum(host_partial, 1));
   std::printf("polynomial %.6e\n", sum(host_z, 4096));
