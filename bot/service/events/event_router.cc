@@ -10,7 +10,7 @@ namespace maxcode::bot::service {
 
 namespace {
 
-void record(ServiceContext& context, const Delivery& d, const std::string& state, const std::string& outcome,
+void record(ServiceContext& context, const Delivery& d, DeliveryState state, const std::string& outcome,
             const std::string& note) {
   context.queue.deliveries.finish(d.id, state, note);
   context.metrics.count("maxcode_events_total", "webhook deliveries handled, by event and outcome",
@@ -24,7 +24,7 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
   const auto start = std::chrono::steady_clock::now();
   const nlohmann::json payload = nlohmann::json::parse(d.payload, nullptr, false);
   if (payload.is_discarded() || !payload.is_object()) {
-    record(context, d, "rejected", "rejected", "payload is not a JSON object");
+    record(context, d, DeliveryState::kRejected, "rejected", "payload is not a JSON object");
     return;
   }
   try {
@@ -38,9 +38,9 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
     else if (d.event == "check_suite") handled = handle_check_suite(context, payload);
     else if (d.event == "ping") handled = {"recorded", "ping (zen: " + payload.value("zen", std::string()) + ")"};
     else handled = {"unknown-event", "the App does not handle '" + d.event + "' events"};
-    record(context, d, "handled", handled.outcome, handled.note);
+    record(context, d, DeliveryState::kHandled, handled.outcome, handled.note);
   } catch (const PayloadError& e) {
-    record(context, d, "rejected", "rejected", e.what());
+    record(context, d, DeliveryState::kRejected, "rejected", e.what());
   } catch (const GithubError& e) {
     const RetryLimits limits = retry_limits(context);
     const RetryAdvice advice =
@@ -51,10 +51,10 @@ void route_delivery(ServiceContext& context, const Delivery& d) {
       note_deferral(context, "event", d.event + " " + d.id, advice, context.queue.deliveries.attempts(d.id), e.what());
     } else {
       if (advice.retry) note_gave_up(context, "event", d.event + " " + d.id, limits.max_tries, e.what());
-      record(context, d, "failed", "github-error", e.what());
+      record(context, d, DeliveryState::kFailed, "github-error", e.what());
     }
   } catch (const std::exception& e) {
-    record(context, d, "failed", "error", e.what());
+    record(context, d, DeliveryState::kFailed, "error", e.what());
   }
   context.metrics.observe("maxcode_event_handling_seconds", "time to handle one delivery (GitHub calls included)",
                           {{"event", d.event}},

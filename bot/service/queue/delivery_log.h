@@ -4,12 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "bot/service/queue/store_access.h"
 
 namespace maxcode::bot::service {
+
+// A delivery's state in the store: received (to be handled; also while deferred) ->
+// handled, rejected (a payload the App cannot read) or failed (handling failed; a
+// redelivery tries again). The store holds it by name; the code compares the enum.
+enum class DeliveryState { kReceived, kHandled, kRejected, kFailed };
+// "received", "handled", "rejected", "failed".
+std::string delivery_state_name(DeliveryState state);
+inline std::ostream& operator<<(std::ostream& out, DeliveryState state) { return out << delivery_state_name(state); }
 
 struct Delivery {
   std::string id, event;
@@ -45,7 +54,7 @@ class DeliveryLog {
   // (oldest first): what the event worker handles. finish and defer end the lease. With
   // SQLite the leases of a process before this one are void (one process owns the file).
   std::vector<Delivery> take(int limit = 50);
-  void finish(const std::string& id, const std::string& state, const std::string& note);
+  void finish(const std::string& id, DeliveryState state, const std::string& note);
   // Handling failed for a reason that may pass (GitHub 5xx, a rate limit): try again
   // after `wait_s` (as GitHub asked; github_retry.h). False when the attempts are spent
   // (the delivery is then failed).

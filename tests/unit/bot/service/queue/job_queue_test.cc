@@ -279,7 +279,7 @@ TEST_P(JobQueueStore, DeliveriesAreStoredOnceAndSurviveARestart) {
   ASSERT_EQ(pending.size(), 2u);
   EXPECT_EQ(pending[0].id, "d-1");
   EXPECT_EQ(pending[0].payload, "{\"a\":1}");
-  q.deliveries.finish("d-1", "handled", "ok");
+  q.deliveries.finish("d-1", DeliveryState::kHandled, "ok");
   // A transient failure: tried again after the wait (as GitHub asked), then given up.
   EXPECT_TRUE(q.deliveries.defer("d-2", "GitHub 502", 2, 10));
   EXPECT_EQ(q.deliveries.attempts("d-2"), 1);
@@ -314,17 +314,17 @@ TEST_P(JobQueueStore, RedeliveriesRetryOnlyFailuresAndReplaysAreRecognised) {
   EXPECT_EQ(replay.kind, Kind::kReplayed);
   EXPECT_EQ(replay.original, "d-1");
   EXPECT_FALSE(replay);
-  q.deliveries.finish("d-1", "handled", "job 1");
+  q.deliveries.finish("d-1", DeliveryState::kHandled, "job 1");
   EXPECT_EQ(q.deliveries.record("d-1", "push", R"({"after":"c1"})").kind, Kind::kDuplicate);
 
   EXPECT_EQ(q.deliveries.record("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kStored);
-  q.deliveries.finish("d-2", "failed", "GitHub 500");
+  q.deliveries.finish("d-2", DeliveryState::kFailed, "GitHub 500");
   const auto retried = q.deliveries.record("d-2", "issue_comment", R"({"comment":2})");
   EXPECT_EQ(retried.kind, Kind::kRetried);
   EXPECT_TRUE(retried);
   ASSERT_EQ(q.deliveries.pending().size(), 1u);
   EXPECT_EQ(q.deliveries.pending()[0].payload, R"({"comment":2})");
-  q.deliveries.finish("d-2", "handled", "job 2");
+  q.deliveries.finish("d-2", DeliveryState::kHandled, "job 2");
   EXPECT_EQ(q.deliveries.record("d-2", "issue_comment", R"({"comment":2})").kind, Kind::kDuplicate);
 
   // Past the window the bytes are new again (the job key still finds the job).
@@ -369,7 +369,7 @@ TEST_P(JobQueueStore, LeasedWorkHasOneHolderAtATime) {
   EXPECT_EQ(b.deliveries.pending().size(), 1u);  // still pending: only leased
   clock.t += 101;                                // replica a died holding it
   ASSERT_EQ(b.deliveries.take().size(), 1u);
-  b.deliveries.finish("d-1", "handled", "ok");
+  b.deliveries.finish("d-1", DeliveryState::kHandled, "ok");
   clock.t += 101;
   EXPECT_TRUE(a.deliveries.take().empty());
 
@@ -430,7 +430,7 @@ TEST_P(JobQueueStore, TwoReplicasNeverClaimOrStoreTwice) {
           std::lock_guard lock(mutex);
           ++handled[d.id];
         }
-        q.deliveries.finish(d.id, "handled", "test");
+        q.deliveries.finish(d.id, DeliveryState::kHandled, "test");
       }
       const auto claim = q.claim("runner-" + std::to_string(seed), {});
       if (!claim) return false;
