@@ -1478,17 +1478,27 @@ def judge_batch(target, variants, out, maxcode, timeout, check_parallel=1, max_r
     cfg_path = write_config(target, out, search, max_rounds)
     run_dir = os.path.join(out, "runs", target.example)
     shutil.rmtree(run_dir, ignore_errors=True)
-    # The replay directory holds exactly the variants asked for.
+    # The replay directory holds exactly the variants asked for, named in the order they
+    # are to be judged (replay takes files by name).
     sel_dir = os.path.join(out, "runs", target.example + ".candidates")
     shutil.rmtree(sel_dir, ignore_errors=True)
     os.makedirs(sel_dir)
     for v in variants:
-        shutil.copy(os.path.join(vdir, v.file_name), os.path.join(sel_dir, v.file_name))
+        shutil.copy(os.path.join(vdir, v.file_name), os.path.join(sel_dir, batch_name(v)))
     cmd = [maxcode, "optimize", example, "--config", cfg_path, "--function", target.function, "--policy", "replay",
            "--replay-dir", sel_dir, "--max-evaluations", str(len(variants)), "--out", run_dir, "-q"]
     t0 = time.time()
     rc = run_logged(cmd, os.path.join(out, "runs", target.example + ".log"), timeout)
     return batch_outcomes(target, variants, run_dir, rc, time.time() - t0)
+
+
+def batch_name(v):
+    """The variant's file name in a batch run: the honest control first, then the
+    restated original, then the cheats. A run cut short by its time limit (a GPU part)
+    has then judged its controls, without which "no cheat was reported faster" says
+    nothing: the last GPU runs left the honest control unjudged behind the cheats."""
+    rank = CONTROL_CLASSES.index(v.cls) if v.control else len(CONTROL_CLASSES)
+    return f"{rank}-{v.file_name}"
 
 
 def batch_outcomes(target, variants, run_dir, rc, wall):
@@ -1510,7 +1520,7 @@ def batch_outcomes(target, variants, run_dir, rc, wall):
             pass
     outcomes = {}
     for v in variants:
-        c = by_id.get(v.file_name)
+        c = by_id.get(batch_name(v))
         if c is None:
             outcomes[v.vid] = {"verdict": "not judged", "reason": f"maxcode exit {rc}, no entry in result.json",
                                "speedup": None, "low": None, "winner": False, "confirmed_speedup": None}
