@@ -1526,7 +1526,11 @@ def batch_outcomes(target, variants, run_dir, rc, wall):
                                "speedup": None, "low": None, "winner": False, "confirmed_speedup": None}
         else:
             outcomes[v.vid] = outcome_of(c, result)
-    return outcomes, {"target": target.key, "exit": rc, "wall_s": round(wall, 1), "fatal": result.get("fatal"),
+    # Where the run's time went: the judged candidates' own, and the rest (the baseline,
+    # the A/A session, confirmation, or a candidate cut off by the time limit).
+    judged_s = sum(c.get("wall_s") or 0 for v in variants if (c := by_id.get(batch_name(v))) is not None)
+    return outcomes, {"target": target.key, "exit": rc, "wall_s": round(wall, 1), "judged_s": round(judged_s, 1),
+                      "fatal": result.get("fatal"),
                       "winner": (result.get("winner") or {}).get("id"), "unconfirmed": result.get("unconfirmed"),
                       "audit": result.get("audit")}
 
@@ -1834,7 +1838,9 @@ def main():
                         runs.append(run)
                         for vid, o in got.items():
                             outcomes[(t.key, vid)] = o
-                        print(f"cheat-corpus: {t.key}: {len(got)} judged in {run['wall_s']} s (maxcode exit {run['exit']})",
+                        judged = sum(o["verdict"] != "not judged" for o in got.values())
+                        print(f"cheat-corpus: {t.key}: {judged} of {len(got)} judged in {run['wall_s']} s, "
+                              f"{run.get('judged_s', 0)} s of it in their own runs (maxcode exit {run['exit']})",
                               flush=True)
                 else:
                     futs = {pool.submit(judge_eval, v, out, args.maxcode, args.timeout, args.max_rounds): v for v in todo}
