@@ -314,7 +314,7 @@ std::string measurement_section(const RunInfo& info) {
        << interval_text(info.noise->speedup) << ", noise floor " << fixed(info.noise->noise_floor, 3) << ".";
     if (info.noise->process_floor_s > 0)
       md << " Each benchmark run's wall time is taken inside the sandbox, less the cost of starting a program ("
-         << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the median of 7 timed runs of /bin/true).";
+         << fixed(info.noise->process_floor_s * 1e3, 2) << " ms, the fastest of 7 timed runs of /bin/true).";
     md << "\n\n";
   }
   return md.str();

@@ -1,4 +1,4 @@
-// The search loop end to end on the fixture: a knob that removes 15 of 16 redundant
+// The search loop end to end on the fixture: a knob that removes 3 or 15 of 16 redundant
 // passes must be found, confirmed, and kept as the best; the trajectory records every
 // candidate once.
 #include "runner/search/search.h"
@@ -32,17 +32,22 @@ TEST(Search, TuneFindsAndConfirmsTheKnobThatRemovesWork) {
   EXPECT_EQ(result.evaluations, 2);
   EXPECT_NE(result.stop_reason.find("nothing more"), std::string::npos) << result.stop_reason;
   ASSERT_TRUE(result.winner) << (result.unconfirmed ? *result.unconfirmed : "no best");
-  EXPECT_EQ(result.winner->id, "PASSES=1");
+  // Which of the two faster settings wins is a timing verdict: on a quiet machine
+  // PASSES=1 (a sixteenth of the work), but under load a CI rehearsal once ranked
+  // PASSES=4 first. What must hold is that the winner is one of them and that its files
+  // are its own setting's.
+  const std::string setting = result.winner->id.substr(result.winner->id.find('=') + 1);
+  EXPECT_TRUE(result.winner->id == "PASSES=1" || result.winner->id == "PASSES=4") << result.winner->id;
   // Confirmed: a winner exists only when its fresh session is significant. How far
   // above 1 it lands is a figure, not a verdict: a CI rehearsal under load gave
   // 3.48x [1.32, 38.3] where a quiet machine gave 4.47x [3.29, 5.63].
   EXPECT_TRUE(result.winner->confirmed.significant);
   EXPECT_GT(result.winner->confirmed.speedup.low, 1.0);
   EXPECT_GE(result.winner->confirmed.speedup.rounds, 5);
-  std::printf("tune winner PASSES=1: %.2fx [%.2f, %.2f] over %d rounds\n", result.winner->confirmed.speedup.median,
-              result.winner->confirmed.speedup.low, result.winner->confirmed.speedup.high,
-              result.winner->confirmed.speedup.rounds);
-  EXPECT_NE(result.winner->files.at("src/sum.cpp").find("#define PASSES 1 "), std::string::npos);
+  std::printf("tune winner %s: %.2fx [%.2f, %.2f] over %d rounds\n", result.winner->id.c_str(),
+              result.winner->confirmed.speedup.median, result.winner->confirmed.speedup.low,
+              result.winner->confirmed.speedup.high, result.winner->confirmed.speedup.rounds);
+  EXPECT_NE(result.winner->files.at("src/sum.cpp").find("#define PASSES " + setting + " "), std::string::npos);
 }
 
 // The wall budget holds within a step: a step that began in time builds its candidates,
