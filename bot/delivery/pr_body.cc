@@ -112,6 +112,7 @@ std::string results(const DeliveryInput& in) {
         "Out-of-process check (Nsight Compute, run by maxcode): " + sanitize_inline(describe(*w.witness), 400) + ".\n";
   if (w.search_speedup)
     out += "During the search the same candidate measured " + interval_text(*w.search_speedup) + ".\n";
+  if (const std::string note = confirmation.contention_note(); !note.empty()) out += note + "\n";
   out += entries(confirmation);
   return out;
 }

@@ -1,5 +1,8 @@
 #include "runner/core/evaluation.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "runner/util/enum_names.h"
 
 namespace maxcode {
@@ -33,6 +36,27 @@ nlohmann::json to_json(const RatioInterval& interval) {
           {"rounds", interval.rounds}};
 }
 
+int Timing::contended_rounds() const {
+  int n = 0;
+  for (std::size_t i = 0; i < baseline_cpu_pressure.size() && i < candidate_cpu_pressure.size(); ++i)
+    n += std::max(baseline_cpu_pressure[i], candidate_cpu_pressure[i]) > kContendedPressure;
+  return n;
+}
+
+std::string Timing::contention_note() const {
+  const int contended = contended_rounds();
+  if (contended == 0) return "";
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "%d of %zu rounds ran with the CPUs contended: some task on this machine waited for a CPU during "
+                "more than %.0f%% of a timed run (median %.0f%% of the original's runs, %.0f%% of the candidate's; "
+                "/proc/pressure/cpu). On a loaded machine the longer run is preempted more, so a wall-time ratio "
+                "reads high.",
+                contended, baseline_cpu_pressure.size(), 100 * kContendedPressure, 100 * median(baseline_cpu_pressure),
+                100 * median(candidate_cpu_pressure));
+  return text;
+}
+
 int Timing::throttled_rounds() const {
   int n = 0;
   for (bool t : throttled) n += t;
@@ -58,6 +82,11 @@ nlohmann::json to_json(const Timing& timing) {
     j["candidate_sm_mhz"] = timing.candidate_sm_mhz;
     j["throttled"] = timing.throttled;
     j["throttled_rounds"] = timing.throttled_rounds();
+  }
+  if (!timing.baseline_cpu_pressure.empty()) {
+    j["baseline_cpu_pressure"] = timing.baseline_cpu_pressure;
+    j["candidate_cpu_pressure"] = timing.candidate_cpu_pressure;
+    j["contended_rounds"] = timing.contended_rounds();
   }
   if (!timing.entries.empty()) {
     nlohmann::json entries = nlohmann::json::array();
@@ -145,6 +174,8 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
   t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});
   t.throttled = j.value("throttled", std::vector<bool>{});
+  t.baseline_cpu_pressure = j.value("baseline_cpu_pressure", std::vector<double>{});
+  t.candidate_cpu_pressure = j.value("candidate_cpu_pressure", std::vector<double>{});
   if (j.contains("roofline")) t.roofline_floor_s = j["roofline"].value("floor_s", 0.0);
   if (j.contains("entries") && j["entries"].is_array())
     for (const nlohmann::json& e : j["entries"])

@@ -73,7 +73,19 @@ struct Timing {
     double candidate_median_s = 0;
   };
   std::vector<Entry> entries;
+  // Per round, each side's CPU pressure: the part of its timed run during which some task
+  // on the machine waited for a CPU (util/cpu_pressure.h); empty where the kernel does
+  // not say. A contended round's wall-time ratio reads high: the longer run is preempted
+  // more.
+  std::vector<double> baseline_cpu_pressure;
+  std::vector<double> candidate_cpu_pressure;
   int throttled_rounds() const;
+  // Rounds in which either side's run spent more than kContendedPressure of its time
+  // with some task waiting for a CPU.
+  static constexpr double kContendedPressure = 0.10;
+  int contended_rounds() const;
+  // A sentence for people when some rounds were contended (report and PR body); "" else.
+  std::string contention_note() const;
 };
 
 struct Evaluation {

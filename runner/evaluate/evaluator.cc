@@ -107,6 +107,8 @@ std::string Evaluator::figure(const Timing& t) {
                              100 * t.roofline_floor_s / t.baseline_median_s);
   if (t.throttled_rounds() > 0)
     figure += ", " + std::to_string(t.throttled_rounds()) + " round(s) with the GPU clock held down";
+  if (t.contended_rounds() > 0)
+    figure += ", " + std::to_string(t.contended_rounds()) + " round(s) with the CPUs contended";
   return figure;
 }
 

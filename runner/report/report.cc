@@ -245,6 +245,7 @@ std::string winner_section(const RunInfo& info, const SearchResult& result, cons
     md << "Timed on " << t.device << " (kernel time from CUPTI records on every stream); SM clock under load "
        << clock_range(t) << "; " << t.throttled_rounds() << " of " << t.throttled.size()
        << " rounds with the clock held down.\n\n";
+  if (const std::string note = t.contention_note(); !note.empty()) md << note << "\n\n";
   md << gpu_metrics(info.gpu.is_object() ? info.gpu.value("baseline_ncu", nlohmann::json()) : nlohmann::json(),
                     result.winner->evaluation.gpu.value("ncu", nlohmann::json()));
   md << precision_section(result.winner->evaluation);

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "runner/evaluate/evaluator_steps.h"
+#include "runner/util/cpu_pressure.h"
 #include "runner/util/stats.h"
 
 namespace maxcode {
@@ -84,7 +85,11 @@ bool Timer::run_round(TimingSession& session, const Side& candidate, int round, 
     const bool original = (k == 0) == original_first;
     const int side = original ? 0 : 1;
     TimingFailure side_failure;
+    const auto waited = cpu_waited_s();
+    const auto start = std::chrono::steady_clock::now();
     const double s = run_suite(session, original ? original_side() : candidate, side_failure);
+    out.cpu_pressure[side] = cpu_pressure(
+        waited, cpu_waited_s(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (s < 0) {
       if (original) throw SetupError("the original failed during timing: " + side_failure.reason);
       failure = side_failure;
@@ -153,6 +158,10 @@ Timing Timer::ab_session(TimingSession& session, const std::string& label, const
       t.baseline_sm_mhz.push_back(r.clocks[0] ? r.clocks[0]->sm_mhz : 0);
       t.candidate_sm_mhz.push_back(r.clocks[1] ? r.clocks[1]->sm_mhz : 0);
       t.throttled.push_back((r.clocks[0] && r.clocks[0]->throttled()) || (r.clocks[1] && r.clocks[1]->throttled()));
+    }
+    if (r.cpu_pressure[0] && r.cpu_pressure[1]) {
+      t.baseline_cpu_pressure.push_back(*r.cpu_pressure[0]);
+      t.candidate_cpu_pressure.push_back(*r.cpu_pressure[1]);
     }
     const int rounds = round + 1;
     ctx_.progress.status(label + ": timing round " + std::to_string(rounds) + "  (" + seconds(r.times[0]) + " vs " +

@@ -45,6 +45,7 @@ class Timer {
   struct Round {
     double times[2] = {0, 0};  // original, candidate
     std::optional<ClockSample> clocks[2];
+    std::optional<double> cpu_pressure[2];  // util/cpu_pressure.h
     std::vector<std::optional<ShimRun>> shim_runs[2];
     nlohmann::json candidate_kernels;  // what the candidate's run launched
   };

@@ -31,6 +31,8 @@ RunResult sample() {
   w.confirmed.baseline_median_s = 0.3;
   w.confirmed.candidate_median_s = 0.2;
   w.confirmed.entries = {{"bench", "BM_x", 2e-3, 1e-3}};
+  w.confirmed.baseline_cpu_pressure = {0.0, 0.31};
+  w.confirmed.candidate_cpu_pressure = {0.02, 0.0};
   w.search_speedup = e.timing->speedup;
   OutputError p;
   p.output = "out";
@@ -64,6 +66,9 @@ TEST(RunResult, WhatIsWrittenReadsBackTheSame) {
   EXPECT_EQ(to_json(read), written);
   ASSERT_TRUE(read.winner);
   EXPECT_DOUBLE_EQ(read.winner->confirmed.speedup.median, 1.45);
+  EXPECT_EQ(read.winner->confirmed.baseline_cpu_pressure, (std::vector<double>{0.0, 0.31}));
+  EXPECT_EQ(read.winner->confirmed.contended_rounds(), 1);
+  EXPECT_EQ(written["winner"]["confirmation"]["contended_rounds"], 1) << written["winner"].dump();
   ASSERT_TRUE(read.winner->witness);
   EXPECT_EQ(read.winner->witness->status, WitnessStatus::kAgrees);
   ASSERT_EQ(read.candidates.size(), 1u);

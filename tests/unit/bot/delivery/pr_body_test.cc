@@ -174,6 +174,20 @@ TEST(PrBody, ShowsEachTimedBenchmarkEntry) {
       << body.substr(0, 3000);
 }
 
+// Rounds timed while other work held the CPUs: the body says how many and why the ratio
+// may read high; rounds with the CPUs free say nothing.
+TEST(PrBody, SaysWhenTheConfirmingRoundsWereContended) {
+  DeliveryInput in = sample();
+  Timing& t = in.result.winner->confirmed;
+  t.baseline_cpu_pressure = {0.01, 0.02, 0.05};
+  t.candidate_cpu_pressure = {0.0, 0.09, 0.01};
+  EXPECT_EQ(compose_pr(in, context()).body.find("contended"), std::string::npos);
+  t.baseline_cpu_pressure = {0.01, 0.42, 0.35};
+  const std::string body = compose_pr(in, context()).body;
+  EXPECT_NE(body.find("2 of 3 rounds ran with the CPUs contended"), std::string::npos) << body.substr(0, 3000);
+  EXPECT_NE(body.find("median 35% of the original's runs"), std::string::npos);
+}
+
 TEST(PrBody, RuleBasedCritiqueIsNotCalledModelWritten) {
   const PrText pr = compose_pr(sample("Memory bound: 80% of DRAM bandwidth.", "metrics"), context());
   EXPECT_NE(pr.body.find("rule-based diagnosis"), std::string::npos);
