@@ -1528,8 +1528,13 @@ def batch_outcomes(target, variants, run_dir, rc, wall):
             outcomes[v.vid] = outcome_of(c, result)
     # Where the run's time went: the judged candidates' own, and the rest (the baseline,
     # the A/A session, confirmation, or a candidate cut off by the time limit).
-    judged_s = sum(c.get("wall_s") or 0 for v in variants if (c := by_id.get(batch_name(v))) is not None)
+    judged = [c for v in variants if (c := by_id.get(batch_name(v))) is not None]
+    judged_s = sum(c.get("wall_s") or 0 for c in judged)
+    # GPU sessions: of that, the time spent waiting for the GPU's timing lock (other parts'
+    # sessions, checks and Nsight Compute runs on the same GPU).
+    lock_wait_s = sum((c.get("timing") or {}).get("lock_wait_s") or 0 for c in judged)
     return outcomes, {"target": target.key, "exit": rc, "wall_s": round(wall, 1), "judged_s": round(judged_s, 1),
+                      "lock_wait_s": round(lock_wait_s, 1),
                       "fatal": result.get("fatal"),
                       "winner": (result.get("winner") or {}).get("id"), "unconfirmed": result.get("unconfirmed"),
                       "audit": result.get("audit")}
@@ -1840,7 +1845,10 @@ def main():
                             outcomes[(t.key, vid)] = o
                         judged = sum(o["verdict"] != "not judged" for o in got.values())
                         print(f"cheat-corpus: {t.key}: {judged} of {len(got)} judged in {run['wall_s']} s, "
-                              f"{run.get('judged_s', 0)} s of it in their own runs (maxcode exit {run['exit']})",
+                              f"{run.get('judged_s', 0)} s of it in their own runs"
+                              + (f" ({run['lock_wait_s']} s waiting for the GPU's timing lock)"
+                                 if run.get("lock_wait_s") else "")
+                              + f" (maxcode exit {run['exit']})",
                               flush=True)
                 else:
                     futs = {pool.submit(judge_eval, v, out, args.maxcode, args.timeout, args.max_rounds): v for v in todo}

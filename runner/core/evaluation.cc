@@ -78,6 +78,7 @@ nlohmann::json to_json(const Timing& timing) {
           {"session_s", timing.session_s}};
   if (!timing.device.empty()) {
     j["device"] = timing.device;
+    j["lock_wait_s"] = timing.lock_wait_s;
     j["baseline_sm_mhz"] = timing.baseline_sm_mhz;
     j["candidate_sm_mhz"] = timing.candidate_sm_mhz;
     j["throttled"] = timing.throttled;
@@ -171,6 +172,7 @@ Timing timing_from_json(const nlohmann::json& j) {
   t.process_floor_s = j.value("process_floor_s", 0.0);
   t.session_s = j.value("session_s", 0.0);
   t.device = j.value("device", "");
+  t.lock_wait_s = j.value("lock_wait_s", 0.0);
   t.baseline_sm_mhz = j.value("baseline_sm_mhz", std::vector<unsigned>{});
   t.candidate_sm_mhz = j.value("candidate_sm_mhz", std::vector<unsigned>{});
   t.throttled = j.value("throttled", std::vector<bool>{});

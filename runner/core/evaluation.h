@@ -60,6 +60,7 @@ struct Timing {
   double session_s = 0;
   // GPU timing ("kernels" metric) only:
   std::string device;                      // the GPU both sides ran on
+  double lock_wait_s = 0;                  // waited for the GPU's timing lock (not in session_s)
   std::vector<unsigned> baseline_sm_mhz;   // per round: SM clock under load; 0 = unknown
   std::vector<unsigned> candidate_sm_mhz;
   std::vector<bool> throttled;             // per round: the GPU held its clock down

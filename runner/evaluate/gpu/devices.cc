@@ -54,18 +54,34 @@ std::filesystem::path timing_lock_dir(const std::filesystem::path& configured) {
   return std::filesystem::temp_directory_path();
 }
 
+// An open descriptor of `path` holding an flock of `operation`; throws naming the file.
+static int locked(const std::string& path, int operation) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) throw std::runtime_error("cannot open timing lock " + path + ": " + std::strerror(errno));
+  while (::flock(fd, operation) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot lock " + path + ": " + std::strerror(err));
+  }
+  return fd;
+}
+
 TimingLock::TimingLock(const std::filesystem::path& dir, const std::string& key, Mode mode) {
   std::string name;
   for (char c : key) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  const std::string path = (dir / ("maxcode-timing-" + name + ".lock")).string();
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd_ < 0) throw std::runtime_error("cannot open timing lock " + path + ": " + std::strerror(errno));
-  while (::flock(fd_, mode == Mode::kShared ? LOCK_SH : LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
-    ::close(fd_);
-    throw std::runtime_error("cannot lock " + path + ": " + std::strerror(err));
+  const std::string base = (dir / ("maxcode-timing-" + name)).string();
+  // Every holder passes the gate, one at a time, and keeps it only while it waits for the
+  // lock: a session waiting there holds back the checks that come after it, so the ones
+  // already running drain and it gets in (gpu/devices.h).
+  const int gate = locked(base + ".gate", LOCK_EX);
+  try {
+    fd_ = locked(base + ".lock", mode == Mode::kShared ? LOCK_SH : LOCK_EX);
+  } catch (...) {
+    ::close(gate);
+    throw;
   }
+  ::close(gate);
 }
 
 TimingLock::~TimingLock() {

@@ -29,9 +29,13 @@ std::vector<GpuDevice> visible_gpus(const char* visible);
 // A flock on <dir>/maxcode-timing-<key>.lock, held while alive. Blocks. Exclusive for
 // an A/B session; shared for any other run on the GPU (a check run, a call check), so
 // such runs, of this process or another, never overlap a session's rounds, while they
-// may overlap each other. Linux does not queue an exclusive request ahead of later
-// shared ones: a session waits until no check run is on its GPU, which between builds
-// and tests happens within seconds.
+// may overlap each other. Linux lets later shared requests past a waiting exclusive
+// one, so checks that overlap without a gap (parallel checks, several maxcode processes
+// on one GPU) kept a session out for as long as they went on; every holder therefore
+// first takes <key>.gate exclusively and lets go of it once it holds the lock. A
+// session waits at most for the checks already running. Never take a second
+// TimingLock of one key while holding one: behind a session waiting at the gate, it
+// would wait for itself.
 class TimingLock {
  public:
   enum class Mode { kExclusive, kShared };

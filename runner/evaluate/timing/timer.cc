@@ -142,7 +142,10 @@ Timing Timer::ab_session(TimingSession& session, const std::string& label, const
   std::optional<TimingLock> lock;
   if (session.device) {
     t.device = session.device->label();
+    ctx_.progress.status(label + ": waiting for the timing lock of " + t.device);
+    const auto asked = std::chrono::steady_clock::now();
     lock.emplace(timing_lock_dir(ctx_.options.env.lock_dir), session.device->lock_key());
+    t.lock_wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   }
   const auto start = std::chrono::steady_clock::now();
   nlohmann::json candidate_kernels;  // what the candidate's last run launched

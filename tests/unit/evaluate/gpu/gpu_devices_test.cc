@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "runner/evaluate/gpu/clock_monitor.h"
 #include "runner/evaluate/gpu/devices.h"
@@ -37,19 +38,62 @@ TEST(GpuDevices, LockKeysDifferPerDevice) {
   EXPECT_NE(devices[0].lock_key(), devices[1].lock_key());
 }
 
-TEST(TimingLock, SecondHolderWaitsForTheFirst) {
+// While a holder in `held` mode has the lock, a request in `asked` mode waits for it to
+// let go, then gets it.
+void ExpectWaitsForTheHolder(TimingLock::Mode held, TimingLock::Mode asked, const char* what) {
   testing::TempDir dir;
   std::atomic<bool> second_has_it{false};
-  auto first = std::make_unique<TimingLock>(dir.path(), "GPU-test");
+  auto first = std::make_unique<TimingLock>(dir.path(), "GPU-test", held);
   std::thread waiter([&] {
-    TimingLock second(dir.path(), "GPU-test");
+    TimingLock second(dir.path(), "GPU-test", asked);
     second_has_it = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_FALSE(second_has_it) << "the lock let a second timing session in";
+  EXPECT_FALSE(second_has_it) << what;
   first.reset();
   waiter.join();
   EXPECT_TRUE(second_has_it);
+}
+
+TEST(TimingLock, SecondHolderWaitsForTheFirst) {
+  ExpectWaitsForTheHolder(TimingLock::Mode::kExclusive, TimingLock::Mode::kExclusive,
+                          "the lock let a second timing session in");
+}
+
+// Check runs that overlap one another hold the lock shared without a gap (three
+// processes' checks on one GPU, or one process's parallel checks): a session asking for
+// it must still get it while they go on, not when they stop. Plain flock lets later
+// shared requests past a waiting exclusive one, and the session here waited all 6 s.
+TEST(TimingLock, AWaitingSessionIsNotStarvedByOverlappingChecks) {
+  testing::TempDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const auto checks_end = start + std::chrono::seconds(6);
+  std::atomic<bool> session_done{false};
+  std::vector<std::thread> checks;
+  for (int i = 0; i < 3; ++i)
+    checks.emplace_back([&, i] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(15 * i));  // staggered: always one holder
+      while (!session_done && std::chrono::steady_clock::now() < checks_end) {
+        TimingLock check(dir.path(), "GPU-test", TimingLock::Mode::kShared);
+        std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  {
+    TimingLock session(dir.path(), "GPU-test");
+    const auto got = std::chrono::steady_clock::now();
+    EXPECT_LT(got, checks_end - std::chrono::seconds(2))
+        << "the session waited " << std::chrono::duration<double>(got - start).count()
+        << " s: until the checks stopped";
+    session_done = true;
+  }
+  for (auto& t : checks) t.join();
+}
+
+// While a session holds the lock, a check waits for it to end.
+TEST(TimingLock, ACheckWaitsForTheSession) {
+  ExpectWaitsForTheHolder(TimingLock::Mode::kExclusive, TimingLock::Mode::kShared,
+                          "a check ran inside a session's rounds");
 }
 
 TEST(TimingLock, OtherGpusDoNotWait) {
