@@ -17,6 +17,7 @@
 
 #include "runner/evaluate/leftover_processes.h"
 #include "runner/util/cgroup.h"
+#include "runner/util/cpu_pressure.h"
 
 #include "support/fixture_repo.h"
 
@@ -357,6 +358,12 @@ TEST_F(EvaluatorTest, CorrectRewriteIsTimedWithAnInterval) {
   EXPECT_LE(e.timing->speedup.low, e.timing->speedup.median);
   EXPECT_LE(e.timing->speedup.median, e.timing->speedup.high);
   EXPECT_EQ(e.timing->baseline_s.size(), e.timing->candidate_s.size());
+  // Each round's runs carry the machine's CPU pressure where the kernel gives it.
+  if (cpu_waited_s()) {
+    EXPECT_EQ(e.timing->baseline_cpu_pressure.size(), e.timing->baseline_s.size());
+    EXPECT_EQ(e.timing->candidate_cpu_pressure.size(), e.timing->candidate_s.size());
+    for (double p : e.timing->baseline_cpu_pressure) EXPECT_TRUE(p >= 0 && p <= 1) << p;
+  }
 }
 
 TEST_F(EvaluatorTest, MuchSlowerRewriteIsNotFaster) {
