@@ -187,12 +187,68 @@ void propose_search(const ProjectScan& scan, ProposedConfig& c) {
   }
 }
 
+// A build system init does not read, by the file at the top that shows it, and a config
+// for it to start from: its usual commands.
+struct UnreadBuild {
+  const char* file;
+  const char* system;
+  const char* build;  // the "build" object, as JSON
+  const char* test;
+  const char* bench;
+};
+constexpr UnreadBuild kUnreadBuilds[] = {
+    {"meson.build", "Meson",
+     R"({"configure": "meson setup build --buildtype=release", "command": "meson compile -C build"})",
+     "meson test -C build", "./build/bench"},
+    {"MODULE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
+    {"WORKSPACE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
+    {"WORKSPACE", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
+    {"BUILD.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
+    {"configure.ac", "Autotools", R"({"configure": "autoreconf -fi && ./configure", "command": "make -j"})",
+     "make check", "./bench"},
+    {"configure", "a configure script", R"({"configure": "./configure", "command": "make -j"})", "make check",
+     "./bench"},
+    {"SConstruct", "SCons", R"({"command": "scons -j4"})", "...", "./bench"},
+    {"xmake.lua", "xmake", R"({"configure": "xmake f -m release", "command": "xmake"})", "xmake test", "..."},
+    {"premake5.lua", "premake", R"({"configure": "premake5 gmake2", "command": "make config=release -j"})", "...",
+     "..."},
+};
+
+// "… is built with Meson (meson.build), which `maxcode init` does not read …" and a
+// config to start from; "" when the scan found no such file.
+std::string unread_build_advice(const ProjectScan& scan) {
+  for (const UnreadBuild& b : kUnreadBuilds)
+    if (scan.unread_build_file == b.file)
+      return std::string("The repository is built with ") + b.system + " (" + b.file +
+             "), which `maxcode init` does not read (it reads CMake and Makefiles). Write .maxcode.json yourself;\n"
+             "for " +
+             b.system +
+             ", to start from:\n"
+             "      {\"build\": " +
+             b.build +
+             ",\n"
+             "       \"test\": {\"command\": \"" +
+             b.test +
+             "\"},\n"
+             "       \"benchmarks\": [{\"name\": \"main\", \"command\": \"" +
+             b.bench +
+             "\"}]}\n"
+             "with a benchmark program that runs the code to make faster on inputs made from the environment\n"
+             "variable MAXCODE_SEED and prints its results (or a Google Benchmark program, with\n"
+             "\"metric\": \"google-benchmark\"). See docs/configuration.md.";
+  return "";
+}
+
 }  // namespace
 
 std::string no_benchmark_message(const ProjectScan& scan) {
-  std::string text = "no benchmark found in " + scan.root.string() + ". maxcode looked for:\n";
+  // The whole path: `maxcode init .` would otherwise read "no benchmark found in ..".
+  std::error_code ec;
+  const std::filesystem::path shown = std::filesystem::weakly_canonical(std::filesystem::absolute(scan.root), ec);
+  std::string text = "no benchmark found in " + (ec ? scan.root : shown).string() + ". maxcode looked for:\n";
   for (const std::string& what : scan_looked_for()) text += "  - " + what + "\n";
   for (const std::string& note : scan.notes) text += "  (" + note + ")\n";
+  if (const std::string advice = unread_build_advice(scan); !advice.empty()) return text + advice;
   text +=
       "maxcode times a program and compares what it prints, so it needs one. Either\n"
       "  - add a benchmark program to the build (add_executable(bench bench/bench.cc) in CMakeLists.txt) that\n"
@@ -208,10 +264,12 @@ std::string no_benchmark_message(const ProjectScan& scan) {
 
 ProposedConfig propose_config(const ProjectScan& scan) {
   if (scan.benchmarks.empty()) throw NoBenchmarkError(no_benchmark_message(scan));
-  if (!scan.cmake && !scan.makefile)
+  if (!scan.cmake && !scan.makefile) {
+    const std::string advice = unread_build_advice(scan);
     throw NoBenchmarkError("found benchmark programs in " + scan.root.string() +
-                           " but no build (CMakeLists.txt or Makefile): write .maxcode.json yourself "
-                           "(docs/configuration.md)");
+                           " but no build (CMakeLists.txt or Makefile): " +
+                           (advice.empty() ? "write .maxcode.json yourself (docs/configuration.md)" : advice));
+  }
   ProposedConfig c;
   add(c, "$schema", kConfigSchemaUrl, {"The schema lets editors check this file; maxcode reads it strictly anyway."});
   propose_build(scan, c);

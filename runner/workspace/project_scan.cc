@@ -589,6 +589,13 @@ ProjectScan scan_project(const fs::path& root) {
   scan.cmake = fs::exists(root / "CMakeLists.txt");
   scan.makefile = !scan.cmake && (fs::exists(root / "Makefile") || fs::exists(root / "makefile"));
   scan.has_config = fs::exists(root / ".maxcode.json");
+  if (!scan.cmake && !scan.makefile)
+    for (const char* file : {"meson.build", "MODULE.bazel", "WORKSPACE.bazel", "WORKSPACE", "BUILD.bazel",
+                             "configure.ac", "configure", "SConstruct", "xmake.lua", "premake5.lua"})
+      if (fs::is_regular_file(root / file)) {
+        scan.unread_build_file = file;
+        break;
+      }
   const std::vector<std::string> files = project_files(root);
   std::set<std::string> library_dirs;
   for (const std::string& file : files) {

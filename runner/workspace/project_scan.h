@@ -38,6 +38,10 @@ struct ProjectScan {
   std::string test_preset;           // a test preset for it, if any
   std::string binary_dir = "build";  // where the build goes, relative to the root
   bool makefile = false;             // a Makefile at the top (no CMake)
+  // Without CMake or a Makefile: the file at the top of a build system init does not
+  // read ("meson.build", "MODULE.bazel", "configure.ac", "SConstruct", ...), for the
+  // message that says so; "" when none.
+  std::string unread_build_file;
   std::string make_test_target;      // its `test` or `check` rule, if any
   bool ctest = false;                // enable_testing()/include(CTest) and some add_test
   std::vector<std::string> test_dirs;  // top-level "tests", "test"

@@ -142,5 +142,37 @@ TEST(InitConfig, NoBenchmarkSaysWhatWasLookedForAndWhatToWrite) {
   EXPECT_THROW(propose_config(scan), NoBenchmarkError) << "benchmarks but no build system";
 }
 
+// A Meson project (or Bazel, Autotools, ...): init does not read it, and says so with the
+// system's own commands to start a config from, not advice about CMakeLists.txt.
+TEST(InitConfig, ABuildSystemInitDoesNotReadIsNamedWithItsCommands) {
+  testing::TempDir dir;
+  testing::write_file(dir / "meson.build", "project('mz', 'cpp')\nexecutable('bench_sum', 'bench/bench_sum.cpp')\n");
+  testing::write_file(dir / "src" / "sum.cpp", "long sum(const int* v, int n) { return n ? v[0] : 0; }\n");
+  ProjectScan scan = scan_project(dir.path());
+  EXPECT_EQ(scan.unread_build_file, "meson.build");
+  try {
+    propose_config(scan);
+    FAIL() << "expected NoBenchmarkError";
+  } catch (const NoBenchmarkError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("is built with Meson (meson.build), which `maxcode init` does not read"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("\"meson setup build --buildtype=release\""), std::string::npos) << message;
+    EXPECT_NE(message.find("\"meson test -C build\""), std::string::npos) << message;
+    EXPECT_EQ(message.find("CMakeLists.txt) that"), std::string::npos) << message;
+  }
+  // Benchmarks found, no build init reads: the same advice.
+  ScannedBenchmark b;
+  b.name = "bench_sum";
+  b.binary = "bench_sum";
+  scan.benchmarks = {b};
+  try {
+    propose_config(scan);
+    FAIL() << "expected NoBenchmarkError";
+  } catch (const NoBenchmarkError& e) {
+    EXPECT_NE(std::string(e.what()).find("meson compile -C build"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace maxcode
