@@ -12,7 +12,10 @@ namespace {
 void print_report(const InitReport& r) {
   std::printf("maxcode init: %s %s\n", r.rechecked ? "checked" : "wrote", r.config_file.c_str());
   const ProjectScan& s = r.scan;
-  std::string build = s.cmake ? "CMake" + (s.preset.empty() ? std::string() : " (preset " + s.preset + ")") : "make";
+  std::string build = s.cmake      ? "CMake" + (s.preset.empty() ? std::string() : " (preset " + s.preset + ")")
+                      : s.makefile ? "make"
+                      : s.unread_build_file.empty() ? "no build system"
+                                                    : s.unread_build_file + " (not read by init)";
   std::printf("found: %s; %s; %zu benchmark(s)%s\n", build.c_str(),
               s.ctest ? "ctest tests" : "no ctest tests", s.benchmarks.size(), s.cuda ? "; CUDA" : "");
   for (const ScannedBenchmark& b : s.benchmarks)
