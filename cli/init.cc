@@ -13,11 +13,16 @@ void print_report(const InitReport& r) {
   std::printf("maxcode init: %s %s\n", r.rechecked ? "checked" : "wrote", r.config_file.c_str());
   const ProjectScan& s = r.scan;
   std::string build = s.cmake      ? "CMake" + (s.preset.empty() ? std::string() : " (preset " + s.preset + ")")
+                      : s.meson    ? "Meson"
                       : s.makefile ? "make"
                       : s.unread_build_file.empty() ? "no build system"
                                                     : s.unread_build_file + " (not read by init)";
   std::printf("found: %s; %s; %zu benchmark(s)%s\n", build.c_str(),
-              s.ctest ? "ctest tests" : "no ctest tests", s.benchmarks.size(), s.cuda ? "; CUDA" : "");
+              s.ctest         ? "ctest tests"
+              : s.meson_tests ? "meson tests"
+              : s.meson       ? "no meson tests"
+                              : "no ctest tests",
+              s.benchmarks.size(), s.cuda ? "; CUDA" : "");
   for (const ScannedBenchmark& b : s.benchmarks)
     std::printf("  %s: %s (%s)\n", b.name.c_str(), b.binary.c_str(), b.framework.c_str());
   for (const std::string& note : s.notes) std::printf("  note: %s\n", note.c_str());

@@ -10,6 +10,7 @@ pkgs=(
   prometheus
   slurm-wlm munge
   clang-format
+  meson
 )
 # lld: the linker CMakeLists.txt prefers (GNU ld is used where it is missing).
 # postgresql: the server the store tests and the two-replica chaos run start in a temp
@@ -21,6 +22,8 @@ pkgs=(
 # with systemd, `systemctl disable --now slurmctld slurmd munge` stops them).
 # clang-format: scripts/format-check.sh holds the code written since .clang-format
 # came to its rules (git clang-format).
+# meson: `maxcode init` reads Meson builds; its test configures and builds a small one
+# (tests/fixtures/meson-sum).
 # The GitHub API tests run a local GitHub in Node.js (tests/github). A node that is
 # already there (any source) is used; otherwise Debian's.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

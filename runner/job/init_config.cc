@@ -64,6 +64,10 @@ void propose_build(const ProjectScan& scan, ProposedConfig& c) {
     build["configure"] = "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release";
     build["command"] = "cmake --build build -j";
     build_why = "CMakeLists.txt, no presets: a Release build in build/.";
+  } else if (scan.meson) {
+    build["configure"] = "meson setup build --buildtype=release";
+    build["command"] = "meson compile -C build";
+    build_why = "meson.build: a release build in build/.";
   } else {
     // The default goal may leave the benchmarks out: they are made by name after it.
     std::string made;
@@ -96,7 +100,10 @@ void propose_build(const ProjectScan& scan, ProposedConfig& c) {
 void propose_test(const ProjectScan& scan, ProposedConfig& c) {
   ordered_json test;
   std::vector<std::string> test_why;
-  if (!scan.cmake && !scan.make_test_target.empty()) {
+  if (scan.meson && scan.meson_tests) {
+    test["command"] = "meson test -C build";
+    test_why = {"Tests: meson test (the test() calls in the meson.build files).", "Every candidate must pass them."};
+  } else if (!scan.cmake && !scan.make_test_target.empty()) {
     test["command"] = "make " + scan.make_test_target;
     test_why = {"Tests: the Makefile's `" + scan.make_test_target + "` rule.", "Every candidate must pass them."};
   } else if (scan.ctest) {
@@ -106,12 +113,14 @@ void propose_test(const ProjectScan& scan, ProposedConfig& c) {
                 "Every candidate must pass them."};
   } else {
     test["command"] = "true";
-    test_why = {"DECIDE: no tests found (no ctest tests" +
+    test_why = {"DECIDE: no tests found (" +
+                    std::string(scan.meson ? "no test() in the meson.build files" : "no ctest tests") +
                     std::string(scan.test_dirs.empty() ? "" : "; " + scan.test_dirs.front() + "/ is not registered") +
                     "). \"true\" passes every candidate:",
                 "correctness then rests on the benchmark's printed output alone."};
-    c.decisions.push_back("No tests were found, so test.command is \"true\": register the tests with ctest "
-                          "(enable_testing(), add_test) or name a command that runs them.");
+    c.decisions.push_back(std::string("No tests were found, so test.command is \"true\": register the tests with ") +
+                          (scan.meson ? "test() in meson.build" : "ctest (enable_testing(), add_test)") +
+                          " or name a command that runs them.");
   }
   add(c, "test", test, test_why);
 }
@@ -122,8 +131,12 @@ void propose_benchmarks(const ProjectScan& scan, ProposedConfig& c) {
   std::vector<std::string> bench_why = {"Benchmarks: what maxcode times and, unless compare_output is false, whose "
                                         "printed output must not change."};
   bool any_plain_without_seed = false, any_framework = false;
+  std::set<std::string> names;
   for (const ScannedBenchmark& b : scan.benchmarks) {
     benchmarks.push_back(benchmark_entry(b));
+    // Two programs of one name in different folders (Meson and make allow it): the config
+    // needs unique names, so a repeated one is named by its path.
+    if (!names.insert(b.name).second) benchmarks.back()["name"] = b.binary;
     bench_why.push_back(b.name + ": " + b.why + (b.cuda ? "; CUDA: timed by its kernels" : "") + ".");
     any_plain_without_seed = any_plain_without_seed || (b.framework == "plain" && !b.reads_seed);
     any_framework = any_framework || b.framework != "plain";
@@ -197,9 +210,6 @@ struct UnreadBuild {
   const char* bench;
 };
 constexpr UnreadBuild kUnreadBuilds[] = {
-    {"meson.build", "Meson",
-     R"({"configure": "meson setup build --buildtype=release", "command": "meson compile -C build"})",
-     "meson test -C build", "./build/bench"},
     {"MODULE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
     {"WORKSPACE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
     {"WORKSPACE", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
@@ -220,7 +230,8 @@ std::string unread_build_advice(const ProjectScan& scan) {
   for (const UnreadBuild& b : kUnreadBuilds)
     if (scan.unread_build_file == b.file)
       return std::string("The repository is built with ") + b.system + " (" + b.file +
-             "), which `maxcode init` does not read (it reads CMake and Makefiles). Write .maxcode.json yourself;\n"
+             "), which `maxcode init` does not read (it reads CMake, Meson and Makefiles). Write .maxcode.json "
+             "yourself;\n"
              "for " +
              b.system +
              ", to start from:\n"
@@ -264,10 +275,10 @@ std::string no_benchmark_message(const ProjectScan& scan) {
 
 ProposedConfig propose_config(const ProjectScan& scan) {
   if (scan.benchmarks.empty()) throw NoBenchmarkError(no_benchmark_message(scan));
-  if (!scan.cmake && !scan.makefile) {
+  if (!scan.cmake && !scan.meson && !scan.makefile) {
     const std::string advice = unread_build_advice(scan);
     throw NoBenchmarkError("found benchmark programs in " + scan.root.string() +
-                           " but no build (CMakeLists.txt or Makefile): " +
+                           " but no build (CMakeLists.txt, meson.build or Makefile): " +
                            (advice.empty() ? "write .maxcode.json yourself (docs/configuration.md)" : advice));
   }
   ProposedConfig c;

@@ -242,9 +242,20 @@ InitReport init_project(const InitOptions& o, Progress& progress) {
   report.rechecked = o.recheck;
   if (!o.recheck) {
     report.proposed = propose_config(report.scan);
-    write_text(report.config_file, render_config(report.proposed));
+    // What is written must read back with the same strict reader as every other command;
+    // a proposal that does not (a bug of init's) leaves no file behind, nor replaces one.
+    const fs::path proposed = report.config_file.string() + ".proposed";
+    write_text(proposed, render_config(report.proposed));
+    try {
+      load_config(proposed);
+    } catch (const std::exception& e) {
+      std::error_code ec;
+      fs::remove(proposed, ec);
+      throw std::runtime_error(std::string("maxcode init proposed a config it cannot read back, so it wrote none: ") +
+                               e.what());
+    }
+    fs::rename(proposed, report.config_file);
   }
-  // What was written must read back: the same strict reader as every other command.
   const Config config = load_config(report.config_file);
   report.decisions = report.proposed.decisions;
   check_not_ignored(report, o.repo);

@@ -14,6 +14,7 @@
 #include "runner/util/files.h"
 #include "runner/util/json_io.h"
 #include "runner/workspace/knobs.h"
+#include "runner/workspace/meson_scan.h"
 
 namespace maxcode {
 
@@ -542,6 +543,37 @@ void scan_makefile(const fs::path& root, ProjectScan& scan) {
   }
 }
 
+// A Meson build: the executables a benchmark() call runs, and those named like a
+// benchmark (in their name or a source's path) that no test() runs; built in build/
+// under the folder of their meson.build.
+void scan_meson(const fs::path& root, ProjectScan& scan) {
+  MesonBuild build = read_meson_build(root);
+  scan.meson_tests = !build.tested.empty();
+  scan.notes.insert(scan.notes.end(), build.notes.begin(), build.notes.end());
+  for (const MesonExecutable& e : build.executables) {
+    const bool registered = build.benchmarked.count(e.name) > 0;
+    bool named = lower(e.name).find("bench") != std::string::npos;
+    for (const std::string& source : e.sources) named = named || lower(source).find("bench") != std::string::npos;
+    if (!registered && (!named || build.tested.count(e.name))) continue;
+    ScannedBenchmark b;
+    b.name = e.name;
+    b.binary = (fs::path(scan.binary_dir) / e.dir / e.name).lexically_normal().generic_string();
+    std::string text_of_sources;
+    for (const std::string& source : e.sources)
+      if (is_source(source)) {
+        b.sources.push_back(source);
+        text_of_sources += slurp(root / source);
+      }
+    b.framework = framework_of(text_of_sources);
+    b.cuda = scan.cuda;
+    b.reads_seed = text_of_sources.find("MAXCODE_SEED") != std::string::npos;
+    const std::string file = (e.dir.empty() ? "" : e.dir + "/") + "meson.build";
+    b.why = registered ? "benchmark() runs executable('" + e.name + "') in " + file
+                       : "executable('" + e.name + "') in " + file + ", named like a benchmark";
+    scan.benchmarks.push_back(std::move(b));
+  }
+}
+
 // A folder that holds only benchmark sources is the benchmark's, not the library's.
 // One that holds the library's code too stays in scope (issue 24: a time-zone library's
 // src/, where its benchmark sits beside the code, was dropped whole), and the
@@ -574,11 +606,15 @@ void keep_library_dirs(const std::vector<std::string>& files, ProjectScan& scan)
 }  // namespace
 
 std::vector<std::string> scan_looked_for() {
-  return {"CMakeLists.txt (add_executable targets that link Google Benchmark or nvbench, include "
-          "<benchmark/benchmark.h> or <nvbench/nvbench.cuh>, or have \"bench\" in their name or source path)",
-          "CMakePresets.json (the configure, build and test presets)",
-          "without CMake: Makefile rules for files with \"bench\" in their name, and executable files so named",
-          "tests: enable_testing() with add_test or gtest_discover_tests, and a tests/ or test/ folder"};
+  return {
+      "CMakeLists.txt (add_executable targets that link Google Benchmark or nvbench, include "
+      "<benchmark/benchmark.h> or <nvbench/nvbench.cuh>, or have \"bench\" in their name or source path)",
+      "CMakePresets.json (the configure, build and test presets)",
+      "without CMake: meson.build (executable()s that benchmark() runs, or with \"bench\" in their name or "
+      "source path)",
+      "without CMake or Meson: Makefile rules for files with \"bench\" in their name, and executable files so "
+      "named",
+      "tests: enable_testing() with add_test or gtest_discover_tests, and a tests/ or test/ folder"};
 }
 
 ProjectScan scan_project(const fs::path& root) {
@@ -587,11 +623,12 @@ ProjectScan scan_project(const fs::path& root) {
   ProjectScan scan;
   scan.root = root;
   scan.cmake = fs::exists(root / "CMakeLists.txt");
-  scan.makefile = !scan.cmake && (fs::exists(root / "Makefile") || fs::exists(root / "makefile"));
+  scan.meson = !scan.cmake && fs::is_regular_file(root / "meson.build");
+  scan.makefile = !scan.cmake && !scan.meson && (fs::exists(root / "Makefile") || fs::exists(root / "makefile"));
   scan.has_config = fs::exists(root / ".maxcode.json");
-  if (!scan.cmake && !scan.makefile)
-    for (const char* file : {"meson.build", "MODULE.bazel", "WORKSPACE.bazel", "WORKSPACE", "BUILD.bazel",
-                             "configure.ac", "configure", "SConstruct", "xmake.lua", "premake5.lua"})
+  if (!scan.cmake && !scan.meson && !scan.makefile)
+    for (const char* file : {"MODULE.bazel", "WORKSPACE.bazel", "WORKSPACE", "BUILD.bazel", "configure.ac", "configure",
+                             "SConstruct", "xmake.lua", "premake5.lua"})
       if (fs::is_regular_file(root / file)) {
         scan.unread_build_file = file;
         break;
@@ -613,6 +650,8 @@ ProjectScan scan_project(const fs::path& root) {
   if (scan.cmake) {
     read_presets(root, scan);
     CMakeScan(root, files, scan).run();
+  } else if (scan.meson) {
+    scan_meson(root, scan);
   } else {
     if (scan.makefile) scan_makefile(root, scan);
     scan_plain(root, files, scan);

@@ -37,7 +37,9 @@ struct ProjectScan {
   std::string build_preset;          // a build preset for it, if any
   std::string test_preset;           // a test preset for it, if any
   std::string binary_dir = "build";  // where the build goes, relative to the root
-  bool makefile = false;             // a Makefile at the top (no CMake)
+  bool makefile = false;             // a Makefile at the top (no CMake, no Meson)
+  bool meson = false;                // meson.build at the top (no CMake)
+  bool meson_tests = false;          // some test() call runs an executable of the build
   // Without CMake or a Makefile: the file at the top of a build system init does not
   // read ("meson.build", "MODULE.bazel", "configure.ac", "SConstruct", ...), for the
   // message that says so; "" when none.

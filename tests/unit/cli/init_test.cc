@@ -23,6 +23,21 @@ Outcome maxcode(const std::string& args) {
   return run(c);
 }
 
+// `maxcode optimize` of <dir>/repo with the config init wrote, replaying its two candidates:
+// `winner` wins, the other earns `loser_verdict`.
+void ExpectReplayedWinner(const fs::path& dir, const std::string& function, const std::string& winner,
+                          const std::string& loser_verdict) {
+  Outcome opt =
+      maxcode("optimize " + (dir / "repo").string() + " --function " + function + " --policy replay --replay-dir " +
+              (dir / "repo/replay").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.err;
+  const auto result = nlohmann::json::parse(read_text(dir / "out/result.json"));
+  ASSERT_EQ(result["candidates"].size(), 2u) << result.dump(2);
+  EXPECT_EQ(result["candidates"][1]["verdict"], loser_verdict) << result["candidates"][1].dump(2);
+  ASSERT_FALSE(result["winner"].is_null()) << result["candidates"].dump(2);
+  EXPECT_EQ(result["winner"]["id"], winner);
+}
+
 TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
   TempDir dir;
   copy_tree(testing::source_path("tests/fixtures/gbench-prefix"), dir / "repo");
@@ -83,14 +98,32 @@ TEST(Init, AFloatRepositoryWhoseBenchmarkPrintsTimingsGetsAWinnerWithNoHandEdit)
   const std::vector<VaryingField> timings{{"time: # ms (# ns per element)", 0}, {"time: # ms (# ns per element)", 1}};
   EXPECT_EQ(config.benchmarks[0].varying, timings);
 
-  Outcome opt = maxcode("optimize " + (dir / "repo").string() + " --function total_energy --policy replay --replay-dir " +
-                        (dir / "repo/replay").string() + " --out " + (dir / "out").string());
-  ASSERT_EQ(opt.exit_code, 0) << opt.err;
-  const auto result = nlohmann::json::parse(read_text(dir / "out/result.json"));
-  ASSERT_EQ(result["candidates"].size(), 2u) << result.dump(2);
-  EXPECT_EQ(result["candidates"][1]["verdict"], "incorrect") << result["candidates"][1].dump(2);
-  ASSERT_FALSE(result["winner"].is_null()) << result["candidates"].dump(2);
-  EXPECT_EQ(result["winner"]["id"], "01-one-pass.cc");
+  ExpectReplayedWinner(dir.path(), "total_energy", "01-one-pass.cc", "incorrect");
+}
+
+// A Meson repository, from `init` to a winner with no hand edit: the config builds with
+// meson, runs the test() and the benchmark() it found, and the replayed candidates are
+// judged with it.
+TEST(Init, AMesonRepositoryGetsAConfigThatFindsTheWinner) {
+  if (run(Command{.shell = "command -v meson", .timeout_s = 10}).exit_code != 0)
+    GTEST_SKIP() << "meson is not installed (scripts/setup.sh installs it)";
+  TempDir dir;
+  copy_tree(testing::source_path("tests/fixtures/meson-prefix"), dir / "repo");
+  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
+  std::printf("%s", o.out.c_str());
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
+  for (const std::string line : {"found: Meson; meson tests; 1 benchmark(s)", "ok    builds (meson compile -C build)",
+                                 "ok    tests pass (meson test -C build)"})
+    EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
+  const Config config = load_config(dir / "repo/.maxcode.json");
+  EXPECT_EQ(config.build.configure, "meson setup build --buildtype=release");
+  EXPECT_EQ(config.test.command, "meson test -C build");
+  ASSERT_EQ(config.benchmarks.size(), 1u);
+  EXPECT_EQ(config.benchmarks[0].command, "./build/bench/prefix_bench");
+  EXPECT_EQ(config.scope.include, std::vector<std::string>{"src/**"});
+
+  ExpectReplayedWinner(dir.path(), "prefix_sums", "01-running-sum.cc", "test-failed");
 }
 
 TEST(Init, ARepositoryWithoutABenchmarkGetsAClearMessageAndNoFile) {

@@ -142,23 +142,38 @@ TEST(InitConfig, NoBenchmarkSaysWhatWasLookedForAndWhatToWrite) {
   EXPECT_THROW(propose_config(scan), NoBenchmarkError) << "benchmarks but no build system";
 }
 
-// A Meson project (or Bazel, Autotools, ...): init does not read it, and says so with the
+// Two programs of one name in different folders (Meson allows it): the config needs unique
+// names, so the second is named by its path.
+TEST(InitConfig, BenchmarksOfOneNameGetUniqueNames) {
+  ProjectScan scan = cmake_scan();
+  ScannedBenchmark other = scan.benchmarks[0];
+  other.binary = "build/extra/prefix_bench";
+  scan.benchmarks.push_back(other);
+  Config config = written(propose_config(scan));
+  ASSERT_EQ(config.benchmarks.size(), 2u);
+  EXPECT_EQ(config.benchmarks[0].name, "prefix_bench");
+  EXPECT_EQ(config.benchmarks[1].name, "build/extra/prefix_bench");
+  EXPECT_EQ(config.benchmarks[1].command, "./build/extra/prefix_bench");
+}
+
+// A Bazel project (or Autotools, SCons, ...): init does not read it, and says so with the
 // system's own commands to start a config from, not advice about CMakeLists.txt.
 TEST(InitConfig, ABuildSystemInitDoesNotReadIsNamedWithItsCommands) {
   testing::TempDir dir;
-  testing::write_file(dir / "meson.build", "project('mz', 'cpp')\nexecutable('bench_sum', 'bench/bench_sum.cpp')\n");
+  testing::write_file(dir / "MODULE.bazel", "module(name = \"sum\")\n");
+  testing::write_file(dir / "BUILD.bazel", "cc_binary(name = \"bench_sum\", srcs = [\"bench/bench_sum.cpp\"])\n");
   testing::write_file(dir / "src" / "sum.cpp", "long sum(const int* v, int n) { return n ? v[0] : 0; }\n");
   ProjectScan scan = scan_project(dir.path());
-  EXPECT_EQ(scan.unread_build_file, "meson.build");
+  EXPECT_EQ(scan.unread_build_file, "MODULE.bazel");
   try {
     propose_config(scan);
     FAIL() << "expected NoBenchmarkError";
   } catch (const NoBenchmarkError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("is built with Meson (meson.build), which `maxcode init` does not read"), std::string::npos)
+    EXPECT_NE(message.find("is built with Bazel (MODULE.bazel), which `maxcode init` does not read"), std::string::npos)
         << message;
-    EXPECT_NE(message.find("\"meson setup build --buildtype=release\""), std::string::npos) << message;
-    EXPECT_NE(message.find("\"meson test -C build\""), std::string::npos) << message;
+    EXPECT_NE(message.find("\"bazel build -c opt //...\""), std::string::npos) << message;
+    EXPECT_NE(message.find("\"bazel test //...\""), std::string::npos) << message;
     EXPECT_EQ(message.find("CMakeLists.txt) that"), std::string::npos) << message;
   }
   // Benchmarks found, no build init reads: the same advice.
@@ -170,7 +185,7 @@ TEST(InitConfig, ABuildSystemInitDoesNotReadIsNamedWithItsCommands) {
     propose_config(scan);
     FAIL() << "expected NoBenchmarkError";
   } catch (const NoBenchmarkError& e) {
-    EXPECT_NE(std::string(e.what()).find("meson compile -C build"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bazel build -c opt"), std::string::npos) << e.what();
   }
 }
 

@@ -204,5 +204,48 @@ TEST(ProjectScan, AMakefilesBenchmarkRuleAndTestRuleAreFound) {
   EXPECT_EQ(scan.benchmarks[0].why, "the Makefile's rule for bench/div_bench");
 }
 
+// A Meson build: subdir()s entered, sources from literals, arrays, files() and variables
+// holding them; an executable that benchmark() runs is a benchmark whatever its name, one
+// named like a benchmark is too unless test() runs it; comments and strings are not read
+// as calls; a name that is not a literal is said, not guessed.
+TEST(ProjectScan, AMesonBuildsBenchmarksAndTestsAreFound) {
+  testing::TempDir dir;
+  testing::write_file(dir / "meson.build",
+                      "project('p', 'cpp')  # executable('in_a_comment_bench', 'x.cc')\n"
+                      "message('executable(\\'in_a_string_bench\\', \\'y.cc\\')')\n"
+                      "subdir('src')\nsubdir('perf')\nsubdir('tests')\n"
+                      "if get_option('extra')\n  executable(name_var, 'z.cc')\nendif\n");
+  testing::write_file(dir / "src/meson.build", "lib = static_library('p', files('p.cc', 'q.cc'))\n");
+  testing::write_file(dir / "perf/meson.build",
+                      "timing_srcs = ['timing.cc', 'data.cc']\n"
+                      "runner = executable('timing', timing_srcs, link_with: lib)\n"
+                      "benchmark('timing', runner, args: ['--n', '10'])\n"
+                      "executable('micro_bench',\n  files('micro.cc'),\n  link_with: lib)\n");
+  testing::write_file(dir / "tests/meson.build",
+                      "t = executable('bench_format_test', 'bench_format_test.cc')\ntest('format', t)\n");
+  testing::write_file(dir / "src/p.cc", "int p() { return 1; }\n");
+  testing::write_file(dir / "perf/timing.cc", "int main() { return 0; }  // MAXCODE_SEED\n");
+  testing::write_file(dir / "perf/micro.cc", "#include <benchmark/benchmark.h>\nBENCHMARK_MAIN();\n");
+  testing::write_file(dir / "Makefile", "all:\n\tmeson compile -C build\n");
+  ProjectScan scan = scan_project(dir.path());
+  EXPECT_TRUE(scan.meson);
+  EXPECT_FALSE(scan.makefile) << "a Makefile beside meson.build is a wrapper; Meson is read";
+  EXPECT_TRUE(scan.meson_tests);
+  ASSERT_EQ(scan.benchmarks.size(), 2u);
+  const ScannedBenchmark& timing = scan.benchmarks[0];
+  EXPECT_EQ(timing.name, "timing");
+  EXPECT_EQ(timing.binary, "build/perf/timing");
+  EXPECT_EQ(timing.sources, (std::vector<std::string>{"perf/timing.cc", "perf/data.cc"}));
+  EXPECT_TRUE(timing.reads_seed);
+  EXPECT_EQ(timing.why, "benchmark() runs executable('timing') in perf/meson.build");
+  const ScannedBenchmark& micro = scan.benchmarks[1];
+  EXPECT_EQ(micro.binary, "build/perf/micro_bench");
+  EXPECT_EQ(micro.framework, "google-benchmark");
+  EXPECT_EQ(micro.why, "executable('micro_bench') in perf/meson.build, named like a benchmark");
+  ASSERT_EQ(scan.notes.size(), 1u);
+  EXPECT_EQ(scan.notes[0], "meson.build: an executable() whose name is not a string literal was left out");
+  EXPECT_EQ(scan.source_dirs, std::vector<std::string>{"src"});
+}
+
 }  // namespace
 }  // namespace maxcode
