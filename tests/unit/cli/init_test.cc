@@ -23,6 +23,14 @@ Outcome maxcode(const std::string& args) {
   return run(c);
 }
 
+// `maxcode init` on a copy of tests/fixtures/<fixture> at <dir>/repo; what it printed.
+Outcome InitFixture(const fs::path& dir, const std::string& fixture) {
+  copy_tree(testing::source_path("tests/fixtures/" + fixture), dir / "repo");
+  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
+  std::printf("%s", o.out.c_str());
+  return o;
+}
+
 // `maxcode optimize` of <dir>/repo with the config init wrote, replaying its two candidates:
 // `winner` wins, the other earns `loser_verdict`.
 void ExpectReplayedWinner(const fs::path& dir, const std::string& function, const std::string& winner,
@@ -79,9 +87,7 @@ TEST(Init, WritesAConfigThatParsesChecksTheOriginalAndSaysWhatIsLeft) {
 // every honest reordering of a float sum).
 TEST(Init, AFloatRepositoryWhoseBenchmarkPrintsTimingsGetsAWinnerWithNoHandEdit) {
   TempDir dir;
-  copy_tree(testing::source_path("tests/fixtures/float-timed"), dir / "repo");
-  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
-  std::printf("%s", o.out.c_str());
+  Outcome o = InitFixture(dir.path(), "float-timed");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("'time: # ms (# ns per element)' (number 1)"), std::string::npos) << o.out;
@@ -108,9 +114,7 @@ TEST(Init, AMesonRepositoryGetsAConfigThatFindsTheWinner) {
   if (run(Command{.shell = "command -v meson", .timeout_s = 10}).exit_code != 0)
     GTEST_SKIP() << "meson is not installed (scripts/setup.sh installs it)";
   TempDir dir;
-  copy_tree(testing::source_path("tests/fixtures/meson-prefix"), dir / "repo");
-  Outcome o = maxcode("init " + (dir / "repo").string() + " -q");
-  std::printf("%s", o.out.c_str());
+  Outcome o = InitFixture(dir.path(), "meson-prefix");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(o.out.find("FAIL"), std::string::npos) << o.out;
   for (const std::string line : {"found: Meson; meson tests; 1 benchmark(s)", "ok    builds (meson compile -C build)",
