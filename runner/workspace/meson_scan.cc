@@ -14,12 +14,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // One function call of a meson.build, at any depth of blocks (if/foreach) but not inside
-// another call: `var = name(positional, ..., key: value)`.
+// another call: `var = name(positional, ..., key: value)`. Keyword arguments (link_with:,
+// args:) say nothing init needs.
 struct MesonCall {
   std::string assigned;  // the variable it is assigned to, if any
   std::string function;
   std::vector<std::string> positional;  // each argument's text, trimmed
-  std::map<std::string, std::string> keywords;
 };
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -113,17 +113,15 @@ std::vector<MesonCall> meson_calls(const std::string& source) {
       pending = word;
       i = next + 1;
     } else if (next < text.size() && text[next] == '(') {
-      MesonCall call{pending, word, {}, {}};
+      MesonCall call{pending, word, {}};
       pending.clear();
       for (std::string& arg : split_arguments(text, next, i)) {
         std::size_t k = 0;
         while (k < arg.size() && ident_char(arg[k])) ++k;
         std::size_t colon = k;
         while (colon < arg.size() && arg[colon] == ' ') ++colon;
-        if (k > 0 && ident_start(arg[0]) && colon < arg.size() && arg[colon] == ':')
-          call.keywords[arg.substr(0, k)] = std::string(trim(arg.substr(colon + 1)));
-        else
-          call.positional.push_back(std::move(arg));
+        const bool keyword = k > 0 && ident_start(arg[0]) && colon < arg.size() && arg[colon] == ':';
+        if (!keyword) call.positional.push_back(std::move(arg));
       }
       calls.push_back(std::move(call));
     } else {
