@@ -92,6 +92,15 @@ void propose_build(const ProjectScan& scan, ProposedConfig& c) {
     build_why += " The benchmarks are built only with " + names + " on (option() defaults off), so the configure "
                  "step turns " + (turned_on.size() == 1 ? "it" : "them") + " on.";
   }
+  std::string meson_flags;
+  for (const ScannedBenchmark& b : scan.benchmarks)
+    for (const std::string& flag : b.meson_options)
+      if (meson_flags.find(" " + flag) == std::string::npos) meson_flags += " " + flag;
+  if (scan.meson && !meson_flags.empty()) {
+    build["configure"] = build["configure"].get<std::string>() + meson_flags;
+    build_why += " The benchmarks are built only with" + meson_flags +
+                 " (options off by default in meson.options), so the configure step sets them.";
+  }
   add(c, "build", build,
       {"How to build: found " + build_why, "Every candidate is built in its own copy of the repository."});
 }

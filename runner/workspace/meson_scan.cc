@@ -1,5 +1,6 @@
 #include "runner/workspace/meson_scan.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -14,12 +15,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // One function call of a meson.build, at any depth of blocks (if/foreach) but not inside
-// another call: `var = name(positional, ..., key: value)`. Keyword arguments (link_with:,
-// args:) say nothing init needs.
+// another call: `var = name(positional, ..., key: value)`.
 struct MesonCall {
   std::string assigned;  // the variable it is assigned to, if any
   std::string function;
   std::vector<std::string> positional;  // each argument's text, trimmed
+  std::map<std::string, std::string> keywords;
+  std::vector<std::string> conditions;  // of the if/elif branches around it, innermost last ("" for else)
 };
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -92,7 +94,8 @@ std::vector<std::string> split_arguments(const std::string& text, std::size_t op
 std::vector<MesonCall> meson_calls(const std::string& source) {
   const std::string text = strip_comments(source);
   std::vector<MesonCall> calls;
-  std::string pending;  // `var =` seen, waiting for its call
+  std::string pending;              // `var =` seen, waiting for its call
+  std::vector<std::string> blocks;  // conditions of the open if/foreach blocks
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (c == '\'') {
@@ -107,21 +110,38 @@ std::vector<MesonCall> meson_calls(const std::string& source) {
     std::size_t end = i;
     while (end < text.size() && ident_char(text[end])) ++end;
     const std::string word = text.substr(i, end - i);
+    if (word == "if" || word == "elif" || word == "else" || word == "foreach" || word == "endif" ||
+        word == "endforeach") {
+      const std::size_t line_end = std::min(text.find('\n', end), text.size());
+      const std::string condition(trim(text.substr(end, line_end - end)));
+      if (word == "if")
+        blocks.push_back(condition);
+      else if (word == "foreach")
+        blocks.push_back("");
+      else if (!blocks.empty() && (word == "endif" || word == "endforeach"))
+        blocks.pop_back();
+      else if (!blocks.empty())
+        blocks.back() = word == "elif" ? condition : "";
+      i = line_end;
+      continue;
+    }
     std::size_t next = end;
     while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
     if (next < text.size() && text[next] == '=' && text.compare(next, 2, "==") != 0) {
       pending = word;
       i = next + 1;
     } else if (next < text.size() && text[next] == '(') {
-      MesonCall call{pending, word, {}};
+      MesonCall call{pending, word, {}, {}, blocks};
       pending.clear();
       for (std::string& arg : split_arguments(text, next, i)) {
         std::size_t k = 0;
         while (k < arg.size() && ident_char(arg[k])) ++k;
         std::size_t colon = k;
         while (colon < arg.size() && arg[colon] == ' ') ++colon;
-        const bool keyword = k > 0 && ident_start(arg[0]) && colon < arg.size() && arg[colon] == ':';
-        if (!keyword) call.positional.push_back(std::move(arg));
+        if (k > 0 && ident_start(arg[0]) && colon < arg.size() && arg[colon] == ':')
+          call.keywords[arg.substr(0, k)] = std::string(trim(arg.substr(colon + 1)));
+        else
+          call.positional.push_back(std::move(arg));
       }
       calls.push_back(std::move(call));
     } else {
@@ -144,7 +164,8 @@ class MesonReader {
   explicit MesonReader(const fs::path& root) : root_(root) {}
 
   MesonBuild read() {
-    read_dir("", 0);
+    read_options();
+    read_dir("", {}, 0);
     MesonBuild out = std::move(out_);
     return out;
   }
@@ -178,9 +199,48 @@ class MesonReader {
     return out;
   }
 
+  // The project's options that are off by default, and the flag that turns each on:
+  // `option('benchmarks', type: 'boolean', value: false)` -> "-Dbenchmarks=true",
+  // `type: 'feature', value: 'disabled'` -> "-Dname=enabled".
+  void read_options() {
+    for (const char* name : {"meson.options", "meson_options.txt"}) {
+      const std::optional<std::string> text = try_read_text(root_ / name);
+      if (!text) continue;
+      for (const MesonCall& call : meson_calls(*text)) {
+        if (call.function != "option" || call.positional.empty()) continue;
+        const std::optional<std::string> option = literal(call.positional[0]);
+        const auto type = call.keywords.find("type");
+        const auto value = call.keywords.find("value");
+        if (!option || type == call.keywords.end() || value == call.keywords.end()) continue;
+        if (type->second == "'boolean'" && value->second == "false") off_[*option] = "-D" + *option + "=true";
+        if (type->second == "'feature'" && value->second == "'disabled'") off_[*option] = "-D" + *option + "=enabled";
+      }
+      return;
+    }
+  }
+
+  // The flags that turn on the options an executable is built behind: get_option('X') in
+  // the conditions of the if/elif branches around it (not a negated one).
+  std::vector<std::string> options_on(const MesonCall& call) const {
+    std::vector<std::string> flags;
+    for (const std::string& condition : call.conditions) {
+      if (condition.rfind("not ", 0) == 0) continue;
+      for (std::size_t at = condition.find("get_option('"); at != std::string::npos;
+           at = condition.find("get_option('", at + 1)) {
+        const std::size_t start = at + 12, end = condition.find('\'', start);
+        if (end == std::string::npos) break;
+        const auto off = off_.find(condition.substr(start, end - start));
+        if (off != off_.end() && std::find(flags.begin(), flags.end(), off->second) == flags.end())
+          flags.push_back(off->second);
+      }
+    }
+    return flags;
+  }
+
   // The repository is untrusted: a subdir() that leaves it, or enters a folder again (a
   // cycle through '.'), is not followed.
-  void read_dir(const std::string& dir, int depth) {
+  // `outer`: the conditions around the subdir() call that entered `dir`.
+  void read_dir(const std::string& dir, const std::vector<std::string>& outer, int depth) {
     fs::path relative = fs::path(dir).lexically_normal();
     if (relative == ".") relative.clear();
     if (depth > 32 || relative.is_absolute() || (!relative.empty() && *relative.begin() == "..") ||
@@ -192,9 +252,11 @@ class MesonReader {
     const std::string shown = (dir.empty() ? "" : dir + "/") + "meson.build";
     // `srcs = ['a.c', 'b.c']`: arrays assigned outside any call, before the calls use them.
     for (auto& [var, items] : arrays_of(*text)) lists_[var] = std::move(items);
-    for (const MesonCall& call : meson_calls(*text)) {
+    for (MesonCall& call : meson_calls(*text)) {
+      call.conditions.insert(call.conditions.begin(), outer.begin(), outer.end());
       if (call.function == "subdir" && !call.positional.empty()) {
-        if (auto sub = literal(call.positional[0])) read_dir(dir.empty() ? *sub : dir + "/" + *sub, depth + 1);
+        if (auto sub = literal(call.positional[0]))
+          read_dir(dir.empty() ? *sub : dir + "/" + *sub, call.conditions, depth + 1);
       } else if (call.function == "executable") {
         executable(call, dir, shown);
       } else if ((call.function == "test" || call.function == "benchmark") && call.positional.size() >= 2) {
@@ -242,7 +304,7 @@ class MesonReader {
       out_.notes.push_back(shown + ": an executable() whose name is not a string literal was left out");
       return;
     }
-    MesonExecutable e{*name, dir, {}};
+    MesonExecutable e{*name, dir, {}, options_on(call)};
     bool understood = true;
     for (std::size_t i = 1; i < call.positional.size(); ++i)
       for (const std::string& source : strings_of(call.positional[i], understood))
@@ -254,6 +316,7 @@ class MesonReader {
 
   fs::path root_;
   MesonBuild out_;
+  std::map<std::string, std::string> off_;                 // option -> the flag that turns it on
   std::set<std::string> visited_;                          // folders read, normalized
   std::map<std::string, std::string> executables_;         // variable -> executable name
   std::map<std::string, std::vector<std::string>> lists_;  // variable -> the strings it holds

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@ struct MesonExecutable {
   std::string name;                  // executable('name', ...)
   std::string dir;                   // folder of its meson.build, relative to the root ("" at the top)
   std::vector<std::string> sources;  // relative to the root, as far as they are literals
+  // Options it is built behind, off by default (`if get_option('benchmarks')` around it,
+  // declared `value: false` or `'disabled'` in meson.options / meson_options.txt), as
+  // the configure step's flags that turn them on: "-Dbenchmarks=true".
+  std::vector<std::string> options_on;
 };
 
 struct MesonBuild {

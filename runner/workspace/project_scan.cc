@@ -567,6 +567,7 @@ void scan_meson(const fs::path& root, ProjectScan& scan) {
     b.framework = framework_of(text_of_sources);
     b.cuda = scan.cuda;
     b.reads_seed = text_of_sources.find("MAXCODE_SEED") != std::string::npos;
+    b.meson_options = e.options_on;
     const std::string file = (e.dir.empty() ? "" : e.dir + "/") + "meson.build";
     b.why = registered ? "benchmark() runs executable('" + e.name + "') in " + file
                        : "executable('" + e.name + "') in " + file + ", named like a benchmark";

@@ -27,6 +27,9 @@ struct ScannedBenchmark {
   // around its add_subdirectory or add_executable): the configure step turns them on.
   std::vector<std::string> cmake_options;
   std::string make_target;           // the Makefile rule that builds it (no CMake)
+  // Meson options, off by default, that it is built behind, as the flags that turn them
+  // on ("-Dbenchmarks=true"): the configure step adds them.
+  std::vector<std::string> meson_options;
   std::string why;                   // how it was recognised, for the config's comments
 };
 

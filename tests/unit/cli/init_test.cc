@@ -121,7 +121,8 @@ TEST(Init, AMesonRepositoryGetsAConfigThatFindsTheWinner) {
                                  "ok    tests pass (meson test -C build)"})
     EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
   const Config config = load_config(dir / "repo/.maxcode.json");
-  EXPECT_EQ(config.build.configure, "meson setup build --buildtype=release");
+  // The benchmark is built only with its option on (meson_options.txt: off by default).
+  EXPECT_EQ(config.build.configure, "meson setup build --buildtype=release -Dbenchmarks=true");
   EXPECT_EQ(config.test.command, "meson test -C build");
   ASSERT_EQ(config.benchmarks.size(), 1u);
   EXPECT_EQ(config.benchmarks[0].command, "./build/bench/prefix_bench");

@@ -213,7 +213,8 @@ TEST(ProjectScan, AMesonBuildsBenchmarksAndTestsAreFound) {
   testing::write_file(dir / "meson.build",
                       "project('p', 'cpp')  # executable('in_a_comment_bench', 'x.cc')\n"
                       "message('executable(\\'in_a_string_bench\\', \\'y.cc\\')')\n"
-                      "subdir('src')\nsubdir('perf')\nsubdir('tests')\n"
+                      "subdir('src')\nif get_option('perf') and not meson.is_cross_build()\n  subdir('perf')\nendif\n"
+                      "subdir('tests')\n"
                       "if get_option('extra')\n  executable(name_var, 'z.cc')\nendif\n");
   testing::write_file(dir / "src/meson.build", "lib = static_library('p', files('p.cc', 'q.cc'))\n");
   testing::write_file(dir / "perf/meson.build",
@@ -223,6 +224,9 @@ TEST(ProjectScan, AMesonBuildsBenchmarksAndTestsAreFound) {
                       "executable('micro_bench',\n  files('micro.cc'),\n  link_with: lib)\n");
   testing::write_file(dir / "tests/meson.build",
                       "t = executable('bench_format_test', 'bench_format_test.cc')\ntest('format', t)\n");
+  testing::write_file(
+      dir / "meson_options.txt",
+      "option('perf', type : 'boolean', value : false)\noption('docs', type: 'feature', value: 'disabled')\n");
   testing::write_file(dir / "src/p.cc", "int p() { return 1; }\n");
   testing::write_file(dir / "perf/timing.cc", "int main() { return 0; }  // MAXCODE_SEED\n");
   testing::write_file(dir / "perf/micro.cc", "#include <benchmark/benchmark.h>\nBENCHMARK_MAIN();\n");
@@ -238,6 +242,8 @@ TEST(ProjectScan, AMesonBuildsBenchmarksAndTestsAreFound) {
   EXPECT_EQ(timing.sources, (std::vector<std::string>{"perf/timing.cc", "perf/data.cc"}));
   EXPECT_TRUE(timing.reads_seed);
   EXPECT_EQ(timing.why, "benchmark() runs executable('timing') in perf/meson.build");
+  // Built only behind an option off by default, around the subdir() that enters perf/.
+  EXPECT_EQ(timing.meson_options, std::vector<std::string>{"-Dperf=true"});
   const ScannedBenchmark& micro = scan.benchmarks[1];
   EXPECT_EQ(micro.binary, "build/perf/micro_bench");
   EXPECT_EQ(micro.framework, "google-benchmark");
