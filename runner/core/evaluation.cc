@@ -1,9 +1,9 @@
 #include "runner/core/evaluation.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "runner/util/enum_names.h"
+#include "runner/util/format.h"
 
 namespace maxcode {
 
@@ -46,15 +46,13 @@ int Timing::contended_rounds() const {
 std::string Timing::contention_note() const {
   const int contended = contended_rounds();
   if (contended == 0) return "";
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "%d of %zu rounds ran with the CPUs contended: some task on this machine waited for a CPU during "
-                "more than %.0f%% of a timed run (median %.0f%% of the original's runs, %.0f%% of the candidate's; "
-                "/proc/pressure/cpu). On a loaded machine the longer run is preempted more, so a wall-time ratio "
-                "reads high.",
-                contended, baseline_cpu_pressure.size(), 100 * kContendedPressure, 100 * median(baseline_cpu_pressure),
-                100 * median(candidate_cpu_pressure));
-  return text;
+  const auto percent = [](double share) { return format_numbers("%.0f%%", 100 * share); };
+  return std::to_string(contended) + " of " + std::to_string(baseline_cpu_pressure.size()) +
+         " rounds ran with the CPUs contended: some task on this machine waited for a CPU during more than " +
+         percent(kContendedPressure) + " of a timed run (median " + percent(median(baseline_cpu_pressure)) +
+         " of the original's runs, " + percent(median(candidate_cpu_pressure)) +
+         " of the candidate's; /proc/pressure/cpu). On a loaded machine the longer run is preempted more, so a "
+         "wall-time ratio reads high.";
 }
 
 int Timing::throttled_rounds() const {

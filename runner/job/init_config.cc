@@ -209,53 +209,39 @@ void propose_search(const ProjectScan& scan, ProposedConfig& c) {
   }
 }
 
-// A build system init does not read, by the file at the top that shows it, and a config
-// for it to start from: its usual commands.
+// The usual commands of each build system init does not read (project_scan.cc names
+// them): a config to start from.
 struct UnreadBuild {
-  const char* file;
   const char* system;
   const char* build;  // the "build" object, as JSON
   const char* test;
   const char* bench;
 };
 constexpr UnreadBuild kUnreadBuilds[] = {
-    {"MODULE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
-    {"WORKSPACE.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
-    {"WORKSPACE", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
-    {"BUILD.bazel", "Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
-    {"configure.ac", "Autotools", R"({"configure": "autoreconf -fi && ./configure", "command": "make -j"})",
-     "make check", "./bench"},
-    {"configure", "a configure script", R"({"configure": "./configure", "command": "make -j"})", "make check",
-     "./bench"},
-    {"SConstruct", "SCons", R"({"command": "scons -j4"})", "...", "./bench"},
-    {"xmake.lua", "xmake", R"({"configure": "xmake f -m release", "command": "xmake"})", "xmake test", "..."},
-    {"premake5.lua", "premake", R"({"configure": "premake5 gmake2", "command": "make config=release -j"})", "...",
-     "..."},
+    {"Bazel", R"({"command": "bazel build -c opt //..."})", "bazel test //...", "./bazel-bin/bench"},
+    {"Autotools", R"({"configure": "autoreconf -fi && ./configure", "command": "make -j"})", "make check", "./bench"},
+    {"a configure script", R"({"configure": "./configure", "command": "make -j"})", "make check", "./bench"},
+    {"SCons", R"({"command": "scons -j4"})", "...", "./bench"},
+    {"xmake", R"({"configure": "xmake f -m release", "command": "xmake"})", "xmake test", "..."},
+    {"premake", R"({"configure": "premake5 gmake2", "command": "make config=release -j"})", "...", "..."},
 };
 
-// "… is built with Meson (meson.build), which `maxcode init` does not read …" and a
-// config to start from; "" when the scan found no such file.
+// "The repository is built with Bazel (MODULE.bazel), which `maxcode init` does not
+// read ..." and a config to start from; "" when the scan found no such system.
 std::string unread_build_advice(const ProjectScan& scan) {
-  for (const UnreadBuild& b : kUnreadBuilds)
-    if (scan.unread_build_file == b.file)
-      return std::string("The repository is built with ") + b.system + " (" + b.file +
-             "), which `maxcode init` does not read (it reads CMake, Meson and Makefiles). Write .maxcode.json "
-             "yourself;\n"
-             "for " +
-             b.system +
-             ", to start from:\n"
-             "      {\"build\": " +
-             b.build +
-             ",\n"
-             "       \"test\": {\"command\": \"" +
-             b.test +
-             "\"},\n"
-             "       \"benchmarks\": [{\"name\": \"main\", \"command\": \"" +
-             b.bench +
-             "\"}]}\n"
-             "with a benchmark program that runs the code to make faster on inputs made from the environment\n"
-             "variable MAXCODE_SEED and prints its results (or a Google Benchmark program, with\n"
-             "\"metric\": \"google-benchmark\"). See docs/configuration.md.";
+  for (const UnreadBuild& b : kUnreadBuilds) {
+    if (scan.unread_build_system != b.system) continue;
+    const std::string system = b.system;
+    return "The repository is built with " + system + " (" + scan.unread_build_file +
+           "), which `maxcode init` does not read (it reads CMake, Meson and Makefiles). Write .maxcode.json "
+           "yourself;\nfor " +
+           system + ", to start from:\n      {\"build\": " + b.build + ",\n       \"test\": {\"command\": \"" + b.test +
+           "\"},\n       \"benchmarks\": [{\"name\": \"main\", \"command\": \"" + b.bench +
+           "\"}]}\n"
+           "with a benchmark program that runs the code to make faster on inputs made from the environment\n"
+           "variable MAXCODE_SEED and prints its results (or a Google Benchmark program, with\n"
+           "\"metric\": \"google-benchmark\"). See docs/configuration.md.";
+  }
   return "";
 }
 

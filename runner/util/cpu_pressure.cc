@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
+
+#include "runner/util/files.h"
 
 namespace maxcode {
 
@@ -26,11 +26,8 @@ std::optional<double> parse_cpu_pressure(std::string_view text) {
 }
 
 std::optional<double> cpu_waited_s() {
-  std::ifstream in("/proc/pressure/cpu");
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_cpu_pressure(text.str());
+  const std::optional<std::string> text = try_read_text("/proc/pressure/cpu");
+  return text ? parse_cpu_pressure(*text) : std::nullopt;
 }
 
 std::optional<double> cpu_pressure(std::optional<double> before, std::optional<double> after, double wall_s) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,11 @@ namespace {
 const std::set<std::string> kNotProjectCode = {
     "build", "out", "cmake-build-debug", "cmake-build-release", "third_party", "thirdparty", "3rdparty",
     "external", "extern", "vendor", "deps", "node_modules", "maxcode-out"};
+// Build systems init does not read, by the file at the top that shows each.
+constexpr std::pair<const char*, const char*> kUnreadBuildFiles[] = {
+    {"MODULE.bazel", "Bazel"}, {"WORKSPACE.bazel", "Bazel"},  {"WORKSPACE", "Bazel"},
+    {"BUILD.bazel", "Bazel"},  {"configure.ac", "Autotools"}, {"configure", "a configure script"},
+    {"SConstruct", "SCons"},   {"xmake.lua", "xmake"},        {"premake5.lua", "premake"}};
 // Top-level folders of code that is not the library: kept out of the proposed scope.
 const std::set<std::string> kNotLibrary = {"test", "tests", "testing", "bench", "benchmark", "benchmarks",
                                            "examples", "example", "docs", "doc", "scripts", "tools", "cmake", "replay"};
@@ -628,10 +634,10 @@ ProjectScan scan_project(const fs::path& root) {
   scan.makefile = !scan.cmake && !scan.meson && (fs::exists(root / "Makefile") || fs::exists(root / "makefile"));
   scan.has_config = fs::exists(root / ".maxcode.json");
   if (!scan.cmake && !scan.meson && !scan.makefile)
-    for (const char* file : {"MODULE.bazel", "WORKSPACE.bazel", "WORKSPACE", "BUILD.bazel", "configure.ac", "configure",
-                             "SConstruct", "xmake.lua", "premake5.lua"})
+    for (const auto& [file, system] : kUnreadBuildFiles)
       if (fs::is_regular_file(root / file)) {
         scan.unread_build_file = file;
+        scan.unread_build_system = system;
         break;
       }
   const std::vector<std::string> files = project_files(root);

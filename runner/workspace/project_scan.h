@@ -43,9 +43,10 @@ struct ProjectScan {
   bool makefile = false;             // a Makefile at the top (no CMake, no Meson)
   bool meson = false;                // meson.build at the top (no CMake)
   bool meson_tests = false;          // some test() call runs an executable of the build
-  // Without CMake or a Makefile: the file at the top of a build system init does not
-  // read ("meson.build", "MODULE.bazel", "configure.ac", "SConstruct", ...), for the
+  // Without CMake, Meson or a Makefile: a build system init does not read ("Bazel",
+  // "Autotools", ...) and the file at the top that shows it ("MODULE.bazel"), for the
   // message that says so; "" when none.
+  std::string unread_build_system;
   std::string unread_build_file;
   std::string make_test_target;      // its `test` or `check` rule, if any
   bool ctest = false;                // enable_testing()/include(CTest) and some add_test

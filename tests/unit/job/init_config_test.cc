@@ -165,6 +165,7 @@ TEST(InitConfig, ABuildSystemInitDoesNotReadIsNamedWithItsCommands) {
   testing::write_file(dir / "src" / "sum.cpp", "long sum(const int* v, int n) { return n ? v[0] : 0; }\n");
   ProjectScan scan = scan_project(dir.path());
   EXPECT_EQ(scan.unread_build_file, "MODULE.bazel");
+  EXPECT_EQ(scan.unread_build_system, "Bazel");
   try {
     propose_config(scan);
     FAIL() << "expected NoBenchmarkError";
